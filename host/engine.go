@@ -1,0 +1,204 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// ABIModule is the import module of the ABI version this host speaks.
+const ABIModule = "floe_v1"
+
+// Defaults of Config.
+const (
+	DefaultMaxMemory   = 256 << 20
+	DefaultCallTimeout = 30 * time.Second
+)
+
+// Config configures an Engine.
+type Config struct {
+	// CacheDir holds compiled modules across runs; empty means in memory.
+	CacheDir string
+	// MaxMemory caps each instance's linear memory, in bytes (rounded down
+	// to 64 KiB pages). Zero means DefaultMaxMemory.
+	MaxMemory int64
+	// Log receives what guests write to stdout and stderr; nil discards.
+	Log io.Writer
+}
+
+// Engine compiles and runs operator modules. It is safe for concurrent use;
+// a process needs one.
+type Engine struct {
+	rt        wazero.Runtime
+	log       io.Writer
+	maxMemory int64
+}
+
+// NewEngine starts the wazero runtime with the floe_v1 and WASI host
+// modules.
+func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.MaxMemory == 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	}
+	pages := cfg.MaxMemory >> 16
+	if pages < 1 || pages > 65536 {
+		return nil, fmt.Errorf("host: memory cap %d bytes out of range (64 KiB to 4 GiB)", cfg.MaxMemory)
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithMemoryLimitPages(uint32(pages)).
+		WithCloseOnContextDone(true)
+	if cfg.CacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("host: compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		rc = rc.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("host: WASI: %w", err)
+	}
+	if err := linkABI(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("host: linking %s: %w", ABIModule, err)
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	return &Engine{rt: rt, log: log, maxMemory: pages << 16}, nil
+}
+
+// Close releases the runtime and every instance still open.
+func (e *Engine) Close(ctx context.Context) error { return e.rt.Close(ctx) }
+
+// Module is a compiled, validated operator module. Instantiate it once per
+// subtask.
+type Module struct {
+	e        *Engine
+	name     string
+	compiled wazero.CompiledModule
+}
+
+// Name returns the module's name.
+func (m *Module) Name() string { return m.name }
+
+// Compile validates wasm against the ABI and compiles it. name is how errors
+// refer to the module (the job spec's module name).
+func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+		return nil, badModule(name, "not a WebAssembly module (no \\0asm header)")
+	}
+	cm, err := e.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, badModule(name, "invalid WebAssembly: %v", err)
+	}
+	if err := checkImports(name, cm); err != nil {
+		cm.Close(ctx)
+		return nil, err
+	}
+	if err := checkExports(name, cm); err != nil {
+		cm.Close(ctx)
+		return nil, err
+	}
+	return &Module{e: e, name: name, compiled: cm}, nil
+}
+
+// Close releases the compiled code.
+func (m *Module) Close(ctx context.Context) error { return m.compiled.Close(ctx) }
+
+var abiVersion = regexp.MustCompile(`^floe_v([0-9]+)$`)
+
+// checkImports refuses imports this host cannot satisfy, above all another
+// ABI version.
+func checkImports(name string, cm wazero.CompiledModule) error {
+	for _, f := range cm.ImportedFunctions() {
+		mod, fn, _ := f.Import()
+		switch {
+		case mod == ABIModule:
+			if _, ok := abiFunctions[fn]; !ok {
+				return badModule(name, "imports %s.%s, which this host does not provide (built for a newer Floe?)", mod, fn)
+			}
+		case mod == wasi_snapshot_preview1.ModuleName:
+		case abiVersion.MatchString(mod):
+			v, _ := strconv.Atoi(abiVersion.FindStringSubmatch(mod)[1])
+			return badModule(name, "was built for Floe ABI v%d; this host speaks v1", v)
+		default:
+			return badModule(name, "imports %s.%s; Floe provides only %s and %s", mod, fn, ABIModule, wasi_snapshot_preview1.ModuleName)
+		}
+	}
+	return nil
+}
+
+// export is a required guest export and its signature.
+type export struct {
+	name            string
+	params, results []api.ValueType
+}
+
+var i32 = api.ValueTypeI32
+
+var requiredExports = []export{
+	{"floe_alloc", []api.ValueType{i32}, []api.ValueType{i32}},
+	{"floe_open", []api.ValueType{i32}, []api.ValueType{i32}},
+	{"floe_process", []api.ValueType{i32, i32}, []api.ValueType{i32}},
+	{"floe_close", nil, []api.ValueType{i32}},
+}
+
+// checkExports refuses a module without the ABI's exports.
+func checkExports(name string, cm wazero.CompiledModule) error {
+	fns := cm.ExportedFunctions()
+	var missing []string
+	for _, x := range requiredExports {
+		f, ok := fns[x.name]
+		if !ok {
+			missing = append(missing, x.name)
+			continue
+		}
+		if !sameTypes(f.ParamTypes(), x.params) || !sameTypes(f.ResultTypes(), x.results) {
+			return badModule(name, "export %s has signature %s, want %s", x.name,
+				signature(f.ParamTypes(), f.ResultTypes()), signature(x.params, x.results))
+		}
+	}
+	if len(missing) > 0 {
+		return badModule(name, "lacks the exports %v that ABI v1 requires (is it built with a Floe SDK?)", missing)
+	}
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		return badModule(name, "exports no memory named \"memory\"")
+	}
+	return nil
+}
+
+func sameTypes(a, b []api.ValueType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func signature(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) string {
+		s := "("
+		for i, t := range ts {
+			if i > 0 {
+				s += ", "
+			}
+			s += api.ValueTypeName(t)
+		}
+		return s + ")"
+	}
+	return names(params) + " -> " + names(results)
+}

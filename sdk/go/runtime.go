@@ -1,0 +1,177 @@
+package floe
+
+import (
+	"errors"
+	"fmt"
+)
+
+// outputFlushSize is how much output the SDK buffers before handing it to
+// the host in the middle of a batch.
+const outputFlushSize = 256 << 10
+
+// operator is the module's single instance state: the host instantiates a
+// module once per operator subtask, so one set of globals is one operator.
+type operator struct {
+	in      []byte // the buffer the host writes into (floe_alloc)
+	out     []byte // buffered output records
+	fn      function
+	params  Params
+	ports   map[string]uint32
+	ctx     Context
+	scratch []byte // state values read from the host
+	opened  bool
+}
+
+var op operator
+
+// grow makes the input buffer at least size bytes and returns it.
+func (o *operator) grow(size int) []byte {
+	if cap(o.in) < size {
+		o.in = make([]byte, size)
+	}
+	o.in = o.in[:cap(o.in)]
+	return o.in
+}
+
+// open selects the function named by the parameters, declares state and runs
+// the OnOpen hooks. It returns 0 or 1 as floe_open does.
+func (o *operator) open(n int) int32 {
+	p, err := decodeParams(o.in[:n])
+	if err != nil {
+		return failWith(-1, err)
+	}
+	name := p["floe.function"]
+	f, ok := registry[name]
+	if !ok {
+		return failWith(-1, fmt.Errorf("no function %q in this module (registered: %v)", name, registeredNames()))
+	}
+	o.fn, o.params, o.ports = f, p, map[string]uint32{}
+	o.ctx.params = p
+	if err := declareStates(); err != nil {
+		return failWith(-1, err)
+	}
+	for _, h := range openHooks {
+		if err := callSafely(func() error { return h(p) }); err != nil {
+			return failWith(-1, err)
+		}
+	}
+	o.opened = true
+	return 0
+}
+
+func registeredNames() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	return names
+}
+
+// process runs the selected function over a batch of count records in the
+// input buffer's first n bytes.
+func (o *operator) process(n, count int) int32 {
+	buf := o.in[:n]
+	off := 0
+	for i := 0; i < count; i++ {
+		key, value, ts, next, err := decodeInput(buf, off)
+		if err != nil {
+			return failWith(int32(i), err)
+		}
+		off = next
+		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), key, ts
+		if err := o.call(value); err != nil {
+			o.flush()
+			return failWith(int32(i), err)
+		}
+	}
+	o.flush()
+	return 0
+}
+
+// call applies the function to one record, turning a panic into an error.
+func (o *operator) call(value []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	switch o.fn.kind {
+	case kindMap, kindKeySelector:
+		v, err := o.fn.mapFn(value)
+		if err != nil {
+			return err
+		}
+		o.Emit(v)
+	case kindFilter:
+		keep, err := o.fn.filter(value)
+		if err != nil {
+			return err
+		}
+		if keep {
+			o.Emit(value)
+		}
+	case kindFlatMap:
+		return o.fn.flatMap(value, o)
+	case kindProcess:
+		return o.fn.process(&o.ctx, value, o)
+	}
+	return nil
+}
+
+// Emit implements Emitter for the running operator.
+func (o *operator) Emit(value []byte) {
+	o.out = appendOutput(o.out, 0, value, o.ctx.ts)
+	if len(o.out) >= outputFlushSize {
+		o.flush()
+	}
+}
+
+// EmitTo implements Emitter for the running operator.
+func (o *operator) EmitTo(output string, value []byte) {
+	port, ok := o.ports[output]
+	if !ok {
+		port = uint32(hostOutputDeclare(output))
+		o.ports[output] = port
+	}
+	o.out = appendOutput(o.out, port, value, o.ctx.ts)
+	if len(o.out) >= outputFlushSize {
+		o.flush()
+	}
+}
+
+// flush hands buffered output to the host.
+func (o *operator) flush() {
+	if len(o.out) > 0 {
+		hostEmit(o.out)
+		o.out = o.out[:0]
+	}
+}
+
+// close runs the OnClose hooks.
+func (o *operator) close() int32 {
+	var errs []error
+	for _, h := range closeHooks {
+		errs = append(errs, callSafely(h))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return failWith(-1, err)
+	}
+	return 0
+}
+
+// callSafely runs fn, turning a panic into an error.
+func callSafely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return fn()
+}
+
+// failWith reports err to the host for record rec (-1 for none) and returns
+// the failure status.
+func failWith(rec int32, err error) int32 {
+	hostFail(rec, err.Error())
+	return 1
+}

@@ -1,0 +1,207 @@
+package floe
+
+import "fmt"
+
+// The state kinds of the ABI's state_declare.
+const (
+	stateValue = 1
+	stateList  = 2
+	stateMap   = 3
+)
+
+// StateOption configures a state declaration.
+type StateOption func(*stateDecl)
+
+// Queryable makes the state readable from outside the job (queryable state)
+// under its name, rendered by its codec's value type.
+func Queryable() StateOption { return func(d *stateDecl) { d.queryable = true } }
+
+// stateDecl is a state the module declares to the host when it opens.
+type stateDecl struct {
+	kind      int32
+	name      string
+	vtype     ValueType
+	queryable bool
+	id        int32
+}
+
+// states lists every state handle the module created, in creation order.
+var states []*stateDecl
+
+func newState(kind int32, name string, vtype ValueType, opts []StateOption) *stateDecl {
+	d := &stateDecl{kind: kind, name: name, vtype: vtype, id: -1}
+	for _, o := range opts {
+		o(d)
+	}
+	states = append(states, d)
+	return d
+}
+
+// declareStates registers every state with the host and records its id.
+func declareStates() error {
+	for _, d := range states {
+		flags := int32(d.vtype) << 8
+		if d.queryable {
+			flags |= 1
+		}
+		id := hostStateDeclare(d.kind, d.name, flags)
+		if id < 0 {
+			return fmt.Errorf("declaring state %q failed", d.name)
+		}
+		d.id = id
+	}
+	return nil
+}
+
+// read calls get with the operator's scratch buffer, growing it until the
+// value fits, and returns the value's bytes (valid until the next read) or
+// false when absent.
+func read(get func(buf []byte) int32) ([]byte, bool) {
+	for {
+		n := get(op.scratch[:cap(op.scratch)])
+		if n < 0 {
+			return nil, false
+		}
+		if int(n) <= cap(op.scratch) {
+			return op.scratch[:n], true
+		}
+		op.scratch = make([]byte, 0, int(n)+int(n)/4)
+	}
+}
+
+// mustDecode decodes b or panics; the SDK turns the panic into a task
+// failure that names the record.
+func mustDecode[T any](c Codec[T], name string, b []byte) T {
+	v, err := c.Decode(b)
+	if err != nil {
+		panic(fmt.Sprintf("state %q: %v", name, err))
+	}
+	return v
+}
+
+// ValueState holds one value of T per key.
+type ValueState[T any] struct {
+	d   *stateDecl
+	c   Codec[T]
+	enc []byte
+}
+
+// NewValueState declares a value state. Call it at package level.
+func NewValueState[T any](name string, c Codec[T], opts ...StateOption) *ValueState[T] {
+	return &ValueState[T]{d: newState(stateValue, name, c.Type(), opts), c: c}
+}
+
+// Get returns the current key's value and whether it is set.
+func (s *ValueState[T]) Get(ctx *Context) (T, bool) {
+	b, ok := read(func(buf []byte) int32 { return hostValueGet(s.d.id, ctx.rec, buf) })
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return mustDecode(s.c, s.d.name, b), true
+}
+
+// Put sets the current key's value.
+func (s *ValueState[T]) Put(ctx *Context, v T) {
+	s.enc = s.c.Append(s.enc[:0], v)
+	hostValuePut(s.d.id, ctx.rec, s.enc)
+}
+
+// Delete removes the current key's value.
+func (s *ValueState[T]) Delete(ctx *Context) { hostValueDelete(s.d.id, ctx.rec) }
+
+// ListState holds a list of T per key.
+type ListState[T any] struct {
+	d   *stateDecl
+	c   Codec[T]
+	enc []byte
+}
+
+// NewListState declares a list state. Call it at package level.
+func NewListState[T any](name string, c Codec[T], opts ...StateOption) *ListState[T] {
+	return &ListState[T]{d: newState(stateList, name, c.Type(), opts), c: c}
+}
+
+// Append adds v to the end of the current key's list.
+func (s *ListState[T]) Append(ctx *Context, v T) {
+	s.enc = s.c.Append(s.enc[:0], v)
+	hostListAppend(s.d.id, ctx.rec, s.enc)
+}
+
+// Get returns the current key's list (empty when none).
+func (s *ListState[T]) Get(ctx *Context) []T {
+	b, ok := read(func(buf []byte) int32 { return hostListGet(s.d.id, ctx.rec, buf) })
+	if !ok {
+		return nil
+	}
+	var out []T
+	err := forEachElement(b, func(e []byte) error {
+		out = append(out, mustDecode(s.c, s.d.name, e))
+		return nil
+	})
+	if err != nil {
+		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
+	}
+	return out
+}
+
+// Clear removes the current key's list.
+func (s *ListState[T]) Clear(ctx *Context) { hostListClear(s.d.id, ctx.rec) }
+
+// MapState holds a map from K to V per key.
+type MapState[K comparable, V any] struct {
+	d    *stateDecl
+	kc   Codec[K]
+	vc   Codec[V]
+	kenc []byte
+	venc []byte
+}
+
+// NewMapState declares a map state. Call it at package level.
+func NewMapState[K comparable, V any](name string, kc Codec[K], vc Codec[V], opts ...StateOption) *MapState[K, V] {
+	return &MapState[K, V]{d: newState(stateMap, name, vc.Type(), opts), kc: kc, vc: vc}
+}
+
+// Get returns the value under k in the current key's map.
+func (s *MapState[K, V]) Get(ctx *Context, k K) (V, bool) {
+	s.kenc = s.kc.Append(s.kenc[:0], k)
+	b, ok := read(func(buf []byte) int32 { return hostMapGet(s.d.id, ctx.rec, s.kenc, buf) })
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return mustDecode(s.vc, s.d.name, b), true
+}
+
+// Put sets k to v in the current key's map.
+func (s *MapState[K, V]) Put(ctx *Context, k K, v V) {
+	s.kenc = s.kc.Append(s.kenc[:0], k)
+	s.venc = s.vc.Append(s.venc[:0], v)
+	hostMapPut(s.d.id, ctx.rec, s.kenc, s.venc)
+}
+
+// Delete removes k from the current key's map.
+func (s *MapState[K, V]) Delete(ctx *Context, k K) {
+	s.kenc = s.kc.Append(s.kenc[:0], k)
+	hostMapDelete(s.d.id, ctx.rec, s.kenc)
+}
+
+// All returns the current key's map.
+func (s *MapState[K, V]) All(ctx *Context) map[K]V {
+	out := map[K]V{}
+	b, ok := read(func(buf []byte) int32 { return hostMapEntries(s.d.id, ctx.rec, buf) })
+	if !ok {
+		return out
+	}
+	err := forEachEntry(b, func(k, v []byte) error {
+		out[mustDecode(s.kc, s.d.name, k)] = mustDecode(s.vc, s.d.name, v)
+		return nil
+	})
+	if err != nil {
+		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
+	}
+	return out
+}
+
+// Clear removes the current key's map.
+func (s *MapState[K, V]) Clear(ctx *Context) { hostMapClear(s.d.id, ctx.rec) }
