@@ -1,0 +1,97 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/floe-stream/floe/internal/record"
+)
+
+// Source produces one subtask's share of a stream in batches. A Source is not
+// safe for concurrent use: the task calls all its methods from one goroutine.
+type Source interface {
+	// Next appends up to max records to b, which the caller has Reset, and
+	// returns nil. max must be positive. The records' bytes are copied into b,
+	// so the source keeps no reference to them and b owns them.
+	//
+	// A bounded source returns io.EOF, with b left empty, on the first call
+	// after it has returned its last record: records never come together
+	// with io.EOF, and every later call returns io.EOF again.
+	//
+	// An unbounded source that has nothing to emit returns nil with b empty
+	// within about 100 ms, so that the task loop can take checkpoints and
+	// notice cancellation between calls; Next never blocks longer than that.
+	// When ctx is done, Next returns ctx.Err() promptly with b empty.
+	//
+	// Any other error is a failure of the underlying system, wrapped with the
+	// name of the resource; the caller should Close the source.
+	Next(ctx context.Context, b *record.Batch, max int) error
+
+	// Position returns an opaque encoding of how far the source has read:
+	// restoring it with Seek resumes right after the last record that Next
+	// returned before the call to Position. The slice belongs to the caller.
+	Position() ([]byte, error)
+
+	// Seek restores a position returned by Position of a source opened with
+	// the same configuration and SplitInfo. It is meant to be called before
+	// the first Next. A malformed pos yields an error wrapping ErrBadPosition.
+	Seek(pos []byte) error
+
+	// Close releases the source's resources, such as open files. Calling any
+	// method after Close returns an error wrapping ErrClosed.
+	Close() error
+}
+
+// Sink consumes one subtask's share of a stream in batches. A Sink is not
+// safe for concurrent use: the task calls all its methods from one goroutine.
+type Sink interface {
+	// Write writes the Value of each record of b, in order, as one line: the
+	// value followed by "\n". Keys and timestamps are not written, and a value
+	// that itself holds "\n" is written as it is. Write does not retain b, so
+	// the caller may Reset it once Write returns. Output may stay buffered
+	// until Flush or Close.
+	Write(b *record.Batch) error
+
+	// Flush pushes buffered output to the operating system (or, for a sink
+	// over an io.Writer, to that writer).
+	Flush() error
+
+	// Close flushes and releases what the sink owns. Calling any method after
+	// Close returns an error wrapping ErrClosed.
+	Close() error
+}
+
+// SplitInfo tells a parallel instance of a connector which share of the
+// stream it owns: share Subtask of Parallelism equal shares.
+type SplitInfo struct {
+	Subtask, Parallelism int
+}
+
+// Validate returns an error unless Parallelism is at least 1 and Subtask
+// lies in [0, Parallelism).
+func (s SplitInfo) Validate() error {
+	if s.Parallelism < 1 || s.Subtask < 0 || s.Subtask >= s.Parallelism {
+		return fmt.Errorf("connector: invalid split: subtask %d of parallelism %d", s.Subtask, s.Parallelism)
+	}
+	return nil
+}
+
+// ErrClosed is returned, wrapped, by the methods of a closed source or sink.
+var ErrClosed = errors.New("connector: closed")
+
+// ErrBadPosition is returned, wrapped, by Seek when the position cannot have
+// come from Position of the same kind of source.
+var ErrBadPosition = errors.New("connector: malformed position")
+
+// CheckNext returns the error that Next must return before doing any work:
+// ErrClosed if closed is set, an error if max is not positive, or ctx.Err().
+func CheckNext(ctx context.Context, closed bool, max int) error {
+	switch {
+	case closed:
+		return ErrClosed
+	case max < 1:
+		return fmt.Errorf("connector: Next called with max %d, want at least 1", max)
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,129 @@
+package jobspec
+
+import (
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The limits of the job-wide settings.
+const (
+	defaultParallelism    = 1
+	defaultMaxParallelism = 128
+	maxMaxParallelism     = 32768
+	unbounded             = math.MaxInt32
+)
+
+// builder turns a raw job into a Job, reporting every problem on the way.
+type builder struct {
+	p       *problems
+	baseDir string
+	// modules maps each declared module name to its absolute path.
+	modules map[string]string
+	// owners maps each uid to the path of the stage that uses it.
+	owners map[string]string
+}
+
+// build returns the Job that raw describes, with module paths resolved
+// against baseDir and params as its parameter values. Its result is only
+// meaningful when p holds no problems afterwards.
+func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *Job {
+	b := &builder{p: p, baseDir: baseDir, owners: map[string]string{}}
+	b.modules = b.resolveModules(raw.Modules)
+	j := &Job{
+		Name:            p.name("name", raw.Name),
+		Parallelism:     int(p.integer("parallelism", raw.Parallelism, defaultParallelism, 1, unbounded)),
+		MaxParallelism:  int(p.integer("maxParallelism", raw.MaxParallelism, defaultMaxParallelism, 1, maxMaxParallelism)),
+		Params:          params,
+		Modules:         b.modules,
+		Source:          b.source(raw.Source),
+		Operators:       b.operators(raw.Operators),
+		Sink:            b.sink(raw.Sink),
+		RestartStrategy: b.restart(raw.RestartStrategy),
+		State:           b.state(raw.State),
+		Checkpoints:     b.checkpoints(raw.Checkpoints),
+	}
+	b.checkMaxParallelism(j)
+	return j
+}
+
+// resolveModules returns the absolute path of every declared module.
+func (b *builder) resolveModules(raw map[string]scalar) map[string]string {
+	modules := make(map[string]string, len(raw))
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		path := childPath("modules", name)
+		file, ok := b.p.text(path, raw[name])
+		if !ok {
+			continue
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(b.baseDir, file)
+		}
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			b.p.reject(path, "cannot make %q absolute: %v", file, err)
+			continue
+		}
+		modules[name] = abs
+	}
+	return modules
+}
+
+// uid returns the uid at path, which must be a name no other stage uses.
+func (b *builder) uid(path string, s scalar) string {
+	uid := b.p.name(path, s)
+	if uid == "" {
+		return ""
+	}
+	if owner, dup := b.owners[uid]; dup {
+		b.p.reject(path, "%q is already used by %s", uid, owner)
+		return uid
+	}
+	b.owners[uid] = parent(path)
+	return uid
+}
+
+// parallelism returns the explicit parallelism of a stage, or 0.
+func (b *builder) parallelism(path string, s scalar) int {
+	return int(b.p.integer(path, s, 0, 1, unbounded))
+}
+
+// module returns the module name at path, which must be declared.
+func (b *builder) module(path string, s scalar) string {
+	name, ok := b.p.text(path, s)
+	if !ok || b.p.rejected("modules") {
+		return name
+	}
+	if _, ok := b.modules[name]; !ok {
+		b.p.reject(path, "%q is not declared in modules (%s)", name, b.declared())
+	}
+	return name
+}
+
+// declared describes the declared modules for a message.
+func (b *builder) declared() string {
+	if len(b.modules) == 0 {
+		return "no modules are declared"
+	}
+	return "declared: " + strings.Join(slices.Sorted(maps.Keys(b.modules)), ", ")
+}
+
+// checkMaxParallelism reports every parallelism above maxParallelism.
+func (b *builder) checkMaxParallelism(j *Job) {
+	if b.p.rejected("maxParallelism") {
+		return
+	}
+	check := func(path string, n int) {
+		if n > j.MaxParallelism {
+			b.p.add(path, "%d exceeds maxParallelism %d", n, j.MaxParallelism)
+		}
+	}
+	check("parallelism", j.Parallelism)
+	check("source.parallelism", j.Source.Parallelism)
+	for i, op := range j.Operators {
+		check(itemPath("operators", i)+".parallelism", op.Parallelism)
+	}
+	check("sink.parallelism", j.Sink.Parallelism)
+}

@@ -1,0 +1,243 @@
+package jobspec
+
+import (
+	"strconv"
+	"time"
+)
+
+// Job is a parsed and validated job spec. Every field holds its effective
+// value: defaults are filled in, parameters substituted and module paths made
+// absolute. A Job is plain data; it is safe to read concurrently and to copy.
+type Job struct {
+	// Name names the job; it matches [A-Za-z0-9._-]+ and has at most 64
+	// characters.
+	Name string
+	// Parallelism is the default parallelism of the source, every operator
+	// and the sink (1 unless the spec says otherwise).
+	Parallelism int
+	// MaxParallelism is the number of key groups (128 unless the spec says
+	// otherwise). No parallelism of the job exceeds it.
+	MaxParallelism int
+	// Params holds the value of every parameter that has one: the params
+	// defaults overridden by --set values.
+	Params map[string]string
+	// Modules maps each declared module name to the absolute path of its
+	// Wasm file.
+	Modules   map[string]string
+	Source    Source
+	Operators []Operator
+	Sink      Sink
+	// RestartStrategy says what happens when a task fails.
+	RestartStrategy RestartStrategy
+	// State chooses where keyed state lives.
+	State State
+	// Checkpoints configures periodic checkpoints; nil means the job takes
+	// none.
+	Checkpoints *Checkpoints
+}
+
+// SourceType is the kind of a job's source.
+type SourceType string
+
+// The source types.
+const (
+	SourceFile      SourceType = "file"
+	SourceGenerator SourceType = "generator"
+)
+
+// Source is where a job's records come from. Exactly one of File and
+// Generator is set, the one that Type names.
+type Source struct {
+	Type SourceType
+	// UID identifies the source in savepoints.
+	UID string
+	// Parallelism is the source's own parallelism, or 0 to use the job's
+	// default; see Job.SourceParallelism.
+	Parallelism int
+	File        *FileSource
+	Generator   *GeneratorSource
+}
+
+// Bounded reports whether the source ends by itself: a file source that does
+// not follow its file, or a generator with a count.
+func (s Source) Bounded() bool {
+	switch {
+	case s.File != nil:
+		return !s.File.Follow
+	case s.Generator != nil:
+		return s.Generator.Count > 0
+	}
+	return false
+}
+
+// FileSource reads a text file one line per record.
+type FileSource struct {
+	// Path is the file to read, as written in the spec; a relative path is
+	// relative to the working directory of the process that reads it.
+	Path string
+	// Rate caps the records per second of the whole source; 0 means no cap.
+	Rate float64
+	// Follow keeps reading lines appended to the file, like tail -f, which
+	// makes the job unbounded.
+	Follow bool
+}
+
+// GeneratorKind is what a generator source produces.
+type GeneratorKind string
+
+// The generator kinds.
+const (
+	// GeneratorSequence produces increasing numbers.
+	GeneratorSequence GeneratorKind = "sequence"
+	// GeneratorRandom produces random values drawn from Keys distinct ones.
+	GeneratorRandom GeneratorKind = "random"
+)
+
+// GeneratorSource produces synthetic records, for tests and benchmarks.
+type GeneratorSource struct {
+	// Count is the number of records of the whole source; 0 means no end.
+	Count int64
+	// Rate caps the records per second of the whole source; 0 means no cap.
+	Rate float64
+	Kind GeneratorKind
+	// Keys is the number of distinct values of a random generator (1000
+	// unless the spec says otherwise); 0 for a sequence.
+	Keys int64
+	// Size is the approximate size in bytes of a random record (16 unless
+	// the spec says otherwise); 0 for a sequence.
+	Size int
+}
+
+// OperatorType is the kind of an operator.
+type OperatorType string
+
+// The operator types.
+const (
+	OperatorMap     OperatorType = "map"
+	OperatorFilter  OperatorType = "filter"
+	OperatorFlatMap OperatorType = "flatMap"
+	OperatorKeyBy   OperatorType = "keyBy"
+	OperatorProcess OperatorType = "process"
+)
+
+// Operator is one step of the job's chain.
+type Operator struct {
+	Type OperatorType
+	// UID identifies the operator in savepoints.
+	UID string
+	// Parallelism is the operator's own parallelism, or 0 to use the job's
+	// default; see Job.OperatorParallelism.
+	Parallelism int
+	// Module is a key of Job.Modules and Function an exported function of
+	// that module. Both are set for map, filter, flatMap and process, and
+	// for a keyBy whose key is KeyFunction; otherwise both are empty.
+	Module   string
+	Function string
+	// Key says how a keyBy derives each record's key; it is the zero
+	// KeySelector for every other operator type.
+	Key KeySelector
+}
+
+// KeyKind is how a keyBy derives a record's key.
+type KeyKind string
+
+// The key kinds.
+const (
+	// KeyValue keys a record by its whole value.
+	KeyValue KeyKind = "value"
+	// KeyCSV keys a record by one of its comma-separated fields.
+	KeyCSV KeyKind = "csv"
+	// KeyFunction keys a record by what a Wasm key selector returns.
+	KeyFunction KeyKind = "function"
+)
+
+// KeySelector is a parsed keyBy key.
+type KeySelector struct {
+	Kind KeyKind
+	// Field is the 0-based field index of a KeyCSV selector.
+	Field int
+}
+
+// String returns the selector as a spec writes it: value, csv:N or function.
+func (k KeySelector) String() string {
+	if k.Kind == KeyCSV {
+		return "csv:" + strconv.Itoa(k.Field)
+	}
+	return string(k.Kind)
+}
+
+// SinkType is the kind of a job's sink.
+type SinkType string
+
+// The sink types.
+const (
+	SinkFile   SinkType = "file"
+	SinkStdout SinkType = "stdout"
+)
+
+// Sink is where a job's records go. File is set exactly when Type is
+// SinkFile.
+type Sink struct {
+	Type SinkType
+	// UID identifies the sink in savepoints.
+	UID string
+	// Parallelism is the sink's own parallelism, or 0 to use the job's
+	// default; see Job.SinkParallelism.
+	Parallelism int
+	File        *FileSink
+}
+
+// FileSink writes one part file per sink subtask into a directory.
+type FileSink struct {
+	// Path is the directory, as written in the spec.
+	Path string
+}
+
+// RestartType is a restart strategy.
+type RestartType string
+
+// The restart strategies.
+const (
+	// RestartNone fails the job on the first task failure.
+	RestartNone RestartType = "none"
+	// RestartFixedDelay restarts the job from its last checkpoint up to
+	// Attempts times, waiting Delay before each restart.
+	RestartFixedDelay RestartType = "fixedDelay"
+)
+
+// RestartStrategy says what happens when a task fails. Attempts and Delay are
+// zero unless Type is RestartFixedDelay.
+type RestartStrategy struct {
+	Type     RestartType
+	Attempts int
+	Delay    time.Duration
+}
+
+// StateBackend is where keyed state lives.
+type StateBackend string
+
+// The state backends.
+const (
+	StateMemory StateBackend = "memory"
+	StatePebble StateBackend = "pebble"
+)
+
+// State configures keyed state.
+type State struct {
+	Backend StateBackend
+}
+
+// Checkpoints configures periodic checkpoints.
+type Checkpoints struct {
+	// Interval is the time between the starts of two checkpoints.
+	Interval time.Duration
+	// Timeout aborts a checkpoint that has not completed in time.
+	Timeout time.Duration
+	// MinPause is the least time between the end of one checkpoint and the
+	// start of the next.
+	MinPause time.Duration
+	// MaxConcurrent is the most checkpoints in flight at once.
+	MaxConcurrent int
+	// Retain is the number of completed checkpoints kept.
+	Retain int
+}

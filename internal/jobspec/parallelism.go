@@ -1,0 +1,34 @@
+package jobspec
+
+import "fmt"
+
+// SourceParallelism returns the number of source subtasks.
+func (j *Job) SourceParallelism() int { return j.orDefault(j.Source.Parallelism) }
+
+// OperatorParallelism returns the number of subtasks of Operators[i].
+func (j *Job) OperatorParallelism(i int) int { return j.orDefault(j.Operators[i].Parallelism) }
+
+// SinkParallelism returns the number of sink subtasks.
+func (j *Job) SinkParallelism() int { return j.orDefault(j.Sink.Parallelism) }
+
+// orDefault returns p, or the job's default parallelism when p is 0.
+func (j *Job) orDefault(p int) int {
+	if p == 0 {
+		return j.Parallelism
+	}
+	return p
+}
+
+// WithParallelism sets the job's default parallelism to n, as a
+// --parallelism flag asks. Stages whose parallelism the spec sets explicitly
+// keep it. On error the job is left unchanged.
+func (j *Job) WithParallelism(n int) error {
+	if n < 1 {
+		return fmt.Errorf("parallelism override: must be >= 1, got %d", n)
+	}
+	if n > j.MaxParallelism {
+		return fmt.Errorf("parallelism override: %d exceeds maxParallelism %d", n, j.MaxParallelism)
+	}
+	j.Parallelism = n
+	return nil
+}

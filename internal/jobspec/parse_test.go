@@ -1,0 +1,223 @@
+package jobspec
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// testdataDir returns the absolute path of testdata, against which the specs
+// there resolve their module paths.
+func testdataDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLoadValidSpecs(t *testing.T) {
+	dir := testdataDir(t)
+	wordcount := func(rate float64, follow bool, params map[string]string) *Job {
+		return &Job{
+			Name:           "wordcount",
+			Parallelism:    2,
+			MaxParallelism: 128,
+			Params:         params,
+			Modules:        map[string]string{"wordcount": filepath.Join(dir, "wordcount.wasm")},
+			Source: Source{Type: SourceFile, UID: "lines", File: &FileSource{
+				Path: "/data/in.txt", Rate: rate, Follow: follow,
+			}},
+			Operators: []Operator{
+				{Type: OperatorFlatMap, UID: "split", Module: "wordcount", Function: "split"},
+				{Type: OperatorKeyBy, UID: "by-word", Key: KeySelector{Kind: KeyValue}},
+				{Type: OperatorProcess, UID: "count", Module: "wordcount", Function: "count"},
+			},
+			Sink:            Sink{Type: SinkFile, UID: "out", File: &FileSink{Path: "out/counts"}},
+			RestartStrategy: RestartStrategy{Type: RestartNone},
+			State:           State{Backend: StatePebble},
+		}
+	}
+	io := map[string]string{"input": "/data/in.txt", "output": "out/counts"}
+	with := func(m map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		file string
+		set  map[string]string
+		want *Job
+	}{{
+		name: "wordcount with params defaults",
+		file: "wordcount.yaml",
+		set:  io,
+		want: wordcount(0, false, with(io, "rate", "0", "follow", "false")),
+	}, {
+		name: "wordcount with params overridden",
+		file: "wordcount.yaml",
+		set:  with(io, "rate", "12.5", "follow", "true"),
+		want: wordcount(12.5, true, with(io, "rate", "12.5", "follow", "true")),
+	}, {
+		name: "random generator with defaults",
+		file: "generator.yaml",
+		want: &Job{
+			Name:           "bench.random",
+			Parallelism:    1,
+			MaxParallelism: 128,
+			Params:         map[string]string{"count": "1000000"},
+			Modules:        map[string]string{"text": filepath.Join(filepath.Dir(filepath.Dir(dir)), "udfs", "text.wasm")},
+			Source: Source{Type: SourceGenerator, UID: "gen", Generator: &GeneratorSource{
+				Count: 1000000, Rate: 2500.5, Kind: GeneratorRandom, Keys: 1000, Size: 16,
+			}},
+			Operators: []Operator{
+				{Type: OperatorKeyBy, UID: "by-first", Key: KeySelector{Kind: KeyCSV, Field: 0}},
+				{Type: OperatorMap, UID: "upper", Module: "text", Function: "upper"},
+			},
+			Sink:            Sink{Type: SinkStdout, UID: "print"},
+			RestartStrategy: RestartStrategy{Type: RestartNone},
+			State:           State{Backend: StatePebble},
+		},
+	}, {
+		name: "every section explicit",
+		file: "full.yaml",
+		set:  map[string]string{"output": "/tmp/out"},
+		want: &Job{
+			Name:           "sessions",
+			Parallelism:    4,
+			MaxParallelism: 256,
+			Params:         map[string]string{"checkpointEvery": "30s", "output": "/tmp/out"},
+			Modules: map[string]string{
+				"sessions": filepath.Join(dir, "wasm", "sessions.wasm"),
+				"keys":     "/opt/floe/keys.wasm",
+			},
+			Source: Source{Type: SourceGenerator, UID: "clicks", Parallelism: 1, Generator: &GeneratorSource{
+				Kind: GeneratorSequence,
+			}},
+			Operators: []Operator{
+				{Type: OperatorFilter, UID: "only-even", Module: "sessions", Function: "even"},
+				{Type: OperatorKeyBy, UID: "by-user", Parallelism: 8, Module: "keys", Function: "user", Key: KeySelector{Kind: KeyFunction}},
+				{Type: OperatorProcess, UID: "sessionize", Module: "sessions", Function: "sessionize"},
+			},
+			Sink:            Sink{Type: SinkFile, UID: "sessions-out", Parallelism: 2, File: &FileSink{Path: "/tmp/out/sessions"}},
+			RestartStrategy: RestartStrategy{Type: RestartFixedDelay, Attempts: 5, Delay: 2 * time.Second},
+			State:           State{Backend: StateMemory},
+			Checkpoints: &Checkpoints{
+				Interval: 30 * time.Second, Timeout: time.Minute, MinPause: 500 * time.Millisecond, MaxConcurrent: 2, Retain: 3,
+			},
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Load(filepath.Join(dir, tt.file), tt.set)
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			assertJob(t, got, tt.want)
+		})
+	}
+}
+
+func TestParseFillsDefaults(t *testing.T) {
+	spec := `
+name: minimal
+source: {type: generator, uid: src}
+sink: {type: stdout, uid: out}
+`
+	got, err := Parse([]byte(spec), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertJob(t, got, &Job{
+		Name:            "minimal",
+		Parallelism:     1,
+		MaxParallelism:  128,
+		Params:          map[string]string{},
+		Modules:         map[string]string{},
+		Source:          Source{Type: SourceGenerator, UID: "src", Generator: &GeneratorSource{Kind: GeneratorSequence}},
+		Operators:       []Operator{},
+		Sink:            Sink{Type: SinkStdout, UID: "out"},
+		RestartStrategy: RestartStrategy{Type: RestartNone},
+		State:           State{Backend: StatePebble},
+	})
+}
+
+func TestParseAppliesSectionDefaults(t *testing.T) {
+	spec := `
+name: defaults
+source: {type: generator, uid: src, kind: random}
+sink: {type: stdout, uid: out}
+restartStrategy: {type: fixedDelay}
+state: {}
+checkpoints: {interval: 10s}
+`
+	got, err := Parse([]byte(spec), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (GeneratorSource{Kind: GeneratorRandom, Keys: 1000, Size: 16}); *got.Source.Generator != want {
+		t.Errorf("generator = %+v, want %+v", *got.Source.Generator, want)
+	}
+	if want := (RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}); got.RestartStrategy != want {
+		t.Errorf("restartStrategy = %+v, want %+v", got.RestartStrategy, want)
+	}
+	if got.State.Backend != StatePebble {
+		t.Errorf("state.backend = %q, want pebble", got.State.Backend)
+	}
+	if want := (Checkpoints{Interval: 10 * time.Second, Timeout: 10 * time.Minute, MaxConcurrent: 1, Retain: 1}); *got.Checkpoints != want {
+		t.Errorf("checkpoints = %+v, want %+v", *got.Checkpoints, want)
+	}
+}
+
+func TestSourceBounded(t *testing.T) {
+	tests := []struct {
+		source string
+		want   bool
+	}{
+		{"{type: file, uid: s, path: in.txt}", true},
+		{"{type: file, uid: s, path: in.txt, follow: true}", false},
+		{"{type: generator, uid: s, count: 10}", true},
+		{"{type: generator, uid: s}", false},
+	}
+	for _, tt := range tests {
+		job, err := Parse([]byte("name: j\nsink: {type: stdout, uid: o}\nsource: "+tt.source), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.source, err)
+		}
+		if got := job.Source.Bounded(); got != tt.want {
+			t.Errorf("%s: Bounded() = %v, want %v", tt.source, got, tt.want)
+		}
+	}
+}
+
+func assertJob(t *testing.T, got, want *Job) {
+	t.Helper()
+	if len(got.Operators) == 0 && len(want.Operators) == 0 {
+		got.Operators, want.Operators = nil, nil
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("job mismatch\n got: %s\nwant: %s", dump(got), dump(want))
+	}
+}
+
+// dump prints a job with its pointer fields followed, for failure messages.
+func dump(j *Job) string {
+	return fmt.Sprintf("%+v\n  source.file=%s source.generator=%s sink.file=%s checkpoints=%s",
+		*j, show(j.Source.File), show(j.Source.Generator), show(j.Sink.File), show(j.Checkpoints))
+}
+
+func show[T any](p *T) string {
+	if p == nil {
+		return "nil"
+	}
+	return fmt.Sprintf("%+v", *p)
+}
