@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/cockroachdb/pebble v1.1.5
+	github.com/google/btree v1.1.3
 	github.com/tetratelabs/wazero v1.12.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -1,0 +1,20 @@
+// Package kv defines Store, the ordered byte key-value store that keyed
+// state is kept in, and the contract its implementations share.
+//
+// Two implementations exist: memkv keeps everything in memory, pebblekv
+// keeps it in a Pebble LSM on disk behind a write-back cache. The
+// conformance suite in kvtest runs against both, so state code can be
+// tested on memkv and trusted on pebblekv.
+//
+// Keys are compared as raw bytes (bytes.Compare). The state package lays
+// keys out so that all the state of a key-group range is one contiguous key
+// range, which is what Scan and DeleteRange operate on.
+//
+// # Concurrency
+//
+// A Store belongs to one goroutine, the task that owns the state: no method
+// may be called concurrently with another. This is what lets Get hand out
+// its internal buffer and lets pebblekv update its cache on reads without
+// locks. Concurrent readers (queryable state) will need a separate read
+// path with its own contract; they must not share a Store.
+package kv

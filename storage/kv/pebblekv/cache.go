@@ -1,0 +1,178 @@
+package pebblekv
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// Flags of a cache entry.
+const (
+	// flagUsed marks a slot that holds an entry; free slots have no flags.
+	flagUsed uint8 = 1 << iota
+	// flagPresent marks a key that has a value. A used entry without it
+	// records that the key is absent, so repeated misses skip Pebble.
+	flagPresent
+	// flagDirty marks an entry that differs from Pebble.
+	flagDirty
+	// flagRef is the clock's reference bit, set on every access.
+	flagRef
+)
+
+// maxKeptValueCap is the largest value buffer an evicted slot keeps for
+// reuse; larger ones are left to the garbage collector.
+const maxKeptValueCap = 256
+
+// entry is the cached state of one key.
+type entry struct {
+	key   string
+	val   []byte
+	slot  int32 // slot is the entry's index in cache.entries.
+	flags uint8
+}
+
+// keyBytes returns the entry's key as a slice that must not be modified.
+func (e *entry) keyBytes() []byte {
+	return unsafe.Slice(unsafe.StringData(e.key), len(e.key))
+}
+
+// cache maps keys to entries kept in one slice, so that the clock hand can
+// sweep them and slots can be reused without allocating. Dirty entries are
+// never evicted: they must be written to Pebble first.
+//
+// NB: insert may move the entries, so an *entry is valid only until the
+// next insert.
+type cache struct {
+	index    map[string]int32
+	entries  []entry
+	free     []int32
+	dirty    []int32 // dirty lists the slots of dirty entries in no order.
+	hand     int
+	capacity int
+	// last is the slot of the latest lookup or insert, or -1. State is
+	// mostly read, modified and written back, so the write's lookup is
+	// usually of the same key and can skip the hash map.
+	last int32
+
+	// complete is true while every key that Pebble holds is cached, which
+	// lets a miss skip Pebble. It starts true for an empty database and
+	// turns false for good when a cached key with a value is evicted.
+	complete bool
+}
+
+// newCache returns a cache that holds at most capacity entries, for a
+// database that is empty if complete is true.
+func newCache(capacity int, complete bool) cache {
+	return cache{index: make(map[string]int32), capacity: capacity, complete: complete, last: -1}
+}
+
+// lookup returns the entry for key, or nil, and marks it referenced.
+func (c *cache) lookup(key []byte) *entry {
+	if c.last >= 0 {
+		if e := &c.entries[c.last]; e.flags&flagUsed != 0 && e.key == string(key) {
+			e.flags |= flagRef
+			return e
+		}
+	}
+	i, ok := c.index[string(key)]
+	if !ok {
+		return nil
+	}
+	c.last = i
+	e := &c.entries[i]
+	e.flags |= flagRef
+	return e
+}
+
+// full reports whether inserting a new key needs an eviction first.
+func (c *cache) full() bool {
+	return len(c.index) >= c.capacity
+}
+
+// insert adds an entry for key, which must not be cached, in a free slot.
+// The caller makes room first when the cache is full. The entry is clean,
+// absent and has an empty value buffer.
+func (c *cache) insert(key []byte) *entry {
+	var i int32
+	if n := len(c.free); n > 0 {
+		i = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		i = int32(len(c.entries))
+		c.entries = append(c.entries, entry{})
+	}
+	e := &c.entries[i]
+	e.key = string(key)
+	e.slot = i
+	e.flags = flagUsed | flagRef
+	c.index[e.key] = i
+	c.last = i
+	return e
+}
+
+// compareKeys orders the slots i and j by their keys.
+func (c *cache) compareKeys(i, j int32) int {
+	return strings.Compare(c.entries[i].key, c.entries[j].key)
+}
+
+// markDirty records that e, which is cached, no longer matches Pebble.
+func (c *cache) markDirty(e *entry) {
+	if e.flags&flagDirty != 0 {
+		return
+	}
+	e.flags |= flagDirty
+	c.dirty = append(c.dirty, e.slot)
+}
+
+// evictOne removes one clean entry chosen by the clock algorithm and
+// reports whether it found one: it fails only when every entry is dirty.
+func (c *cache) evictOne() bool {
+	for range 2 * len(c.entries) {
+		i := c.hand
+		c.hand = (c.hand + 1) % len(c.entries)
+		e := &c.entries[i]
+		switch {
+		case e.flags&flagUsed == 0 || e.flags&flagDirty != 0:
+		case e.flags&flagRef != 0:
+			e.flags &^= flagRef
+		default:
+			if e.flags&flagPresent != 0 {
+				c.complete = false
+			}
+			c.remove(int32(i))
+			return true
+		}
+	}
+	return false
+}
+
+// remove frees slot i, keeping a small value buffer for the next user.
+func (c *cache) remove(i int32) {
+	e := &c.entries[i]
+	delete(c.index, e.key)
+	val := e.val[:0]
+	if cap(val) > maxKeptValueCap {
+		val = nil
+	}
+	*e = entry{val: val}
+	c.free = append(c.free, i)
+}
+
+// forget drops the cached state of key, if any. The entry must be clean.
+func (c *cache) forget(key []byte) {
+	if i, ok := c.index[string(key)]; ok {
+		c.remove(i)
+	}
+}
+
+// forgetRange drops every cached entry with start <= key < end by sweeping
+// all slots. The entries must be clean.
+func (c *cache) forgetRange(start, end []byte) {
+	lo := unsafe.String(unsafe.SliceData(start), len(start))
+	hi := unsafe.String(unsafe.SliceData(end), len(end))
+	for i := range c.entries {
+		e := &c.entries[i]
+		if e.flags&flagUsed != 0 && e.key >= lo && e.key < hi {
+			c.remove(int32(i))
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package pebblekv_test
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/pebble/vfs"
+	"github.com/cockroachdb/pebble/vfs/errorfs"
+
+	"github.com/floe-stream/floe/storage/kv"
+	"github.com/floe-stream/floe/storage/kv/kvtest"
+	"github.com/floe-stream/floe/storage/kv/pebblekv"
+)
+
+func TestConformance(t *testing.T) {
+	configs := []struct {
+		name        string
+		opts        pebblekv.Options
+		disk        bool
+		forgetEmpty bool
+	}{
+		{name: "defaults"},
+		{name: "not-known-empty", forgetEmpty: true},
+		{name: "disk", disk: true},
+		{name: "cache=1", opts: pebblekv.Options{CacheEntries: 1}},
+		{name: "cache=2", opts: pebblekv.Options{CacheEntries: 2}},
+		{name: "cache=7,dirty=3", opts: pebblekv.Options{CacheEntries: 7, MaxDirty: 3}},
+		{name: "cache=100,dirty=1", opts: pebblekv.Options{CacheEntries: 100, MaxDirty: 1}},
+	}
+	for _, c := range configs {
+		t.Run(c.name, func(t *testing.T) {
+			checkNoLeakedGoroutines(t)
+			kvtest.RunSuite(t, func(t *testing.T) kv.Store {
+				dir, opts := "db", c.opts
+				if c.disk {
+					dir = t.TempDir()
+				} else {
+					opts.FS = vfs.NewMem()
+				}
+				s := mustOpen(t, dir, opts)
+				if c.forgetEmpty {
+					pebblekv.ForgetEmpty(s)
+				}
+				return s
+			})
+		})
+	}
+}
+
+func TestReopenSeesData(t *testing.T) {
+	checkNoLeakedGoroutines(t)
+	for _, disk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disk=%v", disk), func(t *testing.T) {
+			dir, opts := t.TempDir(), pebblekv.Options{CacheEntries: 10}
+			if !disk {
+				dir, opts.FS = "db", vfs.NewMem()
+			}
+			s := mustOpen(t, dir, opts)
+			for i := range 1000 {
+				must(t, s.Set(key(i), []byte(fmt.Sprint(i))))
+			}
+			must(t, s.Delete(key(7)))
+			must(t, s.DeleteRange(key(500), key(600)))
+			must(t, s.Close())
+
+			s = mustOpen(t, dir, opts)
+			defer s.Close()
+			for i := range 1000 {
+				if i == 7 || (i >= 500 && i < 600) {
+					wantGet(t, s, i, "", false)
+				} else {
+					wantGet(t, s, i, fmt.Sprint(i), true)
+				}
+			}
+		})
+	}
+}
+
+func TestCacheBounds(t *testing.T) {
+	const capacity, maxDirty, n = 50, 10, 1000
+	s := mustOpen(t, "db", pebblekv.Options{FS: vfs.NewMem(), CacheEntries: capacity, MaxDirty: maxDirty})
+	defer s.Close()
+	for i := range n {
+		must(t, s.Set(key(i), []byte(fmt.Sprint(i))))
+		if st := s.Stats(); st.Cached > capacity || st.Dirty >= maxDirty {
+			t.Fatalf("after %d sets: %+v exceeds capacity %d or max dirty %d", i+1, st, capacity, maxDirty)
+		}
+	}
+	if st := s.Stats(); st.WriteBacks != n/maxDirty {
+		t.Errorf("WriteBacks = %d, want %d", st.WriteBacks, n/maxDirty)
+	}
+	for i := range n {
+		wantGet(t, s, i, fmt.Sprint(i), true)
+	}
+	before := s.Stats()
+	wantGet(t, s, n-1, fmt.Sprint(n-1), true)
+	if st := s.Stats(); st.Hits != before.Hits+1 {
+		t.Errorf("Get of a just-read key missed the cache: %+v then %+v", before, st)
+	}
+}
+
+func TestMissesAreCached(t *testing.T) {
+	opts := pebblekv.Options{FS: vfs.NewMem()}
+	s := mustOpen(t, "db", opts)
+	must(t, s.Set(key(0), []byte("v")))
+	must(t, s.Close())
+	s = mustOpen(t, "db", opts)
+	defer s.Close()
+	for range 3 {
+		wantGet(t, s, 1, "", false)
+	}
+	if st := s.Stats(); st.Misses != 1 || st.Reads != 1 || st.Hits != 2 {
+		t.Errorf("Stats = %+v, want 1 miss that read Pebble and 2 hits", st)
+	}
+}
+
+// TestEmptyDatabaseSkipsReads checks when a miss may skip Pebble: while
+// the store has evicted no key with a value since it opened an empty
+// database.
+func TestEmptyDatabaseSkipsReads(t *testing.T) {
+	s := mustOpen(t, "db", pebblekv.Options{FS: vfs.NewMem(), CacheEntries: 10})
+	defer s.Close()
+	for i := range 20 {
+		wantGet(t, s, i, "", false) // Evicts only absent entries.
+	}
+	if st := s.Stats(); st.Misses != 20 || st.Reads != 0 {
+		t.Fatalf("Stats = %+v, want 20 misses and no reads", st)
+	}
+	for i := range 20 {
+		must(t, s.Set(key(i), []byte("v")))
+	}
+	for i := range 20 {
+		wantGet(t, s, i, "v", true)
+	}
+	if st := s.Stats(); st.Reads == 0 {
+		t.Errorf("Stats = %+v, want evicted keys read from Pebble", st)
+	}
+}
+
+// TestDeleteRangeDropsCachedKeys covers both ways DeleteRange drops cached
+// entries: key by key, and by sweeping the cache when the range holds more
+// keys than the cache.
+func TestDeleteRangeDropsCachedKeys(t *testing.T) {
+	tests := []struct {
+		name     string
+		capacity int
+		from, to int
+	}{
+		{"point deletes", 1000, 10, 20},
+		{"range tombstone", 1000, 100, 900},
+		{"cache sweep", 50, 100, 900},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustOpen(t, "db", pebblekv.Options{FS: vfs.NewMem(), CacheEntries: tt.capacity})
+			defer s.Close()
+			for i := range 1000 {
+				must(t, s.Set(key(i), []byte("v")))
+			}
+			for i := range 1000 {
+				wantGet(t, s, i, "v", true) // Cache as many as fit.
+			}
+			must(t, s.DeleteRange(key(tt.from), key(tt.to)))
+			for i := range 1000 {
+				if i >= tt.from && i < tt.to {
+					wantGet(t, s, i, "", false)
+				} else {
+					wantGet(t, s, i, "v", true)
+				}
+			}
+		})
+	}
+}
+
+func TestGetReportsReadErrors(t *testing.T) {
+	var failReads atomic.Bool
+	fs := errorfs.Wrap(vfs.NewMem(), errorfs.InjectorFunc(func(op errorfs.Op, _ string) error {
+		if failReads.Load() && op.OpKind() == errorfs.OpKindRead {
+			return errorfs.ErrInjected
+		}
+		return nil
+	}))
+	opts := pebblekv.Options{FS: fs, CacheBytes: 1}
+	s := mustOpen(t, "db", opts)
+	must(t, s.Set(key(1), []byte("v")))
+	must(t, s.Close())
+	s = mustOpen(t, "db", opts)
+	defer s.Close()
+	failReads.Store(true)
+	_, _, err := s.Get(key(1))
+	failReads.Store(false)
+	if !errors.Is(err, errorfs.ErrInjected) {
+		t.Fatalf("Get with failing reads = %v, want the injected error", err)
+	}
+}
+
+func TestSetOfExistingKeyDoesNotAllocate(t *testing.T) {
+	s := mustOpen(t, "db", pebblekv.Options{FS: vfs.NewMem()})
+	defer s.Close()
+	k, v := key(1), []byte("12345678")
+	must(t, s.Set(k, v))
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, err := s.Get(k); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Get and Set of a cached key allocate %v times", allocs)
+	}
+}
+
+// key returns the i-th test key; keys sort in the order of i.
+func key(i int) []byte {
+	return fmt.Appendf(nil, "key%06d", i)
+}
+
+func mustOpen(t *testing.T, dir string, opts pebblekv.Options) *pebblekv.Store {
+	t.Helper()
+	s, err := pebblekv.Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantGet checks what Get returns for key(i).
+func wantGet(t *testing.T, s kv.Store, i int, want string, wantOK bool) {
+	t.Helper()
+	got, ok, err := s.Get(key(i))
+	must(t, err)
+	if ok != wantOK || string(got) != want {
+		t.Fatalf("Get(%s) = %q, %v; want %q, %v", key(i), got, ok, want, wantOK)
+	}
+}
+
+// checkNoLeakedGoroutines fails the test if, once it and its cleanups are
+// done, more goroutines run than when it started. Pebble's background
+// goroutines must all stop on Close.
+func checkNoLeakedGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
+		}
+	})
+}

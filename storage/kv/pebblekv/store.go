@@ -1,0 +1,262 @@
+package pebblekv
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cockroachdb/pebble"
+
+	"github.com/floe-stream/floe/storage/kv"
+)
+
+// Store is a kv.Store kept in a Pebble database behind a write-back cache.
+// Like every kv.Store it is used by one goroutine at a time; reads update
+// the cache, so not even Get may run concurrently with another call.
+type Store struct {
+	db       *pebble.DB
+	cache    cache
+	maxDirty int
+	stats    Stats
+	closed   bool
+}
+
+var _ kv.Store = (*Store)(nil)
+
+// Stats are counters of a Store's cache, for tests and metrics.
+type Stats struct {
+	// Hits and Misses count Gets that found and did not find their key
+	// in the cache.
+	Hits, Misses uint64
+	// Reads counts the misses that read Pebble; the others knew that the
+	// key is absent (see the package documentation).
+	Reads uint64
+	// WriteBacks counts batches of dirty entries written to Pebble.
+	WriteBacks uint64
+	// Cached and Dirty are the current numbers of cached and dirty keys.
+	Cached, Dirty int
+}
+
+// Open opens, creating it if needed, the Pebble database in dir on opts.FS.
+func Open(dir string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	blockCache := pebble.NewCache(opts.CacheBytes + memTableReserve)
+	defer blockCache.Unref()
+	db, err := pebble.Open(dir, opts.pebbleOptions(blockCache))
+	if err != nil {
+		return nil, fmt.Errorf("pebblekv: open %q: %w", dir, err)
+	}
+	empty, err := isEmpty(db)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("pebblekv: open %q: %w", dir, err), db.Close())
+	}
+	return &Store{db: db, cache: newCache(opts.CacheEntries, empty), maxDirty: opts.MaxDirty}, nil
+}
+
+// isEmpty reports whether db holds no keys.
+func isEmpty(db *pebble.DB) (bool, error) {
+	it, err := db.NewIter(nil)
+	if err != nil {
+		return false, err
+	}
+	empty := !it.First()
+	return empty, it.Close()
+}
+
+// Stats returns the current counters.
+func (s *Store) Stats() Stats {
+	st := s.stats
+	st.Cached, st.Dirty = len(s.cache.index), len(s.cache.dirty)
+	return st
+}
+
+// Get implements kv.Store. A key that is not cached is read from Pebble
+// and cached, whether it exists or not.
+func (s *Store) Get(key []byte) ([]byte, bool, error) {
+	if s.closed {
+		return nil, false, kv.ErrClosed
+	}
+	e := s.cache.lookup(key)
+	if e != nil {
+		s.stats.Hits++
+	} else {
+		s.stats.Misses++
+		var err error
+		if e, err = s.load(key); err != nil {
+			return nil, false, err
+		}
+	}
+	if e.flags&flagPresent == 0 {
+		return nil, false, nil
+	}
+	return e.val, true, nil
+}
+
+// load reads key from Pebble into a new cache entry. When the cache holds
+// every key that Pebble does, the key is absent and Pebble is not asked.
+func (s *Store) load(key []byte) (*entry, error) {
+	if s.cache.complete {
+		return s.insert(key)
+	}
+	s.stats.Reads++
+	val, closer, err := s.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return s.insert(key)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pebblekv: get: %w", err)
+	}
+	e, err := s.insert(key)
+	if err == nil {
+		e.val = append(e.val, val...)
+		e.flags |= flagPresent
+	}
+	return e, errors.Join(err, closer.Close())
+}
+
+// Set implements kv.Store.
+func (s *Store) Set(key, value []byte) error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	e, err := s.entryFor(key)
+	if err != nil {
+		return err
+	}
+	// NB: value may alias e.val when it came from Get; append then
+	// copies it onto itself, which is fine.
+	e.val = append(e.val[:0], value...)
+	e.flags |= flagPresent
+	return s.dirtied(e)
+}
+
+// Delete implements kv.Store. Deleting a key that is not cached does not
+// read Pebble: the delete is written back blindly, unless the key is known
+// to be absent from Pebble.
+func (s *Store) Delete(key []byte) error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	e := s.cache.lookup(key)
+	switch {
+	case e == nil && s.cache.complete:
+		return nil
+	case e == nil:
+		var err error
+		if e, err = s.insert(key); err != nil {
+			return err
+		}
+	case e.flags&(flagPresent|flagDirty) == 0:
+		// A clean entry without a value means Pebble lacks the key.
+		return nil
+	}
+	e.val = e.val[:0]
+	e.flags &^= flagPresent
+	return s.dirtied(e)
+}
+
+// entryFor returns the cache entry of key, inserting one if needed.
+func (s *Store) entryFor(key []byte) (*entry, error) {
+	if e := s.cache.lookup(key); e != nil {
+		return e, nil
+	}
+	return s.insert(key)
+}
+
+// insert adds a clean, absent entry for key, evicting one first if the
+// cache is full.
+func (s *Store) insert(key []byte) (*entry, error) {
+	if s.cache.full() && !s.cache.evictOne() {
+		// Every entry is dirty, which a MaxDirty below the capacity
+		// prevents; write them back so that they can be evicted.
+		if err := s.writeBack(); err != nil {
+			return nil, err
+		}
+		s.cache.evictOne()
+	}
+	return s.cache.insert(key), nil
+}
+
+// dirtied marks e dirty and writes back once there are enough dirty
+// entries.
+func (s *Store) dirtied(e *entry) error {
+	s.cache.markDirty(e)
+	if len(s.cache.dirty) < s.maxDirty {
+		return nil
+	}
+	return s.writeBack()
+}
+
+// writeBack writes every dirty entry to Pebble in one batch and marks the
+// entries clean. On error they stay dirty.
+func (s *Store) writeBack() error {
+	if len(s.cache.dirty) == 0 {
+		return nil
+	}
+	// NB: Pebble inserts a batch into its memtable's skiplist key by key.
+	// In key order, consecutive searches share their path through the
+	// skiplist and stay in the CPU cache, which halves the cost of a
+	// write-back of random keys.
+	slices.SortFunc(s.cache.dirty, s.cache.compareKeys)
+	b := s.db.NewBatch()
+	defer b.Close()
+	for _, i := range s.cache.dirty {
+		if err := s.addToBatch(b, &s.cache.entries[i]); err != nil {
+			return err
+		}
+	}
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("pebblekv: write back %d entries: %w", len(s.cache.dirty), err)
+	}
+	for _, i := range s.cache.dirty {
+		s.cache.entries[i].flags &^= flagDirty
+	}
+	s.cache.dirty = s.cache.dirty[:0]
+	s.stats.WriteBacks++
+	return nil
+}
+
+// addToBatch adds the write that makes Pebble match e.
+func (s *Store) addToBatch(b *pebble.Batch, e *entry) error {
+	var err error
+	if e.flags&flagPresent != 0 {
+		err = b.Set(e.keyBytes(), e.val, nil)
+	} else {
+		err = b.Delete(e.keyBytes(), nil)
+	}
+	if err != nil {
+		return fmt.Errorf("pebblekv: batch: %w", err)
+	}
+	return nil
+}
+
+// Flush implements kv.Store. It writes the dirty entries back and then
+// flushes Pebble's memtable to a synced table, because the WAL is off
+// (see the package documentation).
+func (s *Store) Flush() error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	if err := s.writeBack(); err != nil {
+		return err
+	}
+	if err := s.db.Flush(); err != nil {
+		return fmt.Errorf("pebblekv: flush: %w", err)
+	}
+	return nil
+}
+
+// Close implements kv.Store. It flushes first, so that a Store reopened on
+// the same directory sees every write.
+func (s *Store) Close() error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	flushErr := s.Flush()
+	s.closed = true
+	s.cache = cache{last: -1}
+	if err := s.db.Close(); err != nil {
+		return errors.Join(flushErr, fmt.Errorf("pebblekv: close: %w", err))
+	}
+	return flushErr
+}
