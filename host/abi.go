@@ -99,7 +99,7 @@ func (in *Instance) bytes(ptr, n uint64) []byte {
 // give writes v to the guest buffer (buf, capacity) when it fits, and
 // returns its length as the ABI's result.
 func (in *Instance) give(v []byte, buf, capacity uint64) uint64 {
-	if uint64(len(v)) <= capacity && len(v) > 0 {
+	if uint64(len(v)) <= uint64(uint32(capacity)) && len(v) > 0 {
 		copy(in.bytes(buf, uint64(len(v))), v)
 	}
 	return uint64(uint32(len(v)))
@@ -151,8 +151,10 @@ func hStateDeclare(in *Instance, s []uint64) {
 
 // scope returns the binding for a state id and the key group and key of the
 // record rec.
-func (in *Instance) scope(id, rec uint64, want StateKind) (*stateBinding, uint16, []byte) {
-	if id >= uint64(len(in.states)) {
+func (in *Instance) scope(id64, rec uint64, want StateKind) (*stateBinding, uint16, []byte) {
+	// NB: an i32 argument is only the low 32 bits of its stack slot.
+	id := uint32(id64)
+	if id >= uint32(len(in.states)) {
 		trap("unknown state id %d", int32(id))
 	}
 	st := &in.states[id]

@@ -227,7 +227,10 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if in.dead != nil {
 		return in.dead
 	}
-	cctx, cancel := context.WithTimeout(ctx, in.cfg.CallTimeout)
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if in.m.e.interruptible {
+		cctx, cancel = context.WithTimeout(ctx, in.cfg.CallTimeout)
+	}
 	in.cc.Context = cctx
 	in.failed = false
 	in.stderr.reset()

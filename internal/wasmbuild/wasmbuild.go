@@ -22,7 +22,7 @@ var (
 )
 
 // Go builds the Go package in pkgDir (a directory path) to a .wasm file under
-// outDir and returns its path. Builds are memoised per process.
+// outDir and returns its path. Builds are memoised per process and output.
 func Go(pkgDir, outDir string) (string, error) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -30,10 +30,12 @@ func Go(pkgDir, outDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if p, ok := built[abs]; ok {
-		return p, nil
-	}
 	out := filepath.Join(outDir, filepath.Base(abs)+".wasm")
+	if _, ok := built[out]; ok {
+		if _, err := os.Stat(out); err == nil {
+			return out, nil
+		}
+	}
 	args := append(append([]string(nil), GoFlags...), "-o", out, ".")
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
 	cmd.Dir = abs
@@ -41,7 +43,7 @@ func Go(pkgDir, outDir string) (string, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building %s to wasm: %v\n%s", pkgDir, err, strings.TrimSpace(string(b)))
 	}
-	built[abs] = out
+	built[out] = abs
 	return out, nil
 }
 

@@ -70,31 +70,40 @@ func registeredNames() []string {
 // process runs the selected function over a batch of count records in the
 // input buffer's first n bytes.
 func (o *operator) process(n, count int) int32 {
-	buf := o.in[:n]
-	off := 0
-	for i := 0; i < count; i++ {
-		key, value, ts, next, err := decodeInput(buf, off)
-		if err != nil {
-			return failWith(int32(i), err)
-		}
-		off = next
-		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), key, ts
-		if err := o.call(value); err != nil {
-			o.flush()
-			return failWith(int32(i), err)
-		}
-	}
+	err := o.run(o.in[:n], count)
 	o.flush()
+	if err != nil {
+		return failWith(o.ctx.rec, err)
+	}
 	return 0
 }
 
-// call applies the function to one record, turning a panic into an error.
-func (o *operator) call(value []byte) (err error) {
+// run calls the function on each record. A panic stops the batch and
+// becomes the error of the record being processed; one deferred recover per
+// batch keeps the per-record path cheap.
+func (o *operator) run(buf []byte, count int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
+	off := 0
+	for i := 0; i < count; i++ {
+		key, value, ts, next, err := decodeInput(buf, off)
+		if err != nil {
+			return err
+		}
+		off = next
+		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), key, ts
+		if err := o.call(value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// call applies the function to one record.
+func (o *operator) call(value []byte) error {
 	switch o.fn.kind {
 	case kindMap, kindKeySelector:
 		v, err := o.fn.mapFn(value)

@@ -53,12 +53,16 @@ func declareStates() error {
 	return nil
 }
 
+// getter is a host call that reads a state's bytes into buf and returns
+// their length, or -1 when absent.
+type getter func(state, rec int32, buf []byte) int32
+
 // read calls get with the operator's scratch buffer, growing it until the
 // value fits, and returns the value's bytes (valid until the next read) or
 // false when absent.
-func read(get func(buf []byte) int32) ([]byte, bool) {
+func read(get getter, state, rec int32) ([]byte, bool) {
 	for {
-		n := get(op.scratch[:cap(op.scratch)])
+		n := get(state, rec, op.scratch[:cap(op.scratch)])
 		if n < 0 {
 			return nil, false
 		}
@@ -79,6 +83,12 @@ func mustDecode[T any](c Codec[T], name string, b []byte) T {
 	return v
 }
 
+// mapKey is the map key of the map_get in flight; it lets map_get share
+// read's shape.
+var mapKey []byte
+
+func hostMapGetKey(state, rec int32, buf []byte) int32 { return hostMapGet(state, rec, mapKey, buf) }
+
 // ValueState holds one value of T per key.
 type ValueState[T any] struct {
 	d   *stateDecl
@@ -93,7 +103,7 @@ func NewValueState[T any](name string, c Codec[T], opts ...StateOption) *ValueSt
 
 // Get returns the current key's value and whether it is set.
 func (s *ValueState[T]) Get(ctx *Context) (T, bool) {
-	b, ok := read(func(buf []byte) int32 { return hostValueGet(s.d.id, ctx.rec, buf) })
+	b, ok := read(hostValueGet, s.d.id, ctx.rec)
 	if !ok {
 		var zero T
 		return zero, false
@@ -130,7 +140,7 @@ func (s *ListState[T]) Append(ctx *Context, v T) {
 
 // Get returns the current key's list (empty when none).
 func (s *ListState[T]) Get(ctx *Context) []T {
-	b, ok := read(func(buf []byte) int32 { return hostListGet(s.d.id, ctx.rec, buf) })
+	b, ok := read(hostListGet, s.d.id, ctx.rec)
 	if !ok {
 		return nil
 	}
@@ -165,7 +175,8 @@ func NewMapState[K comparable, V any](name string, kc Codec[K], vc Codec[V], opt
 // Get returns the value under k in the current key's map.
 func (s *MapState[K, V]) Get(ctx *Context, k K) (V, bool) {
 	s.kenc = s.kc.Append(s.kenc[:0], k)
-	b, ok := read(func(buf []byte) int32 { return hostMapGet(s.d.id, ctx.rec, s.kenc, buf) })
+	mapKey = s.kenc
+	b, ok := read(hostMapGetKey, s.d.id, ctx.rec)
 	if !ok {
 		var zero V
 		return zero, false
@@ -189,7 +200,7 @@ func (s *MapState[K, V]) Delete(ctx *Context, k K) {
 // All returns the current key's map.
 func (s *MapState[K, V]) All(ctx *Context) map[K]V {
 	out := map[K]V{}
-	b, ok := read(func(buf []byte) int32 { return hostMapEntries(s.d.id, ctx.rec, buf) })
+	b, ok := read(hostMapEntries, s.d.id, ctx.rec)
 	if !ok {
 		return out
 	}

@@ -1,0 +1,56 @@
+# Floe's build. `make demo` and `make test` are the two commands the README
+# promises work on a fresh machine.
+
+GO        ?= go
+BIN       := bin
+UDF_DIRS  := $(patsubst %/main.go,%,$(wildcard udfs/*/main.go))
+UDF_WASM  := $(foreach d,$(UDF_DIRS),$(d)/$(notdir $(d)).wasm)
+DEMO_DIR  := .demo
+
+.PHONY: all build udfs test bench soak demo check proto clean
+
+all: build
+
+build: $(BIN)/floe udfs
+
+$(BIN)/floe: FORCE
+	$(GO) build -o $@ ./cmd/floe
+
+# Every operator module is compiled from its SDK sources.
+udfs: $(UDF_WASM)
+
+udfs/%.wasm: FORCE
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./$(dir $@)
+
+test:
+	$(GO) vet ./...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/go/... ./udfs/...
+	$(GO) test -count=1 -timeout 20m ./...
+
+# Throughput of Wasm operators against native Go in the same process; writes
+# bench-results.json.
+bench: build
+	$(GO) run ./tests/bench -out bench-results.json
+
+# Long-running stress runs, kept out of `make test`.
+soak:
+	FLOE_SOAK=1 $(GO) test -count=1 -timeout 60m -run Soak ./tests/...
+
+# Word count over a generated text on the embedded mini-cluster.
+demo: build
+	@mkdir -p $(DEMO_DIR)
+	$(GO) run ./tests/gentext -words 2000000 -seed 1 -o $(DEMO_DIR)/input.txt
+	rm -rf $(DEMO_DIR)/out
+	$(BIN)/floe run udfs/wordcount/job.yaml --set input=$(DEMO_DIR)/input.txt --set output=$(DEMO_DIR)/out --parallelism 2 --data-dir $(DEMO_DIR)/data
+	@echo "--- the ten most frequent words (word,count) from $(DEMO_DIR)/out/part-*:"
+	@cat $(DEMO_DIR)/out/part-* | sort -t, -k2,2nr | awk -F, '!seen[$$1]++' | head -10
+
+check:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
+	$(GO) vet ./...
+	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+
+clean:
+	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json
+
+FORCE:

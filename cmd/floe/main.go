@@ -1,0 +1,51 @@
+// Command floe is Floe's one binary: it runs jobs on an embedded
+// mini-cluster (floe run) and, as the project grows, starts schedulers and
+// task managers and manages jobs on a cluster.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `floe — stream processing with WebAssembly operators
+
+Usage:
+  floe run JOB.yaml [--set key=value]... [--parallelism N] [flags]
+                    run a job on an embedded mini-cluster until it ends
+  floe version      print the version
+  floe help [COMMAND]
+
+Run 'floe help run' for the flags of run.
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(floe(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// floe runs the command line args and returns the exit code.
+func floe(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "floe", version)
+		return 0
+	case "help", "-h", "--help":
+		if len(args) > 1 && args[1] == "run" {
+			return runCmd([]string{"--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "floe: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,106 @@
+package exchange
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/floe-stream/floe/internal/record"
+)
+
+// Message is what travels from a sending subtask to a receiving one: a batch,
+// or the end of the sender's stream.
+type Message struct {
+	// From is the sending subtask's index.
+	From int
+	// Batch is nil when End is set. The receiver owns it and returns it with
+	// PutBatch when done.
+	Batch *record.Batch
+	End   bool
+}
+
+// Sender delivers messages to one receiving subtask.
+type Sender interface {
+	// Send blocks until the receiver has room for m or ctx is done.
+	Send(ctx context.Context, m Message) error
+}
+
+// Receiver yields the messages of all senders to one subtask.
+type Receiver interface {
+	// Recv blocks until a message arrives or ctx is done.
+	Recv(ctx context.Context) (Message, error)
+	// Senders is the number of subtasks that send to this receiver.
+	Senders() int
+}
+
+// Inbox is an in-process Sender and Receiver: a bounded queue shared by all
+// senders of one receiving subtask.
+type Inbox struct {
+	ch      chan Message
+	senders int
+}
+
+// NewInbox returns an inbox for senders senders holding at most capacity
+// batches in flight.
+func NewInbox(senders, capacity int) *Inbox {
+	if capacity < 1 {
+		capacity = 1
+	}
+	return &Inbox{ch: make(chan Message, capacity), senders: senders}
+}
+
+// Send implements Sender.
+func (in *Inbox) Send(ctx context.Context, m Message) error {
+	select {
+	case in.ch <- m:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Recv implements Receiver.
+func (in *Inbox) Recv(ctx context.Context) (Message, error) {
+	select {
+	case m := <-in.ch:
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
+
+// Senders implements Receiver.
+func (in *Inbox) Senders() int { return in.senders }
+
+// Pending returns how many messages wait in the inbox.
+func (in *Inbox) Pending() int { return len(in.ch) }
+
+var pool = sync.Pool{New: func() any { return new(record.Batch) }}
+
+// GetBatch returns an empty batch from the pool.
+func GetBatch() *record.Batch { return pool.Get().(*record.Batch) }
+
+// PutBatch resets b and returns it to the pool.
+func PutBatch(b *record.Batch) {
+	b.Reset()
+	pool.Put(b)
+}
+
+// Ends counts End messages until every sender has ended.
+type Ends struct {
+	ended []bool
+	left  int
+}
+
+// NewEnds tracks senders senders.
+func NewEnds(senders int) *Ends { return &Ends{ended: make([]bool, senders), left: senders} }
+
+// Mark records sender from's End and reports whether all have ended.
+func (e *Ends) Mark(from int) (bool, error) {
+	if from < 0 || from >= len(e.ended) || e.ended[from] {
+		return false, fmt.Errorf("exchange: unexpected end from sender %d", from)
+	}
+	e.ended[from] = true
+	e.left--
+	return e.left == 0, nil
+}

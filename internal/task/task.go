@@ -1,0 +1,322 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/internal/connector"
+	"github.com/floe-stream/floe/internal/connector/stdout"
+	"github.com/floe-stream/floe/internal/exchange"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/internal/record"
+)
+
+// DefaultBatchSize is how many records a task moves per batch.
+const DefaultBatchSize = 1024
+
+// Operator is one chained step of a task: a Wasm instance or a built-in.
+type Operator interface {
+	// Process appends the output for the records of in to out.
+	Process(ctx context.Context, in, out *record.Batch) error
+	// Close releases the operator, flushing what it holds.
+	Close(ctx context.Context) error
+}
+
+// StateBackend is the keyed state of one subtask.
+type StateBackend interface {
+	host.Keyed
+	// Flush makes buffered writes durable; Close flushes and releases.
+	Flush() error
+	Close() error
+}
+
+// Env is what a task takes from the process it runs in.
+type Env struct {
+	// Module returns the compiled module the job spec names name.
+	Module func(ctx context.Context, name string) (*host.Module, error)
+	// OpenState opens the keyed state of a stateful subtask.
+	OpenState func(stage, subtask int) (StateBackend, error)
+	// Stdout is shared by the stdout sinks of the process.
+	Stdout *stdout.Writer
+	// Logger receives task and guest logs.
+	Logger *slog.Logger
+	// BatchSize is the number of records per batch; 0 means
+	// DefaultBatchSize.
+	BatchSize int
+	// CallTimeout bounds each call into a guest; 0 means the host default.
+	CallTimeout time.Duration
+}
+
+// Spec names the subtask to run.
+type Spec struct {
+	Plan    *plan.Plan
+	Stage   int
+	Subtask int
+}
+
+// IO connects a task to its neighbours: In for every stage but the first,
+// Out (indexed by receiving subtask) for every stage but the last.
+type IO struct {
+	In  exchange.Receiver
+	Out []exchange.Sender
+}
+
+// Metrics are a task's counters. They are safe to read while it runs.
+type Metrics struct {
+	RecordsIn  atomic.Int64
+	RecordsOut atomic.Int64
+}
+
+// Task is one subtask of a stage.
+type Task struct {
+	spec  Spec
+	stage *plan.Stage
+	env   Env
+	io    IO
+	name  string
+
+	source connector.Source
+	sink   connector.Sink
+	router *exchange.Router
+	ops    []Operator
+	state  StateBackend
+	// bufs alternate as the input and output of chained operators.
+	bufs [2]record.Batch
+
+	Metrics Metrics
+}
+
+// New prepares a task; Run opens and runs it.
+func New(spec Spec, env Env, io IO) *Task {
+	if env.BatchSize == 0 {
+		env.BatchSize = DefaultBatchSize
+	}
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	st := &spec.Plan.Stages[spec.Stage]
+	return &Task{
+		spec: spec, stage: st, env: env, io: io,
+		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
+	}
+}
+
+// Name returns the task's name for logs and errors: the stage's steps and
+// the subtask, e.g. "split -> by-word (2/4)".
+func (t *Task) Name() string { return t.name }
+
+// Run opens the task, runs it to the end of its input and closes it. It
+// returns nil when the input ended and every record was handed on, ctx's
+// error when cancelled, and the first failure otherwise.
+func (t *Task) Run(ctx context.Context) (err error) {
+	defer func() {
+		if cerr := t.close(ctx, err == nil); err == nil {
+			err = cerr
+		}
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("task %s: %w", t.name, err)
+		}
+	}()
+	if err := t.open(ctx); err != nil {
+		return err
+	}
+	if t.source != nil {
+		err = t.runSource(ctx)
+	} else {
+		err = t.runInbox(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if t.router != nil {
+		return t.router.End(ctx)
+	}
+	return nil
+}
+
+func (t *Task) split() connector.SplitInfo {
+	return connector.SplitInfo{Subtask: t.spec.Subtask, Parallelism: t.stage.Parallelism}
+}
+
+// open creates the source, operators, sink and router of the stage.
+func (t *Task) open(ctx context.Context) error {
+	var err error
+	if s := t.stage.Source; s != nil {
+		if t.source, err = openSource(s, t.split()); err != nil {
+			return err
+		}
+	}
+	if t.stage.Stateful() {
+		if t.state, err = t.env.OpenState(t.spec.Stage, t.spec.Subtask); err != nil {
+			return fmt.Errorf("opening keyed state: %w", err)
+		}
+	}
+	for i := range t.stage.Operators {
+		op, err := t.instance(ctx, &t.stage.Operators[i], t.stage.KeyedInput)
+		if err != nil {
+			return err
+		}
+		t.ops = append(t.ops, op)
+	}
+	if k := t.stage.KeyBy; k != nil {
+		ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
+		if k.Key.Kind == jobspec.KeyFunction {
+			if ky.selector, err = t.instance(ctx, k, false); err != nil {
+				return err
+			}
+		}
+		t.ops = append(t.ops, ky)
+	}
+	if s := t.stage.Sink; s != nil {
+		if t.sink, err = openSink(s, t.split(), t.env.Stdout); err != nil {
+			return err
+		}
+	}
+	if len(t.io.Out) > 0 {
+		part := exchange.RoundRobin
+		if t.stage.Output == plan.Hash {
+			part = exchange.ByKeyGroup
+		}
+		t.router = exchange.NewRouter(t.spec.Subtask, t.io.Out, part, t.spec.Plan.Job.MaxParallelism, t.env.BatchSize)
+	}
+	return nil
+}
+
+// instance instantiates the Wasm function of op.
+func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (Operator, error) {
+	m, err := t.env.Module(ctx, op.Module)
+	if err != nil {
+		return nil, err
+	}
+	job := t.spec.Plan.Job
+	params := make(map[string]string, len(job.Params)+6)
+	for k, v := range job.Params {
+		params[k] = v
+	}
+	params["floe.function"] = op.Function
+	params["floe.operator"] = op.UID
+	params["floe.job"] = job.Name
+	params["floe.subtask"] = strconv.Itoa(t.spec.Subtask)
+	params["floe.parallelism"] = strconv.Itoa(t.stage.Parallelism)
+	params["floe.max_parallelism"] = strconv.Itoa(job.MaxParallelism)
+	cfg := host.InstanceConfig{
+		Function: op.Function, Operator: op.UID, Params: params,
+		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
+		Logger: t.env.Logger.With("task", t.name, "operator", op.UID),
+	}
+	if keyed && t.state != nil {
+		cfg.Keyed = t.state
+	}
+	in, err := m.Instantiate(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
+	}
+	return in, nil
+}
+
+// runSource pulls batches from the source until it ends.
+func (t *Task) runSource(ctx context.Context) error {
+	b := exchange.GetBatch()
+	defer exchange.PutBatch(b)
+	for {
+		b.Reset()
+		err := t.source.Next(ctx, b, t.env.BatchSize)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if b.Len() > 0 {
+			if perr := t.process(ctx, b); perr != nil {
+				return perr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if b.Len() < t.env.BatchSize && t.router != nil {
+			// The source is drained for now: ship what is pending rather
+			// than hold it until more arrives.
+			if err := t.router.Flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// runInbox processes the exchange's batches until every sender has ended.
+func (t *Task) runInbox(ctx context.Context) error {
+	ends := exchange.NewEnds(t.io.In.Senders())
+	pending, _ := t.io.In.(interface{ Pending() int })
+	for {
+		m, err := t.io.In.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if m.End {
+			done, err := ends.Mark(m.From)
+			if err != nil || done {
+				return err
+			}
+			continue
+		}
+		err = t.process(ctx, m.Batch)
+		exchange.PutBatch(m.Batch)
+		if err != nil {
+			return err
+		}
+		if t.router != nil && pending != nil && pending.Pending() == 0 {
+			if err := t.router.Flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// process passes one batch through the chain and on to the sink or router.
+func (t *Task) process(ctx context.Context, in *record.Batch) error {
+	t.Metrics.RecordsIn.Add(int64(in.Len()))
+	cur := in
+	for i, op := range t.ops {
+		out := &t.bufs[i%2]
+		out.Reset()
+		if err := op.Process(ctx, cur, out); err != nil {
+			return err
+		}
+		cur = out
+	}
+	t.Metrics.RecordsOut.Add(int64(cur.Len()))
+	if t.sink != nil {
+		return t.sink.Write(cur)
+	}
+	return t.router.Route(ctx, cur)
+}
+
+// close releases everything the task opened. When the task succeeded, the
+// sink and state are flushed; otherwise they are only released.
+func (t *Task) close(ctx context.Context, ok bool) error {
+	cctx := context.WithoutCancel(ctx)
+	var errs []error
+	for _, op := range t.ops {
+		errs = append(errs, op.Close(cctx))
+	}
+	if t.source != nil {
+		errs = append(errs, t.source.Close())
+	}
+	if t.sink != nil {
+		errs = append(errs, t.sink.Close())
+	}
+	if t.state != nil {
+		errs = append(errs, t.state.Close())
+	}
+	if !ok {
+		return nil
+	}
+	return errors.Join(errs...)
+}
