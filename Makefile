@@ -54,3 +54,16 @@ clean:
 	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json
 
 FORCE:
+
+# Regenerates proto/ with pinned tools: protoc from Debian's
+# protobuf-compiler, protoc-gen-go and protoc-gen-go-grpc at the versions
+# below.
+PROTOC_GEN_GO_VERSION      := v1.36.10
+PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
+GOBIN_DIR := $(CURDIR)/.cache/bin
+proto:
+	@command -v protoc >/dev/null || (apt-get update -qq && apt-get install -y -qq protobuf-compiler)
+	GOBIN=$(GOBIN_DIR) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(GOBIN_DIR) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH=$(GOBIN_DIR):$$PATH protoc -I proto --go_out=proto --go_opt=paths=source_relative \
+		--go-grpc_out=proto --go-grpc_opt=paths=source_relative proto/floe/v1/*.proto
