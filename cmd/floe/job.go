@@ -1,0 +1,429 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client"
+)
+
+const jobUsage = `Usage: floe job COMMAND [ARGS] [flags]
+
+Manages the jobs of a Floe cluster through the scheduler's REST API.
+
+Commands:
+  submit JOB.yaml [--set key=value]... [--parallelism N]
+                  upload a job with its modules; prints the job id
+  list            list the jobs, newest first
+  status ID       show a job: state, vertices and subtasks
+  cancel ID       cancel a job; prints its state afterwards
+  wait ID         block until a job ends; prints its final state
+
+Every command takes --server URL, the scheduler's REST address; the default
+is $FLOE_SERVER, or http://127.0.0.1:8081 if that is unset.
+
+Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
+scheduler refused the request or cannot be reached, or a waited-for job did
+not finish); 2 bad command line; 130 interrupted.
+
+Run 'floe job COMMAND --help' for the flags of a command.
+`
+
+// defaultServer is the scheduler address when neither --server nor
+// $FLOE_SERVER gives one.
+const defaultServer = "http://127.0.0.1:8081"
+
+// jobCommands maps each subcommand of floe job to its function.
+var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"submit": jobSubmitCmd,
+	"list":   jobListCmd,
+	"status": jobStatusCmd,
+	"cancel": jobCancelCmd,
+	"wait":   jobWaitCmd,
+}
+
+// jobCmd runs floe job with args and returns the exit code.
+func jobCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, jobUsage)
+		return 2
+	}
+	name := args[0]
+	switch {
+	case name == "help" && len(args) > 1 && jobCommands[args[1]] != nil:
+		return jobCommands[args[1]]([]string{"--help"}, stdout, stderr)
+	case name == "help" || name == "-h" || name == "--help":
+		fmt.Fprint(stdout, jobUsage)
+		return 0
+	case jobCommands[name] == nil:
+		fmt.Fprintf(stderr, "floe job: unknown command %q\n\n%s", name, jobUsage)
+		return 2
+	}
+	return jobCommands[name](args[1:], stdout, stderr)
+}
+
+// jobCLI is what every job command shares: its flags, the scheduler address
+// and where it writes.
+type jobCLI struct {
+	name           string
+	fs             *flag.FlagSet
+	server         string
+	stdout, stderr io.Writer
+}
+
+// newJobCLI prepares floe job name; synopsis follows the command name in
+// the usage line and about explains the command.
+func newJobCLI(name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
+	j := &jobCLI{name: name, fs: flag.NewFlagSet("job "+name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	j.fs.SetOutput(stderr)
+	server := os.Getenv("FLOE_SERVER")
+	if server == "" {
+		server = defaultServer
+	}
+	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API; $FLOE_SERVER sets the default")
+	j.fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: floe job %s %s\n\n%s\nFlags:\n", name, synopsis, about)
+		j.fs.PrintDefaults()
+	}
+	return j
+}
+
+// parse parses args, flags and positional arguments in any order, and
+// returns the positional ones, which must be as many as names. ok is false
+// when the command should exit with code.
+func (j *jobCLI) parse(args []string, names ...string) (pos []string, code int, ok bool) {
+	pos, err := parseInterleaved(j.fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil, 0, false
+	case err != nil:
+		return nil, 2, false // the flag package has printed the error and usage
+	case len(pos) < len(names):
+		err = fmt.Errorf("missing %s", strings.Join(names[len(pos):], " "))
+	case len(pos) > len(names):
+		err = fmt.Errorf("unexpected arguments %q", pos[len(names):])
+	default:
+		err = j.checkServer()
+	}
+	if err != nil {
+		return nil, j.usageError(err), false
+	}
+	return pos, 0, true
+}
+
+// parseInterleaved parses fs from args, collecting the positional arguments
+// between flags; everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}
+
+// checkServer normalizes --server: a bare host:port means http.
+func (j *jobCLI) checkServer() error {
+	if !strings.Contains(j.server, "://") {
+		j.server = "http://" + j.server
+	}
+	u, err := url.Parse(j.server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--server %q: want an http:// or https:// URL", j.server)
+	}
+	return nil
+}
+
+// usageError reports a bad command line and returns its exit code, 2.
+func (j *jobCLI) usageError(err error) int {
+	fmt.Fprintf(j.stderr, "floe job %s: %v\n", j.name, err)
+	j.fs.Usage()
+	return 2
+}
+
+// run calls fn with a client of the scheduler and a context that SIGINT and
+// SIGTERM cancel, and returns the exit code: 0 if fn succeeds, 130 if it was
+// interrupted, 1 after reporting any other error.
+func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := fn(ctx, client.New(j.server, nil))
+	switch {
+	case err == nil:
+		return 0
+	case ctx.Err() != nil:
+		fmt.Fprintf(j.stderr, "floe job %s: interrupted\n", j.name)
+		return 130
+	case client.IsUnreachable(err):
+		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
+	}
+	fmt.Fprintf(j.stderr, "floe job %s: %v\n", j.name, err)
+	return 1
+}
+
+func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [flags]",
+		"Uploads a job to the scheduler: the spec file as written, and each Wasm module\n"+
+			"it declares, read from its path relative to the spec's directory. The spec is\n"+
+			"checked with the --set values before anything is sent. Prints the job's id,\n"+
+			"and nothing else, on stdout.\n", stdout, stderr)
+	var set stringList
+	j.fs.Var(&set, "set", "set a job parameter, `key=value` (repeatable)")
+	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
+	pos, code, ok := j.parse(args, "JOB.yaml")
+	if !ok {
+		return code
+	}
+	params, err := jobspec.ParseSet(set)
+	if err != nil {
+		return j.usageError(err)
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		id, err := c.SubmitFiles(ctx, pos[0], params, *parallelism)
+		if err == nil {
+			fmt.Fprintln(stdout, id)
+		}
+		return err
+	})
+}
+
+// outputFlag registers -o, the output format of list and status.
+func (j *jobCLI) outputFlag() *string {
+	return j.fs.String("o", "text", "output `format`: text or json")
+}
+
+// checkOutput reports a -o value other than text and json.
+func checkOutput(format string) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("-o %q: want text or json", format)
+	}
+	return nil
+}
+
+func jobListCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("list", "[flags]",
+		"Lists every job the scheduler knows, newest first: its id, name, state,\n"+
+			"attempt (1, plus 1 per restart) and submission time. -o json prints the\n"+
+			"list as the REST API returns it.\n", stdout, stderr)
+	output := j.outputFlag()
+	if _, code, ok := j.parse(args); !ok {
+		return code
+	}
+	if err := checkOutput(*output); err != nil {
+		return j.usageError(err)
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		jobs, err := c.Jobs(ctx)
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			return printJSON(stdout, struct {
+				Jobs []api.JobStatus `json:"jobs"`
+			}{jobs})
+		}
+		return printJobs(stdout, jobs)
+	})
+}
+
+func printJobs(w io.Writer, jobs []api.JobStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSTATE\tATTEMPT\tSUBMITTED")
+	for _, job := range jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", job.ID, job.Name, job.State, job.Attempt, formatTime(job.SubmittedAt))
+	}
+	return tw.Flush()
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func formatTime(t time.Time) string {
+	return t.Format(time.RFC3339)
+}
+
+func jobStatusCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("status", "ID [flags]",
+		"Shows a job: its state and why it waits or failed, then each vertex (a stage\n"+
+			"of chained operators) with its parallelism, records in and out and\n"+
+			"back-pressure, and under it each subtask with its state and task manager.\n"+
+			"-o json prints the job as the REST API returns it.\n", stdout, stderr)
+	output := j.outputFlag()
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	if err := checkOutput(*output); err != nil {
+		return j.usageError(err)
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		job, err := c.Job(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			return printJSON(stdout, job)
+		}
+		return printStatus(stdout, job)
+	})
+}
+
+// printStatus writes a job as floe job status shows it.
+func printStatus(w io.Writer, job api.JobStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	printSummary(tw, job)
+	if len(job.Vertices) > 0 {
+		fmt.Fprintln(tw, "\nVERTEX\tPARALLELISM\tSTATE\tTASK MANAGER\tRECORDS IN\tRECORDS OUT\tBACK-PRESSURE")
+		for _, v := range job.Vertices {
+			printVertex(tw, v)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printSubtaskErrors(w, job.Vertices)
+	printHistory(w, job.History)
+	return nil
+}
+
+// printSummary writes the job-wide fields, one per line.
+func printSummary(w io.Writer, job api.JobStatus) {
+	fmt.Fprintf(w, "ID:\t%s\nName:\t%s\nState:\t%s\n", job.ID, job.Name, job.State)
+	if job.Message != "" {
+		fmt.Fprintf(w, "Message:\t%s\n", job.Message)
+	}
+	fmt.Fprintf(w, "Attempt:\t%d\nParallelism:\t%d\nSubmitted:\t%s\n", job.Attempt, job.Parallelism, formatTime(job.SubmittedAt))
+	if job.StartedAt != nil {
+		fmt.Fprintf(w, "Started:\t%s\n", formatTime(*job.StartedAt))
+	}
+	if job.EndedAt != nil {
+		fmt.Fprintf(w, "Ended:\t%s\n", formatTime(*job.EndedAt))
+	}
+}
+
+// printVertex writes a vertex's row and, indented under it, its subtasks'.
+func printVertex(w io.Writer, v api.VertexStatus) {
+	fmt.Fprintf(w, "%d %s\t%d\t\t\t%d\t%d\t%s\n", v.Stage, v.Name, v.Parallelism, v.RecordsIn, v.RecordsOut, percent(v.BackPressure))
+	for _, s := range v.Subtasks {
+		fmt.Fprintf(w, "  subtask %d\t\t%s\t%s\t%d\t%d\t%s\n", s.Subtask, s.State, orDash(s.TaskManager),
+			s.RecordsIn, s.RecordsOut, percent(s.BackPressure))
+	}
+}
+
+func printSubtaskErrors(w io.Writer, vertices []api.VertexStatus) {
+	for _, v := range vertices {
+		for _, s := range v.Subtasks {
+			if s.Error != "" {
+				fmt.Fprintf(w, "\nError of %s, subtask %d: %s\n", v.Name, s.Subtask, s.Error)
+			}
+		}
+	}
+}
+
+func printHistory(w io.Writer, history []api.Event) {
+	if len(history) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nHistory:")
+	for _, e := range history {
+		line := fmt.Sprintf("  %s  %s", formatTime(e.Time), e.State)
+		if e.Message != "" {
+			line += ": " + e.Message
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+func percent(f float64) string {
+	return fmt.Sprintf("%.0f%%", f*100)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func jobCancelCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("cancel", "ID [flags]",
+		"Cancels a job and prints its state afterwards. Cancelling a job that has\n"+
+			"already ended is an error.\n", stdout, stderr)
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		if err := c.Cancel(ctx, pos[0]); err != nil {
+			return err
+		}
+		job, err := c.Job(ctx, pos[0])
+		if err == nil {
+			fmt.Fprintln(stdout, job.State)
+		}
+		return err
+	})
+}
+
+func jobWaitCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("wait", "ID [--timeout D] [flags]",
+		"Blocks until a job ends and prints its final state. Exits 0 only if the job\n"+
+			"FINISHED; for FAILED or CANCELED it exits 1 with the job's message on\n"+
+			"stderr, as it does when --timeout passes first.\n", stdout, stderr)
+	timeout := j.fs.Duration("timeout", 0, "give up after this long, e.g. 10m (0 waits forever)")
+	poll := j.fs.Duration("poll", client.DefaultPoll, "how often to ask the scheduler for the job's state")
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		return waitJob(ctx, c, pos[0], *timeout, *poll, stdout)
+	})
+}
+
+// waitJob waits for job id and prints its final state; the error says why
+// the job did not finish.
+func waitJob(ctx context.Context, c *client.Client, id string, timeout, poll time.Duration, stdout io.Writer) error {
+	wctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	job, err := c.Wait(wctx, id, poll)
+	switch {
+	case err != nil && ctx.Err() == nil && wctx.Err() != nil:
+		return fmt.Errorf("timed out after %v; job %s is %s", timeout, id, orDash(job.State))
+	case err != nil:
+		return err
+	}
+	fmt.Fprintln(stdout, job.State)
+	if job.State != api.JobFinished {
+		return fmt.Errorf("job %s %s: %s", id, job.State, orDash(job.Message))
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client/clienttest"
+)
+
+// testSpec is a valid job spec whose module ops lives next to it.
+const testSpec = `name: demo
+parallelism: 2
+params:
+  count: "10"
+modules:
+  ops: ops.wasm
+source: {type: generator, uid: gen, count: "${count}"}
+operators:
+  - {type: map, uid: upper, module: ops, function: upper}
+sink: {type: stdout, uid: out}
+`
+
+// writeTestJob writes testSpec and, if module is set, its module into a new
+// directory, and returns the spec's path.
+func writeTestJob(t *testing.T, module bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	if module {
+		if err := os.WriteFile(filepath.Join(dir, "ops.wasm"), []byte("\x00asm"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "job.yaml")
+	if err := os.WriteFile(path, []byte(testSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cliResult is what one run of the command line did.
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// runFloe runs floe with args.
+func runFloe(args ...string) cliResult {
+	var stdout, stderr bytes.Buffer
+	code := floe(args, &stdout, &stderr)
+	return cliResult{code, stdout.String(), stderr.String()}
+}
+
+// cluster is a fake scheduler with one submitted job, job-1, served over
+// HTTP.
+type cluster struct {
+	fake *clienttest.Fake
+	url  string
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
+	c := &cluster{fake: clienttest.NewFake()}
+	c.url = clienttest.NewServer(t, c.fake).URL
+	if r := runFloe("job", "submit", writeTestJob(t, true), "--server", c.url); r.code != 0 {
+		t.Fatalf("submit: %+v", r)
+	}
+	return c
+}
+
+func TestJobSubmit(t *testing.T) {
+	c := startCluster(t)
+	spec := writeTestJob(t, true)
+	tests := []struct {
+		name string
+		args []string
+		want api.Submission
+	}{
+		{"flags after the spec", []string{spec, "--set", "count=5", "--parallelism", "3", "--server", c.url},
+			api.Submission{Params: map[string]string{"count": "5"}, Parallelism: 3}},
+		{"flags before the spec", []string{"--server", c.url, "--parallelism=4", spec},
+			api.Submission{Params: map[string]string{}, Parallelism: 4}},
+		{"host:port", []string{spec, "--server", strings.TrimPrefix(c.url, "http://")},
+			api.Submission{Params: map[string]string{}}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runFloe(append([]string{"job", "submit"}, tt.args...)...)
+			if id := fmt.Sprintf("job-%d\n", i+2); r.code != 0 || r.stdout != id || r.stderr != "" {
+				t.Fatalf("got %+v, want exit 0 and %q only", r, id)
+			}
+			subs := c.fake.Submissions()
+			got := subs[len(subs)-1]
+			if string(got.Spec) != testSpec || string(got.Modules["ops"]) != "\x00asm" ||
+				got.Parallelism != tt.want.Parallelism || len(got.Params) != len(tt.want.Params) ||
+				got.Params["count"] != tt.want.Params["count"] {
+				t.Errorf("submission %+v", got)
+			}
+		})
+	}
+}
+
+func TestJobSubmitEnv(t *testing.T) {
+	c := startCluster(t)
+	t.Setenv("FLOE_SERVER", c.url)
+	if r := runFloe("job", "submit", writeTestJob(t, true)); r.code != 0 || r.stdout != "job-2\n" {
+		t.Errorf("got %+v", r)
+	}
+	if r := runFloe("job", "submit", "--help"); !strings.Contains(r.stderr, c.url) {
+		t.Errorf("--help does not show $FLOE_SERVER as the default: %s", r.stderr)
+	}
+}
+
+// TestJobErrors runs command lines that fail, with the exit code and the
+// message each should give.
+func TestJobErrors(t *testing.T) {
+	c := startCluster(t)
+	c.fake.SetState("job-1", api.JobRunning, "")
+	spec := writeTestJob(t, true)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // a substring of stderr
+	}{
+		{"no command", nil, 2, "Usage: floe job COMMAND"},
+		{"unknown command", []string{"restart"}, 2, `unknown command "restart"`},
+		{"no spec", []string{"submit"}, 2, "missing JOB.yaml"},
+		{"two specs", []string{"submit", spec, spec}, 2, "unexpected arguments"},
+		{"bad set", []string{"submit", spec, "--set", "novalue"}, 2, "want name=value"},
+		{"unknown flag", []string{"submit", spec, "--paralelism", "2"}, 2, "flag provided but not defined: -paralelism"},
+		{"bad server", []string{"list", "--server", "ftp://x"}, 2, `--server "ftp://x"`},
+		{"bad output", []string{"status", "job-1", "-o", "yaml"}, 2, `-o "yaml": want text or json`},
+		{"no id", []string{"status"}, 2, "missing ID"},
+		{"no module file", []string{"submit", writeTestJob(t, false)}, 1, `module "ops": open `},
+		{"spec rejected locally", []string{"submit", spec, "--set", "nope=1"}, 1, "unknown parameter"},
+		{"spec rejected by the scheduler", []string{"submit", spec, "--parallelism", "1000"}, 1, "exceeds maxParallelism 128"},
+		{"unknown job", []string{"status", "job-9"}, 1, `floe job status: not found: no job "job-9"`},
+		{"cancel unknown job", []string{"cancel", "job-9"}, 1, `not found: no job "job-9"`},
+		{"wait for unknown job", []string{"wait", "job-9"}, 1, `not found: no job "job-9"`},
+		{"timeout", []string{"wait", "job-1", "--timeout", "30ms", "--poll", "5ms"}, 1,
+			"floe job wait: timed out after 30ms; job job-1 is RUNNING"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"job"}, tt.args...)
+			if !slices.Contains(tt.args, "--server") {
+				args = append(args, "--server="+c.url)
+			}
+			r := runFloe(args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestJobUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close()
+	r := runFloe("job", "list", "--server", url)
+	want := "floe job list: cannot reach the scheduler at " + url + ": is `floe scheduler` running?"
+	if r.code != 1 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("got %+v, want exit 1 and %q", r, want)
+	}
+}
+
+func TestJobList(t *testing.T) {
+	c := startCluster(t)
+	runFloe("job", "submit", writeTestJob(t, true), "--server", c.url)
+	c.fake.SetState("job-1", api.JobFailed, "boom")
+	r := runFloe("job", "list", "--server", c.url)
+	want := `ID     NAME  STATE    ATTEMPT  SUBMITTED
+job-2  demo  RUNNING  1        2025-01-02T03:04:07Z
+job-1  demo  FAILED   1        2025-01-02T03:04:06Z
+`
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("got %+v, want stdout\n%s", r, want)
+	}
+	r = runFloe("job", "list", "-o", "json", "--server", c.url)
+	var out struct{ Jobs []api.JobStatus }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Jobs) != 2 || out.Jobs[1].Message != "boom" {
+		t.Errorf("list -o json: %v, %s", err, r.stdout)
+	}
+}
+
+func TestJobStatus(t *testing.T) {
+	c := startCluster(t)
+	c.fake.SetState("job-1", api.JobFailed, "task upper[1] trapped")
+	r := runFloe("job", "status", "job-1", "--server", c.url)
+	want := `ID:           job-1
+Name:         demo
+State:        FAILED
+Message:      task upper[1] trapped
+Attempt:      1
+Parallelism:  2
+Submitted:    2025-01-02T03:04:06Z
+Started:      2025-01-02T03:04:06Z
+Ended:        2025-01-02T03:04:06Z
+
+VERTEX       PARALLELISM  STATE   TASK MANAGER  RECORDS IN  RECORDS OUT  BACK-PRESSURE
+0 gen        2                                  0           0            0%
+  subtask 0               FAILED  tm-1          0           0            0%
+  subtask 1               FAILED  tm-1          0           0            0%
+1 upper      2                                  0           0            0%
+  subtask 0               FAILED  tm-1          0           0            0%
+  subtask 1               FAILED  tm-1          0           0            0%
+2 out        2                                  0           0            0%
+  subtask 0               FAILED  tm-1          0           0            0%
+  subtask 1               FAILED  tm-1          0           0            0%
+
+History:
+  2025-01-02T03:04:06Z  RUNNING
+  2025-01-02T03:04:06Z  FAILED: task upper[1] trapped
+`
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("got %+v, want stdout\n%s", r, want)
+	}
+	r = runFloe("job", "status", "-o", "json", "--server", c.url, "job-1")
+	var job api.JobStatus
+	if err := json.Unmarshal([]byte(r.stdout), &job); err != nil || job.State != api.JobFailed || len(job.Vertices) != 3 {
+		t.Errorf("status -o json: %v, %s", err, r.stdout)
+	}
+}
+
+func TestJobCancel(t *testing.T) {
+	c := startCluster(t)
+	if r := runFloe("job", "cancel", "job-1", "--server", c.url); r.code != 0 || r.stdout != "CANCELED\n" {
+		t.Errorf("cancel: %+v", r)
+	}
+	r := runFloe("job", "cancel", "job-1", "--server", c.url)
+	if want := "floe job cancel: conflict: job job-1 has already ended (CANCELED)\n"; r.code != 1 || r.stderr != want {
+		t.Errorf("second cancel: %+v, want stderr %q", r, want)
+	}
+}
+
+func TestJobWait(t *testing.T) {
+	tests := []struct {
+		name           string
+		script         []api.Event
+		code           int
+		stdout, stderr string
+	}{
+		{"finished", []api.Event{{State: api.JobDeploying}, {State: api.JobRunning}, {State: api.JobFinished}},
+			0, "FINISHED\n", ""},
+		{"failed", []api.Event{{State: api.JobRestarting}, {State: api.JobFailed, Message: "restarts exhausted"}},
+			1, "FAILED\n", "floe job wait: job job-1 FAILED: restarts exhausted\n"},
+		{"canceled", []api.Event{{State: api.JobCanceled, Message: "canceled by a user"}},
+			1, "CANCELED\n", "floe job wait: job job-1 CANCELED: canceled by a user\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t)
+			c.fake.Script("job-1", tt.script...)
+			r := runFloe("job", "wait", "job-1", "--poll", "1ms", "--server", c.url)
+			if r.code != tt.code || r.stdout != tt.stdout || r.stderr != tt.stderr {
+				t.Errorf("got %+v, want exit %d, stdout %q, stderr %q", r, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestJobHelp checks that every command's --help exits 0 and describes its
+// own flags.
+func TestJobHelp(t *testing.T) {
+	flags := map[string][]string{
+		"submit": {"-set key=value", "-parallelism", "-server URL"},
+		"list":   {"-o format", "-server URL"},
+		"status": {"-o format", "-server URL"},
+		"cancel": {"-server URL"},
+		"wait":   {"-timeout", "-poll", "-server URL"},
+	}
+	for cmd, want := range flags {
+		for _, args := range [][]string{{"job", cmd, "--help"}, {"help", "job", cmd}} {
+			r := runFloe(args...)
+			if r.code != 0 || !strings.HasPrefix(r.stderr, "Usage: floe job "+cmd+" ") {
+				t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+			}
+			for _, w := range want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("%q does not mention %s:\n%s", args, w, r.stderr)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{{"job", "--help"}, {"help", "job"}, {"job", "help"}} {
+		if r := runFloe(args...); r.code != 0 || r.stdout != jobUsage {
+			t.Errorf("%q: %+v", args, r)
+		}
+	}
+	if r := runFloe("--help"); !strings.Contains(r.stdout, "floe job submit|list|status|cancel|wait") {
+		t.Errorf("floe --help does not mention floe job:\n%s", r.stdout)
+	}
+}
+
+// TestPrintStatusDetails covers what the fake never reports: counts,
+// back-pressure, subtask errors and a job that has not started.
+func TestPrintStatusDetails(t *testing.T) {
+	job := api.JobStatus{ID: "j", Name: "n", State: api.JobRestarting, Attempt: 2, Parallelism: 1,
+		SubmittedAt: clienttest.Start, Vertices: []api.VertexStatus{{
+			Stage: 0, Name: "src -> map", Parallelism: 1, RecordsIn: 10, RecordsOut: 7, BackPressure: 0.456,
+			Subtasks: []api.SubtaskStatus{{State: api.TaskFailed, RecordsIn: 10, RecordsOut: 7, BackPressure: 0.456, Error: "trap: unreachable"}},
+		}}}
+	var buf bytes.Buffer
+	if err := printStatus(&buf, job); err != nil {
+		t.Fatal(err)
+	}
+	want := `ID:           j
+Name:         n
+State:        RESTARTING
+Attempt:      2
+Parallelism:  1
+Submitted:    2025-01-02T03:04:05Z
+
+VERTEX        PARALLELISM  STATE   TASK MANAGER  RECORDS IN  RECORDS OUT  BACK-PRESSURE
+0 src -> map  1                                  10          7            46%
+  subtask 0                FAILED  -             10          7            46%
+
+Error of src -> map, subtask 0: trap: unreachable
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", &buf, want)
+	}
+}

@@ -1,0 +1,155 @@
+// Package api is the scheduler's job-management surface as Go types: what
+// the REST server serves, what the Go client returns and what the CLI
+// prints. It holds data and errors only; the scheduler implements Service.
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Job states.
+const (
+	// JobWaiting: accepted, waiting for enough free slots (Message says
+	// how many it needs and has).
+	JobWaiting = "WAITING"
+	// JobDeploying: tasks are being deployed to task managers.
+	JobDeploying = "DEPLOYING"
+	// JobRunning: every task has started.
+	JobRunning = "RUNNING"
+	// JobRestarting: a task failed; the job waits out the restart delay.
+	JobRestarting = "RESTARTING"
+	// JobFinished: every task finished; the terminal success state.
+	JobFinished = "FINISHED"
+	// JobFailed: a task failed and the restart strategy gave up.
+	JobFailed = "FAILED"
+	// JobCanceled: cancelled by a user.
+	JobCanceled = "CANCELED"
+)
+
+// Terminal reports whether a job in state never changes again.
+func Terminal(state string) bool {
+	return state == JobFinished || state == JobFailed || state == JobCanceled
+}
+
+// Task states.
+const (
+	TaskScheduled = "SCHEDULED"
+	TaskDeploying = "DEPLOYING"
+	TaskRunning   = "RUNNING"
+	TaskFinished  = "FINISHED"
+	TaskFailed    = "FAILED"
+	TaskCanceled  = "CANCELED"
+)
+
+// Submission is a job to run: its spec as written, the --set parameters, an
+// optional default parallelism, and the Wasm modules the spec names, by
+// module name.
+type Submission struct {
+	Spec        []byte
+	Params      map[string]string
+	Parallelism int
+	Modules     map[string][]byte
+}
+
+// JobStatus is a job as GET /v1/jobs/{id} shows it.
+type JobStatus struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	// Message says why a job waits, or why it failed.
+	Message string `json:"message,omitempty"`
+	// Attempt counts deployments: 1 for the first, +1 per restart.
+	Attempt     int            `json:"attempt"`
+	Parallelism int            `json:"parallelism"`
+	SubmittedAt time.Time      `json:"submittedAt"`
+	StartedAt   *time.Time     `json:"startedAt,omitempty"`
+	EndedAt     *time.Time     `json:"endedAt,omitempty"`
+	Vertices    []VertexStatus `json:"vertices,omitempty"`
+	// History lists the job's state changes, oldest first.
+	History []Event `json:"history,omitempty"`
+}
+
+// Event is one entry of a job's history.
+type Event struct {
+	Time    time.Time `json:"time"`
+	State   string    `json:"state"`
+	Message string    `json:"message,omitempty"`
+}
+
+// VertexStatus is one stage of a job: chained operators run by Parallelism
+// subtasks.
+type VertexStatus struct {
+	Stage       int    `json:"stage"`
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+	RecordsIn   int64  `json:"recordsIn"`
+	RecordsOut  int64  `json:"recordsOut"`
+	// BackPressure is the largest share of time a subtask spent blocked on
+	// its downstream, 0..1.
+	BackPressure float64         `json:"backPressure"`
+	Subtasks     []SubtaskStatus `json:"subtasks"`
+}
+
+// SubtaskStatus is one parallel instance of a stage.
+type SubtaskStatus struct {
+	Subtask      int     `json:"subtask"`
+	State        string  `json:"state"`
+	TaskManager  string  `json:"taskManager,omitempty"`
+	RecordsIn    int64   `json:"recordsIn"`
+	RecordsOut   int64   `json:"recordsOut"`
+	BackPressure float64 `json:"backPressure"`
+	Error        string  `json:"error,omitempty"`
+}
+
+// TaskManagerStatus is a registered task manager.
+type TaskManagerStatus struct {
+	ID            string    `json:"id"`
+	Addr          string    `json:"addr"`
+	Hostname      string    `json:"hostname,omitempty"`
+	Slots         int       `json:"slots"`
+	FreeSlots     int       `json:"freeSlots"`
+	LastHeartbeat time.Time `json:"lastHeartbeat"`
+}
+
+// Service is what the scheduler offers to manage jobs.
+type Service interface {
+	// Submit validates and accepts a job, returning its id. Errors wrap
+	// ErrBadRequest (bad spec, missing module, invalid Wasm, parallelism
+	// above maxParallelism) or ErrTooLarge.
+	Submit(ctx context.Context, s Submission) (string, error)
+	// Jobs lists every job, newest first, without vertices and history.
+	Jobs(ctx context.Context) ([]JobStatus, error)
+	// Job returns one job in full, or an error wrapping ErrNotFound.
+	Job(ctx context.Context, id string) (JobStatus, error)
+	// Cancel cancels a job: ErrNotFound for an unknown id, ErrConflict for
+	// a job that has already ended.
+	Cancel(ctx context.Context, id string) error
+	// TaskManagers lists the live task managers.
+	TaskManagers(ctx context.Context) ([]TaskManagerStatus, error)
+}
+
+// The errors a Service wraps; one table maps them to HTTP status codes
+// (StatusOf).
+var (
+	ErrBadRequest = errors.New("bad request")
+	ErrNotFound   = errors.New("not found")
+	ErrConflict   = errors.New("conflict")
+	ErrTooLarge   = errors.New("too large")
+)
+
+// StatusOf returns the HTTP status code for an error of a Service.
+func StatusOf(err error) int {
+	switch {
+	case errors.Is(err, ErrBadRequest):
+		return 400
+	case errors.Is(err, ErrNotFound):
+		return 404
+	case errors.Is(err, ErrConflict):
+		return 409
+	case errors.Is(err, ErrTooLarge):
+		return 413
+	}
+	return 500
+}

@@ -1,0 +1,139 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// Client is a connection to one scheduler. It is safe for concurrent use.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+var _ api.Service = (*Client)(nil)
+
+// New returns a client of the scheduler at baseURL, e.g.
+// "http://127.0.0.1:8081", that sends its requests with httpClient, or with
+// http.DefaultClient if httpClient is nil.
+//
+// NB: uploads ask for "100-continue", which a transport honours only if its
+// ExpectContinueTimeout is set (http.DefaultTransport's is). Without it, an
+// upload over the scheduler's limit may fail with a connection reset rather
+// than an error wrapping api.ErrTooLarge.
+func New(baseURL string, httpClient *http.Client) *Client {
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), hc: httpClient}
+}
+
+// BaseURL returns the scheduler's address as New received it, without a
+// trailing slash.
+func (c *Client) BaseURL() string { return c.base }
+
+// Error is an error response of the scheduler. It wraps the api sentinel
+// that matches its status code, if any.
+type Error struct {
+	// StatusCode is the HTTP status of the response.
+	StatusCode int
+	// Message is the scheduler's message, or a description of the response
+	// if it had none.
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the api sentinel whose status code api.StatusOf maps to
+// e.StatusCode, or nil.
+func (e *Error) Unwrap() error {
+	for _, s := range []error{api.ErrBadRequest, api.ErrNotFound, api.ErrConflict, api.ErrTooLarge} {
+		if api.StatusOf(s) == e.StatusCode {
+			return s
+		}
+	}
+	return nil
+}
+
+// request describes one call of the API.
+type request struct {
+	method, path string
+	// body and contentType are the request body, if any.
+	body        []byte
+	contentType string
+	// want is the status code of success, out what to decode its body into
+	// (nil to discard it).
+	want int
+	out  any
+}
+
+// do sends r and decodes the response into r.out, or returns its error.
+func (c *Client) do(ctx context.Context, r request) error {
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
+	if err != nil {
+		return err
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", r.contentType)
+		// NB: with Expect, a transport that supports it sends the body only
+		// after the scheduler has accepted the headers, so an oversized
+		// upload is refused by its Content-Length with a clean 413 instead
+		// of a connection reset half-way through the body.
+		req.Header.Set("Expect", "100-continue")
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != r.want {
+		return responseError(resp)
+	}
+	return decode(resp, r.out)
+}
+
+// decode reads a successful response into out, or discards it if out is nil.
+func decode(resp *http.Response, out any) error {
+	if out == nil {
+		_, err := io.Copy(io.Discard, resp.Body)
+		return err
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: decode response: %w", resp.Request.Method, resp.Request.URL, err)
+	}
+	return nil
+}
+
+// responseError turns an unexpected response into an *Error, using the
+// message of the scheduler's {"error": "..."} body if it has one.
+func responseError(resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var body struct {
+		Error string `json:"error"`
+	}
+	msg := fmt.Sprintf("%s %s: %s", resp.Request.Method, resp.Request.URL, resp.Status)
+	switch {
+	case json.Unmarshal(data, &body) == nil && body.Error != "":
+		msg = body.Error
+	case len(bytes.TrimSpace(data)) > 0:
+		msg += ": " + string(bytes.TrimSpace(data))
+	}
+	return &Error{StatusCode: resp.StatusCode, Message: msg}
+}
+
+// IsUnreachable reports whether err says that no connection to the
+// scheduler could be made: nothing listening, no route or no such host.
+func IsUnreachable(err error) bool {
+	var dial *net.OpError
+	return errors.As(err, &dial) && dial.Op == "dial"
+}

@@ -1,0 +1,266 @@
+package clienttest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// Start is the fake clock's first reading; each submission advances it by a
+// second, so jobs have distinct, predictable submission times.
+var Start = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Fake is an in-memory api.Service. Submitted jobs start RUNNING, with one
+// vertex per stage of the spec and every subtask RUNNING on task manager
+// "tm-1"; they change state only through Cancel, SetState and Script. It is
+// safe for concurrent use.
+type Fake struct {
+	mu   sync.Mutex
+	now  time.Time
+	jobs []*fakeJob // oldest first
+	tms  []api.TaskManagerStatus
+	subs []api.Submission
+	fail error
+}
+
+// fakeJob is a job and the states it will go through on later Job calls.
+type fakeJob struct {
+	status api.JobStatus
+	script []api.Event
+}
+
+// NewFake returns a Fake without jobs or task managers.
+func NewFake() *Fake {
+	return &Fake{now: Start}
+}
+
+var _ api.Service = (*Fake)(nil)
+
+// Submit parses the spec with jobspec and checks that the uploaded modules
+// are exactly the ones the spec declares; both kinds of error wrap
+// api.ErrBadRequest. The job gets the id job-N for the N-th submission.
+func (f *Fake) Submit(_ context.Context, s api.Submission) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failure(); err != nil {
+		return "", err
+	}
+	job, err := check(s)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+	}
+	f.subs = append(f.subs, s)
+	f.now = f.now.Add(time.Second)
+	id := fmt.Sprintf("job-%d", len(f.subs))
+	f.jobs = append(f.jobs, &fakeJob{status: running(id, job, f.now)})
+	return id, nil
+}
+
+// check validates a submission as a scheduler would, without running it.
+func check(s api.Submission) (*jobspec.Job, error) {
+	job, err := jobspec.Parse(s.Spec, "", s.Params)
+	if err != nil {
+		return nil, err
+	}
+	if s.Parallelism != 0 {
+		if err := job.WithParallelism(s.Parallelism); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
+		if _, ok := s.Modules[name]; !ok {
+			return nil, fmt.Errorf("module %q was not uploaded", name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Modules)) {
+		if _, ok := job.Modules[name]; !ok {
+			return nil, fmt.Errorf("module %q is not declared in the spec", name)
+		}
+	}
+	return job, nil
+}
+
+// running returns the status of a job that has just started.
+func running(id string, job *jobspec.Job, now time.Time) api.JobStatus {
+	started := now
+	return api.JobStatus{
+		ID: id, Name: job.Name, State: api.JobRunning, Attempt: 1, Parallelism: job.Parallelism,
+		SubmittedAt: now, StartedAt: &started, Vertices: vertices(job),
+		History: []api.Event{{Time: now, State: api.JobRunning}},
+	}
+}
+
+// vertices returns one vertex per stage of job.
+func vertices(job *jobspec.Job) []api.VertexStatus {
+	vs := []api.VertexStatus{vertex(0, job.Source.UID, job.SourceParallelism())}
+	for i, op := range job.Operators {
+		vs = append(vs, vertex(i+1, op.UID, job.OperatorParallelism(i)))
+	}
+	return append(vs, vertex(len(vs), job.Sink.UID, job.SinkParallelism()))
+}
+
+func vertex(stage int, name string, parallelism int) api.VertexStatus {
+	v := api.VertexStatus{Stage: stage, Name: name, Parallelism: parallelism}
+	for i := range parallelism {
+		v.Subtasks = append(v.Subtasks, api.SubtaskStatus{Subtask: i, State: api.TaskRunning, TaskManager: "tm-1"})
+	}
+	return v
+}
+
+// Jobs lists the jobs, newest first, without vertices and history.
+func (f *Fake) Jobs(context.Context) ([]api.JobStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failure(); err != nil {
+		return nil, err
+	}
+	jobs := make([]api.JobStatus, 0, len(f.jobs))
+	for _, j := range slices.Backward(f.jobs) {
+		s := j.status
+		s.Vertices, s.History = nil, nil
+		jobs = append(jobs, s)
+	}
+	return jobs, nil
+}
+
+// Job returns a job, after moving it to the next state of its script if it
+// has one.
+func (f *Fake) Job(_ context.Context, id string) (api.JobStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.find(id)
+	if err != nil {
+		return api.JobStatus{}, err
+	}
+	if len(j.script) > 0 {
+		f.setState(j, j.script[0].State, j.script[0].Message)
+		j.script = j.script[1:]
+	}
+	return clone(j.status), nil
+}
+
+// Cancel cancels a job that has not ended.
+func (f *Fake) Cancel(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.find(id)
+	if err != nil {
+		return err
+	}
+	if api.Terminal(j.status.State) {
+		return fmt.Errorf("%w: job %s has already ended (%s)", api.ErrConflict, id, j.status.State)
+	}
+	f.setState(j, api.JobCanceled, "canceled by a user")
+	return nil
+}
+
+// TaskManagers lists the task managers that AddTaskManager added.
+func (f *Fake) TaskManagers(context.Context) ([]api.TaskManagerStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.failure(); err != nil {
+		return nil, err
+	}
+	return slices.Clone(f.tms), nil
+}
+
+// AddTaskManager registers a task manager.
+func (f *Fake) AddTaskManager(tm api.TaskManagerStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tms = append(f.tms, tm)
+}
+
+// SetState moves job id to state with message, as the scheduler would. It
+// panics for an unknown id: that is a broken test.
+func (f *Fake) SetState(id, state, message string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.find(id)
+	if err != nil {
+		panic(err)
+	}
+	f.setState(j, state, message)
+}
+
+// Script makes each of the next len(steps) calls of Job(id) first move the
+// job to the state and message of the next step; the fake's clock stamps the
+// step, not its Time. It panics for an unknown id.
+func (f *Fake) Script(id string, steps ...api.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.find(id)
+	if err != nil {
+		panic(err)
+	}
+	j.script = append(j.script, steps...)
+}
+
+// FailNext makes the next call of any Service method return err.
+func (f *Fake) FailNext(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = err
+}
+
+// Submissions returns every accepted submission, oldest first.
+func (f *Fake) Submissions() []api.Submission {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.subs)
+}
+
+// failure returns and clears the error that FailNext set. f.mu is held.
+func (f *Fake) failure() error {
+	err := f.fail
+	f.fail = nil
+	return err
+}
+
+// find returns job id, or the FailNext error, or an error wrapping
+// api.ErrNotFound. f.mu is held.
+func (f *Fake) find(id string) (*fakeJob, error) {
+	if err := f.failure(); err != nil {
+		return nil, err
+	}
+	for _, j := range f.jobs {
+		if j.status.ID == id {
+			return j, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+}
+
+// setState moves j to state, and its subtasks too if state is terminal.
+// f.mu is held.
+func (f *Fake) setState(j *fakeJob, state, message string) {
+	s := &j.status
+	s.State, s.Message = state, message
+	s.History = append(s.History, api.Event{Time: f.now, State: state, Message: message})
+	if !api.Terminal(state) {
+		return
+	}
+	ended := f.now
+	s.EndedAt = &ended
+	for _, v := range s.Vertices {
+		for i := range v.Subtasks {
+			v.Subtasks[i].State = state
+		}
+	}
+}
+
+// clone copies s deeply enough that the caller cannot change the Fake.
+func clone(s api.JobStatus) api.JobStatus {
+	s.History = slices.Clone(s.History)
+	s.Vertices = slices.Clone(s.Vertices)
+	for i := range s.Vertices {
+		s.Vertices[i].Subtasks = slices.Clone(s.Vertices[i].Subtasks)
+	}
+	return s
+}

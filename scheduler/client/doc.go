@@ -1,0 +1,12 @@
+// Package client talks to a Floe scheduler over its REST API (docs/rest.md).
+//
+// A Client implements api.Service, so code written against the interface
+// runs the same against a scheduler in the same process or one across the
+// network. Errors that the scheduler reports come back as *Error values that
+// wrap the matching api sentinel, so errors.Is(err, api.ErrNotFound) works
+// on either side of the wire.
+//
+// Beyond the Service methods, SubmitFiles uploads a job from its spec file
+// and the module files the spec names, as `floe job submit` does, and Wait
+// polls a job until it ends.
+package client

@@ -1,0 +1,61 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// Submit uploads a job. The modules are sent under their names, which must
+// not be "spec", "set" or "parallelism": those form fields carry the rest of
+// the submission. Errors of the scheduler wrap api.ErrBadRequest or
+// api.ErrTooLarge as api.Service documents.
+func (c *Client) Submit(ctx context.Context, s api.Submission) (string, error) {
+	body, contentType, err := encodeSubmission(s)
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	err = c.do(ctx, request{method: http.MethodPost, path: "/v1/jobs", body: body,
+		contentType: contentType, want: http.StatusCreated, out: &out})
+	return out.ID, err
+}
+
+// Jobs lists every job, newest first, without vertices and history.
+func (c *Client) Jobs(ctx context.Context) ([]api.JobStatus, error) {
+	var out struct {
+		Jobs []api.JobStatus `json:"jobs"`
+	}
+	err := c.do(ctx, request{method: http.MethodGet, path: "/v1/jobs", want: http.StatusOK, out: &out})
+	return out.Jobs, err
+}
+
+// Job returns one job in full, or an error wrapping api.ErrNotFound.
+func (c *Client) Job(ctx context.Context, id string) (api.JobStatus, error) {
+	var job api.JobStatus
+	err := c.do(ctx, request{method: http.MethodGet, path: jobPath(id), want: http.StatusOK, out: &job})
+	return job, err
+}
+
+// Cancel cancels a job: the error wraps api.ErrNotFound for an unknown id and
+// api.ErrConflict for a job that has already ended.
+func (c *Client) Cancel(ctx context.Context, id string) error {
+	return c.do(ctx, request{method: http.MethodDelete, path: jobPath(id), want: http.StatusOK})
+}
+
+// TaskManagers lists the live task managers.
+func (c *Client) TaskManagers(ctx context.Context) ([]api.TaskManagerStatus, error) {
+	var out struct {
+		TaskManagers []api.TaskManagerStatus `json:"taskManagers"`
+	}
+	err := c.do(ctx, request{method: http.MethodGet, path: "/v1/taskmanagers", want: http.StatusOK, out: &out})
+	return out.TaskManagers, err
+}
+
+func jobPath(id string) string {
+	return "/v1/jobs/" + url.PathEscape(id)
+}

@@ -1,0 +1,131 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"mime/multipart"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// reserved are the form fields of an upload that are not modules.
+var reserved = []string{"spec", "set", "parallelism"}
+
+// SubmitFiles uploads the job whose spec is the file at specPath, as
+// `floe job submit` does. It reads the spec with set as its --set values to
+// find the modules it declares, resolving their paths against the spec's
+// directory, and uploads the spec as written with each module file under its
+// module name. set may be nil; parallelism 0 keeps the spec's default. An
+// invalid spec or a missing module file is reported before anything is
+// sent, with errors that name the file.
+func (c *Client) SubmitFiles(ctx context.Context, specPath string, set map[string]string, parallelism int) (string, error) {
+	s, err := readSubmission(specPath, set, parallelism)
+	if err != nil {
+		return "", err
+	}
+	return c.Submit(ctx, s)
+}
+
+// readSubmission reads a job's spec and module files into a Submission.
+func readSubmission(specPath string, set map[string]string, parallelism int) (api.Submission, error) {
+	job, err := jobspec.Load(specPath, set)
+	if err != nil {
+		return api.Submission{}, err
+	}
+	spec, err := os.ReadFile(specPath)
+	if err != nil {
+		return api.Submission{}, fmt.Errorf("read job spec: %w", err)
+	}
+	s := api.Submission{Spec: spec, Params: set, Parallelism: parallelism, Modules: make(map[string][]byte)}
+	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
+		if s.Modules[name], err = os.ReadFile(job.Modules[name]); err != nil {
+			return api.Submission{}, fmt.Errorf("module %q: %w", name, err)
+		}
+	}
+	return s, nil
+}
+
+// encodeSubmission writes s as the multipart/form-data body that the
+// scheduler expects, returning the body and its content type.
+func encodeSubmission(s api.Submission) ([]byte, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := writeFile(w, "spec", "job.yaml", s.Spec); err != nil {
+		return nil, "", err
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Params)) {
+		if err := w.WriteField("set", k+"="+s.Params[k]); err != nil {
+			return nil, "", err
+		}
+	}
+	if s.Parallelism != 0 {
+		if err := w.WriteField("parallelism", strconv.Itoa(s.Parallelism)); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := writeModules(w, s.Modules); err != nil {
+		return nil, "", err
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+func writeModules(w *multipart.Writer, modules map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
+		if slices.Contains(reserved, name) {
+			return fmt.Errorf("%w: module %q: the name is reserved for a form field of the upload; rename the module",
+				api.ErrBadRequest, name)
+		}
+		if err := writeFile(w, name, name+".wasm", modules[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(w *multipart.Writer, field, filename string, data []byte) error {
+	part, err := w.CreateFormFile(field, filename)
+	if err == nil {
+		_, err = part.Write(data)
+	}
+	return err
+}
+
+// DefaultPoll is Wait's polling interval when it is given none.
+const DefaultPoll = time.Second
+
+// Wait polls job id every poll (DefaultPoll if poll <= 0) until its state is
+// terminal, and returns its last status. It returns early, with the last
+// status seen, at the first error of a poll or when ctx ends. A FAILED or
+// CANCELED job is not an error: check the state.
+func (c *Client) Wait(ctx context.Context, id string, poll time.Duration) (api.JobStatus, error) {
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	var last api.JobStatus
+	for {
+		job, err := c.Job(ctx, id)
+		if err != nil {
+			return last, err
+		}
+		if last = job; api.Terminal(job.State) {
+			return job, nil
+		}
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}

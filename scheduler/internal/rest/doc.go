@@ -1,0 +1,18 @@
+// Package rest serves the scheduler's job-management API over HTTP: it turns
+// requests into calls of an api.Service and the results into JSON.
+//
+// The package owns no state. New builds an http.Handler from a Service and
+// the route table (routes.go); each endpoint is a small function that reads
+// its request and returns a status code and a value to encode, or an error.
+// One function (respond.go) writes every response: errors become
+// {"error": "..."} with the status code that api.StatusOf assigns, so the
+// scheduler and this package share a single table from error to status.
+//
+// Submitting a job (submit.go) is a multipart/form-data upload: the job spec,
+// one file part per Wasm module named after the module, and the --set and
+// --parallelism equivalents. The upload is streamed part by part under a
+// size limit (Options.MaxUpload) rather than spooled to disk.
+//
+// docs/rest.md describes the API for users and docs/openapi.yaml formally; a
+// test keeps the route table and the OpenAPI paths in agreement.
+package rest

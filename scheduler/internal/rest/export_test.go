@@ -1,0 +1,4 @@
+package rest
+
+// FormatSize exports formatSize to the tests.
+var FormatSize = formatSize

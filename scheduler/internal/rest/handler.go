@@ -1,0 +1,132 @@
+package rest
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// DefaultMaxUpload is the size limit of a job upload when Options leaves it
+// zero: 64 MiB.
+const DefaultMaxUpload = 64 << 20
+
+// Options configures the handler. The zero value is usable.
+type Options struct {
+	// MaxUpload caps the size in bytes of a request body, which bounds a
+	// job's spec and modules together; 0 or less means DefaultMaxUpload.
+	MaxUpload int64
+	// Logger receives a line for every response with a 5xx status; nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// handler serves the API for one Service.
+type handler struct {
+	svc       api.Service
+	maxUpload int64
+	log       *slog.Logger
+}
+
+// New returns a handler that serves the API of svc on the paths of Routes,
+// answers other paths with 404 and other methods with 405, always with a
+// JSON body. The handler is safe for concurrent use if svc is.
+func New(svc api.Service, opts Options) http.Handler {
+	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger}
+	if h.maxUpload <= 0 {
+		h.maxUpload = DefaultMaxUpload
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	for _, b := range table {
+		mux.HandleFunc(b.Method+" "+b.Pattern, h.serve(b.serve))
+	}
+	for pattern, methods := range patterns() {
+		mux.HandleFunc(pattern, h.methodNotAllowed(methods))
+	}
+	mux.HandleFunc("/", h.serve(notFound))
+	return mux
+}
+
+// patterns maps each pattern of the table to the methods served on it. A
+// method-less pattern is less specific than the table's, so it catches
+// exactly the requests with another method.
+func patterns() map[string][]string {
+	m := make(map[string][]string)
+	for _, b := range table {
+		m[b.Pattern] = allowed(b.Pattern)
+	}
+	return m
+}
+
+// serve adapts an endpoint to net/http: it bounds the request body and
+// writes what the endpoint returns.
+func (h *handler) serve(e endpoint) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// NB: the bounded body goes into a copy of the request. The server
+		// keeps the original, and can then still see that a client which
+		// sent "Expect: 100-continue" never got to send its body; with the
+		// body replaced in place it would wait for it before replying.
+		r = r.WithContext(r.Context())
+		r.Body = http.MaxBytesReader(w, r.Body, h.maxUpload)
+		status, body, err := e(h, r)
+		h.respond(w, r, status, body, err)
+	}
+}
+
+func notFound(_ *handler, r *http.Request) (int, any, error) {
+	return 0, nil, &statusError{api.ErrNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)}
+}
+
+// methodNotAllowed returns the handler for a known path requested with a
+// method it does not serve.
+func (h *handler) methodNotAllowed(methods []string) http.HandlerFunc {
+	allow := strings.Join(methods, ", ")
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		msg := fmt.Sprintf("method %s not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow)
+		h.respond(w, r, 0, nil, &statusError{errMethodNotAllowed, msg})
+	}
+}
+
+func (h *handler) jobs(r *http.Request) (int, any, error) {
+	jobs, err := h.svc.Jobs(r.Context())
+	if jobs == nil {
+		jobs = []api.JobStatus{}
+	}
+	return http.StatusOK, struct {
+		Jobs []api.JobStatus `json:"jobs"`
+	}{jobs}, err
+}
+
+func (h *handler) job(r *http.Request) (int, any, error) {
+	job, err := h.svc.Job(r.Context(), r.PathValue("id"))
+	return http.StatusOK, job, err
+}
+
+// cancel cancels a job and returns its status after the cancel.
+func (h *handler) cancel(r *http.Request) (int, any, error) {
+	id := r.PathValue("id")
+	if err := h.svc.Cancel(r.Context(), id); err != nil {
+		return 0, nil, err
+	}
+	return h.job(r)
+}
+
+func (h *handler) taskManagers(r *http.Request) (int, any, error) {
+	tms, err := h.svc.TaskManagers(r.Context())
+	if tms == nil {
+		tms = []api.TaskManagerStatus{}
+	}
+	return http.StatusOK, struct {
+		TaskManagers []api.TaskManagerStatus `json:"taskManagers"`
+	}{tms}, err
+}
+
+func (h *handler) health(*http.Request) (int, any, error) {
+	return http.StatusOK, map[string]string{"status": "ok"}, nil
+}

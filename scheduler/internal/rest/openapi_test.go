@@ -1,0 +1,114 @@
+package rest_test
+
+import (
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/rest"
+)
+
+// openAPI is the part of docs/openapi.yaml that the tests compare with the
+// code.
+type openAPI struct {
+	Paths      map[string]map[string]yaml.Node `yaml:"paths"`
+	Components struct {
+		Schemas map[string]struct {
+			Required   []string             `yaml:"required"`
+			Properties map[string]yaml.Node `yaml:"properties"`
+		} `yaml:"schemas"`
+	} `yaml:"components"`
+}
+
+func loadOpenAPI(t *testing.T) *openAPI {
+	t.Helper()
+	data, err := os.ReadFile("../../../docs/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc openAPI
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("docs/openapi.yaml: %v", err)
+	}
+	return &doc
+}
+
+// operations are the keys of an OpenAPI path item that name a method.
+var operations = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// TestOpenAPIPaths checks that docs/openapi.yaml documents every route and
+// nothing else.
+func TestOpenAPIPaths(t *testing.T) {
+	doc := loadOpenAPI(t)
+	documented := make(map[rest.Route]bool)
+	for path, item := range doc.Paths {
+		for key := range item {
+			if slices.Contains(operations, key) {
+				documented[rest.Route{Method: strings.ToUpper(key), Pattern: path}] = true
+			}
+		}
+	}
+	for _, r := range rest.Routes() {
+		if !documented[r] {
+			t.Errorf("route %s %s is not in docs/openapi.yaml", r.Method, r.Pattern)
+		}
+		delete(documented, r)
+	}
+	for r := range documented {
+		t.Errorf("docs/openapi.yaml documents %s %s, which is not served", r.Method, r.Pattern)
+	}
+}
+
+// TestOpenAPISchemas checks that the schemas of docs/openapi.yaml have the
+// JSON fields of the api types, and require exactly those without
+// omitempty.
+func TestOpenAPISchemas(t *testing.T) {
+	doc := loadOpenAPI(t)
+	types := map[string]reflect.Type{
+		"JobStatus":         reflect.TypeFor[api.JobStatus](),
+		"Event":             reflect.TypeFor[api.Event](),
+		"VertexStatus":      reflect.TypeFor[api.VertexStatus](),
+		"SubtaskStatus":     reflect.TypeFor[api.SubtaskStatus](),
+		"TaskManagerStatus": reflect.TypeFor[api.TaskManagerStatus](),
+	}
+	for name, typ := range types {
+		schema, ok := doc.Components.Schemas[name]
+		if !ok {
+			t.Errorf("docs/openapi.yaml has no schema %s", name)
+			continue
+		}
+		fields, required := jsonFields(typ)
+		var props []string
+		for p := range schema.Properties {
+			props = append(props, p)
+		}
+		slices.Sort(props)
+		slices.Sort(schema.Required)
+		if !slices.Equal(props, fields) {
+			t.Errorf("schema %s has properties %v, want %v", name, props, fields)
+		}
+		if !slices.Equal(schema.Required, required) {
+			t.Errorf("schema %s requires %v, want %v", name, schema.Required, required)
+		}
+	}
+}
+
+// jsonFields returns the JSON names of a struct's fields, sorted, and those
+// of them that are always present.
+func jsonFields(t reflect.Type) (fields, required []string) {
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fields = append(fields, name)
+		if opts != "omitempty" {
+			required = append(required, name)
+		}
+	}
+	slices.Sort(fields)
+	slices.Sort(required)
+	return fields, required
+}

@@ -1,0 +1,60 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// errMethodNotAllowed marks a request whose path exists but not with its
+// method. It is the one error of the API that a Service never returns, so it
+// lives here rather than in api.StatusOf's table.
+var errMethodNotAllowed = errors.New("method not allowed")
+
+// statusError is an error this package detects itself: kind is the sentinel
+// that decides the status code and msg the whole message the client sees.
+type statusError struct {
+	kind error
+	msg  string
+}
+
+func (e *statusError) Error() string { return e.msg }
+func (e *statusError) Unwrap() error { return e.kind }
+
+// badRequest returns an error that maps to 400 with the formatted message.
+func badRequest(format string, args ...any) error {
+	return &statusError{api.ErrBadRequest, fmt.Sprintf(format, args...)}
+}
+
+// statusOf returns the HTTP status code for err: api.StatusOf's, or 405.
+func statusOf(err error) int {
+	if errors.Is(err, errMethodNotAllowed) {
+		return http.StatusMethodNotAllowed
+	}
+	return api.StatusOf(err)
+}
+
+// errorBody is the JSON body of every error response.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// respond writes body with status, or err as an error body with its status
+// code. It logs responses with a 5xx status.
+func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, body any, err error) {
+	if err != nil {
+		status, body = statusOf(err), errorBody{err.Error()}
+	}
+	if status >= 500 {
+		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(body); err != nil {
+		h.log.Debug("write response", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+}
