@@ -50,7 +50,6 @@ type Instance struct {
 	process api.Function
 	close   api.Function
 	stack   []uint64
-	cc      callContext
 	stderr  *head
 
 	buf, bufCap uint32 // the guest's input buffer
@@ -79,7 +78,6 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 		cfg.Now = time.Now
 	}
 	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4)}
-	in.cc.in = in
 	mc := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
@@ -89,8 +87,7 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
 	ictx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
-	in.cc.Context = ictx
-	mod, err := m.e.rt.InstantiateModule(&in.cc, m.compiled, mc)
+	mod, err := m.e.rt.InstantiateModule(&callContext{ictx, in}, m.compiled, mc)
 	callErr := ictx.Err()
 	cancel()
 	if err != nil {
@@ -231,11 +228,12 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if in.m.e.interruptible {
 		cctx, cancel = context.WithTimeout(ctx, in.cfg.CallTimeout)
 	}
-	in.cc.Context = cctx
 	in.failed = false
 	in.stderr.reset()
 	copy(in.stack, params)
-	err := f.CallWithStack(&in.cc, in.stack)
+	// NB: a fresh context per call: wazero's deadline watcher of the
+	// previous call may still be reading the old one.
+	err := f.CallWithStack(&callContext{cctx, in}, in.stack)
 	callErr := cctx.Err()
 	cancel()
 	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {

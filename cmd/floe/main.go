@@ -14,10 +14,16 @@ const usage = `floe — stream processing with WebAssembly operators
 Usage:
   floe run JOB.yaml [--set key=value]... [--parallelism N] [flags]
                     run a job on an embedded mini-cluster until it ends
+  floe scheduler [flags]
+                    run the job manager: REST API and task-manager endpoint
+  floe taskmanager --scheduler ADDR --slots N [flags]
+                    run a task manager that runs the scheduler's tasks
+  floe job submit|list|status|cancel|wait ...
+                    manage the jobs of a cluster through its scheduler
   floe version      print the version
   floe help [COMMAND]
 
-Run 'floe help run' for the flags of run.
+Run 'floe help COMMAND' for the flags of a command.
 `
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -36,12 +42,27 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "job":
+		return jobCmd(args[1:], stdout, stderr)
+	case "scheduler":
+		return schedulerCmd(args[1:], stdout, stderr)
+	case "taskmanager":
+		return taskManagerCmd(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "floe", version)
 		return 0
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "run" {
 			return runCmd([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "scheduler" {
+			return schedulerCmd([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "taskmanager" {
+			return taskManagerCmd([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "job" {
+			return jobCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -8,17 +8,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/floe-stream/floe/host"
 	"github.com/floe-stream/floe/internal/connector/stdout"
 	"github.com/floe-stream/floe/internal/jobspec"
-	"github.com/floe-stream/floe/internal/localrun"
+	"github.com/floe-stream/floe/internal/minicluster"
 	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/scheduler/api"
 )
 
 // stringList collects a repeated flag.
@@ -105,13 +104,21 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
 		return 2
 	}
-	job, err := loadJob(specPath, f)
+	job, sub, err := loadJob(specPath, f)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
+	dataDir := f.dataDir
+	if dataDir == "" {
+		if dataDir, err = os.MkdirTemp("", "floe-run-"); err != nil {
+			fmt.Fprintf(stderr, "floe run: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(dataDir)
+	}
 	engine, err := host.NewEngine(ctx, host.Config{
 		CacheDir: cacheDir(f.dataDir), MaxMemory: f.maxMemory, Log: stderr, Uninterruptible: f.udfTimeout == 0,
 	})
@@ -120,45 +127,128 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		return 1
 	}
 	defer engine.Close(context.Background())
-	res, err := localrun.Run(ctx, job, localrun.Options{
-		DataDir: f.dataDir, Engine: engine, Logger: log, CallTimeout: f.udfTimeout,
-		Stdout: stdout.NewWriter(stdoutW), Progress: f.progress,
+	cluster, err := minicluster.Start(ctx, minicluster.Config{
+		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout,
+		Stdout: stdout.NewWriter(stdoutW), Logger: log,
 	})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		log.Info("job stopped", "job", job.Name, "reason", "interrupted")
-		return 130
-	case err != nil:
-		fmt.Fprintf(stderr, "floe run: job %s failed: %v\n", job.Name, err)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)
 		return 1
 	}
-	log.Info("job finished", "job", job.Name, "records_in", res.RecordsIn, "records_out", res.RecordsOut,
-		"duration", res.Duration.Round(time.Millisecond),
-		"records_in_per_sec", int64(float64(res.RecordsIn)/res.Duration.Seconds()))
+	defer cluster.Close()
+	return runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+}
+
+// runOnCluster submits the job, follows it to its end and returns the exit
+// code: 0 finished, 1 failed, 130 interrupted.
+func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, progress time.Duration, log *slog.Logger, stderr io.Writer) int {
+	start := time.Now()
+	id, err := svc.Submit(ctx, sub)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe run: %v\n", err)
+		return 2
+	}
+	st, err := follow(ctx, svc, id, progress, log)
+	if ctx.Err() != nil {
+		svc.Cancel(context.Background(), id)
+		log.Info("job stopped", "job", id, "reason", "interrupted")
+		return 130
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "floe run: %v\n", err)
+		return 1
+	}
+	if st.State != api.JobFinished {
+		fmt.Fprintf(stderr, "floe run: job %s %s: %s\n", st.Name, strings.ToLower(st.State), st.Message)
+		return 1
+	}
+	in, out := totals(st)
+	d := time.Since(start)
+	log.Info("job finished", "job", st.Name, "records_in", in, "records_out", out, "duration", d.Round(time.Millisecond),
+		"records_out_per_sec", int64(float64(out)/d.Seconds()))
 	return 0
 }
 
-func loadJob(path string, f *runFlags) (*jobspec.Job, error) {
+// follow polls the job until it ends or ctx is done, logging progress.
+func follow(ctx context.Context, svc api.Service, id string, progress time.Duration, log *slog.Logger) (api.JobStatus, error) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	lastLog, lastState := time.Now(), ""
+	for {
+		st, err := svc.Job(context.Background(), id)
+		if err != nil {
+			return st, err
+		}
+		if st.State != lastState {
+			log.Info("job "+strings.ToLower(st.State), "job", st.Name, "id", id, "message", st.Message)
+			lastState = st.State
+		}
+		if api.Terminal(st.State) {
+			return st, nil
+		}
+		if progress > 0 && time.Since(lastLog) >= progress {
+			in, out := totals(st)
+			log.Info("progress", "job", st.Name, "records_in", in, "records_out", out)
+			lastLog = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// totals returns what the first stage read and the last stage wrote.
+func totals(st api.JobStatus) (in, out int64) {
+	if n := len(st.Vertices); n > 0 {
+		return st.Vertices[0].RecordsIn, st.Vertices[n-1].RecordsOut
+	}
+	return 0, 0
+}
+
+// slotsFor is the number of slots a job needs: its largest parallelism.
+func slotsFor(job *jobspec.Job) int {
+	n := max(job.SourceParallelism(), job.SinkParallelism())
+	for i := range job.Operators {
+		n = max(n, job.OperatorParallelism(i))
+	}
+	return n
+}
+
+// loadJob validates the spec locally and reads its modules, so a bad spec
+// is reported before anything starts.
+func loadJob(path string, f *runFlags) (*jobspec.Job, api.Submission, error) {
 	set, err := jobspec.ParseSet(f.set)
 	if err != nil {
-		return nil, err
+		return nil, api.Submission{}, err
 	}
 	job, err := jobspec.Load(path, set)
 	if err != nil {
-		return nil, err
+		return nil, api.Submission{}, err
 	}
 	if f.parallelism != 0 {
 		if err := job.WithParallelism(f.parallelism); err != nil {
-			return nil, err
+			return nil, api.Submission{}, err
 		}
 	}
 	if err := job.CheckModules(); err != nil {
-		return nil, err
+		return nil, api.Submission{}, err
 	}
 	if _, err := plan.Build(job); err != nil {
-		return nil, err
+		return nil, api.Submission{}, err
 	}
-	return job, nil
+	spec, err := os.ReadFile(path)
+	if err != nil {
+		return nil, api.Submission{}, err
+	}
+	sub := api.Submission{Spec: spec, Params: set, Parallelism: f.parallelism, Modules: map[string][]byte{}}
+	for name, p := range job.Modules {
+		if sub.Modules[name], err = os.ReadFile(p); err != nil {
+			return nil, api.Submission{}, err
+		}
+	}
+	return job, sub, nil
 }
 
 // cacheDir is where compiled modules are kept between runs.

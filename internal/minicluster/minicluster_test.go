@@ -1,4 +1,4 @@
-package localrun
+package minicluster
 
 import (
 	"bufio"
@@ -10,16 +10,17 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/wasmbuild"
+	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/tests/textgen"
 )
 
-// wordcountJob loads udfs/wordcount/job.yaml with its module built from
-// source into dir.
-func wordcountJob(t testing.TB, dir, input, output string, set map[string]string) *jobspec.Job {
+// wordcount returns a submission of udfs/wordcount/job.yaml, with extra
+// YAML appended to the spec and its module built from source into dir.
+func wordcount(t testing.TB, dir, input, output, extra string, parallelism int) api.Submission {
 	t.Helper()
 	root, err := wasmbuild.RepoRoot()
 	if err != nil {
@@ -29,24 +30,20 @@ func wordcountJob(t testing.TB, dir, input, output string, set map[string]string
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The spec names its module relative to itself.
-	spec := filepath.Join(filepath.Dir(wasm), "job.yaml")
-	b, err := os.ReadFile(filepath.Join(root, "udfs", "wordcount", "job.yaml"))
+	mod, err := os.ReadFile(wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(spec, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	params := map[string]string{"input": input, "output": output}
-	for k, v := range set {
-		params[k] = v
-	}
-	job, err := jobspec.Load(spec, params)
+	spec, err := os.ReadFile(filepath.Join(root, "udfs", "wordcount", "job.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return job
+	return api.Submission{
+		Spec:        append(spec, extra...),
+		Params:      map[string]string{"input": input, "output": output},
+		Parallelism: parallelism,
+		Modules:     map[string][]byte{"wordcount": mod},
+	}
 }
 
 // maxCounts reads "word,count" part files and keeps each word's largest
@@ -77,6 +74,36 @@ func maxCounts(t testing.TB, dir string) map[string]int64 {
 	return got
 }
 
+// runJob runs a submission on a fresh mini-cluster to its end and returns
+// its final status and how long it took, start-up included.
+func runJob(t testing.TB, cfg Config, sub api.Submission) (api.JobStatus, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	c, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		st, err := c.Scheduler.Job(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if api.Terminal(st.State) {
+			return st, time.Since(start)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestWordCountMatchesAnIndependentCount(t *testing.T) {
 	dir := t.TempDir()
 	var text bytes.Buffer
@@ -97,19 +124,16 @@ func TestWordCountMatchesAnIndependentCount(t *testing.T) {
 	}
 	defer engine.Close(context.Background())
 	for _, tc := range []struct {
-		parallelism int
-		backend     string
-	}{{1, "pebble"}, {4, "pebble"}, {4, "memory"}} {
-		t.Run(fmt.Sprintf("p%d-%s", tc.parallelism, tc.backend), func(t *testing.T) {
-			out := filepath.Join(dir, fmt.Sprintf("out-%d-%s", tc.parallelism, tc.backend))
-			job := wordcountJob(t, dir, input, out, nil)
-			job.State.Backend = jobspec.StateBackend(tc.backend)
-			if err := job.WithParallelism(tc.parallelism); err != nil {
-				t.Fatal(err)
-			}
-			res, err := Run(context.Background(), job, Options{Engine: engine, DataDir: filepath.Join(dir, "data", t.Name())})
-			if err != nil {
-				t.Fatal(err)
+		parallelism, taskManagers, slots int
+		backend                          string
+	}{{1, 1, 1, "pebble"}, {4, 1, 4, "pebble"}, {4, 2, 2, "memory"}, {3, 3, 2, "pebble"}} {
+		name := fmt.Sprintf("p%d-tm%d-%s", tc.parallelism, tc.taskManagers, tc.backend)
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+name)
+			sub := wordcount(t, dir, input, out, "\nstate: {backend: "+tc.backend+"}\n", tc.parallelism)
+			st, _ := runJob(t, Config{DataDir: filepath.Join(dir, name), TaskManagers: tc.taskManagers, Slots: tc.slots, Engine: engine}, sub)
+			if st.State != api.JobFinished {
+				t.Fatalf("job %s: %s", st.State, st.Message)
 			}
 			got := maxCounts(t, out)
 			var total int64
@@ -122,15 +146,15 @@ func TestWordCountMatchesAnIndependentCount(t *testing.T) {
 			if len(got) != len(want) {
 				t.Errorf("%d distinct words in the output, want %d", len(got), len(want))
 			}
-			if res.RecordsOut != total {
-				t.Errorf("%d records out, want one per word: %d", res.RecordsOut, total)
+			if out := st.Vertices[len(st.Vertices)-1].RecordsOut; out != total {
+				t.Errorf("%d records out, want one per word: %d", out, total)
 			}
 		})
 	}
 }
 
 // BenchmarkWordCount runs the wordcount example over 2M words at
-// parallelism 2 and reports words/s, start-up included.
+// parallelism 2 on a mini-cluster and reports words/s, start-up included.
 func BenchmarkWordCount(b *testing.B) {
 	dir := b.TempDir()
 	input := filepath.Join(dir, "input.txt")
@@ -144,22 +168,18 @@ func BenchmarkWordCount(b *testing.B) {
 	}
 	w.Flush()
 	f.Close()
-	engine, err := host.NewEngine(context.Background(), host.Config{CacheDir: filepath.Join(dir, "cache")})
+	engine, err := host.NewEngine(context.Background(), host.Config{CacheDir: filepath.Join(dir, "cache"), Uninterruptible: os.Getenv("FLOE_UNINTERRUPTIBLE") != ""})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer engine.Close(context.Background())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		out := filepath.Join(dir, "out")
-		job := wordcountJob(b, dir, input, out, nil)
-		if err := job.WithParallelism(2); err != nil {
-			b.Fatal(err)
+		sub := wordcount(b, dir, input, filepath.Join(dir, "out"), "", 2)
+		st, d := runJob(b, Config{DataDir: filepath.Join(dir, strconv.Itoa(i)), Slots: 2, Engine: engine}, sub)
+		if st.State != api.JobFinished {
+			b.Fatalf("job %s: %s", st.State, st.Message)
 		}
-		res, err := Run(context.Background(), job, Options{Engine: engine, DataDir: filepath.Join(dir, "data", strconv.Itoa(i))})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric(float64(res.RecordsOut)/res.Duration.Seconds(), "words/s")
+		b.ReportMetric(float64(st.Vertices[len(st.Vertices)-1].RecordsOut)/d.Seconds(), "words/s")
 	}
 }

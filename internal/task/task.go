@@ -73,6 +73,22 @@ type IO struct {
 type Metrics struct {
 	RecordsIn  atomic.Int64
 	RecordsOut atomic.Int64
+	// BlockedNanos is the time spent waiting to send downstream: the
+	// measure of back-pressure.
+	BlockedNanos atomic.Int64
+}
+
+// timedSender counts the time Send blocks.
+type timedSender struct {
+	exchange.Sender
+	blocked *atomic.Int64
+}
+
+func (s timedSender) Send(ctx context.Context, m exchange.Message) error {
+	start := time.Now()
+	err := s.Sender.Send(ctx, m)
+	s.blocked.Add(int64(time.Since(start)))
+	return err
 }
 
 // Task is one subtask of a stage.
@@ -181,6 +197,11 @@ func (t *Task) open(ctx context.Context) error {
 		}
 	}
 	if len(t.io.Out) > 0 {
+		out := make([]exchange.Sender, len(t.io.Out))
+		for i, snd := range t.io.Out {
+			out[i] = timedSender{snd, &t.Metrics.BlockedNanos}
+		}
+		t.io.Out = out
 		part := exchange.RoundRobin
 		if t.stage.Output == plan.Hash {
 			part = exchange.ByKeyGroup

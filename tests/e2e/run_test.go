@@ -134,14 +134,14 @@ func TestInterruptStopsAnUnboundedJobCleanly(t *testing.T) {
 	cmd := exec.Command(floeBin, "run", wordcountSpec(t), "--set", "input="+input, "--set", "output="+out,
 		"--set", "follow=true", "--data-dir", dir)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
-	var errb bytes.Buffer
+	var errb syncBuffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the first lines have been counted; the job keeps running.
 	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(errb.String(), "running job") && time.Now().Before(deadline) {
+	for !strings.Contains(errb.String(), "job running") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(time.Second)

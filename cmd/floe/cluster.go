@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/taskmanager"
+	"github.com/floe-stream/floe/scheduler"
+)
+
+// parseFlags parses args into fs, printing usage on error; ok is false
+// when the command should exit with code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0, false
+	}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected arguments %q", fs.Args())
+		fmt.Fprintf(fs.Output(), "floe %s: %v\n", fs.Name(), err)
+		fs.Usage()
+	}
+	if err != nil {
+		return 2, false
+	}
+	return 0, true
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func schedulerCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("scheduler", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rest := fs.String("rest-addr", "127.0.0.1:8081", "address of the REST API")
+	rpc := fs.String("rpc-addr", "127.0.0.1:6123", "address task managers connect to (gRPC)")
+	dataDir := fs.String("data-dir", "floe-scheduler", "directory for uploaded modules")
+	hbInterval := fs.Duration("heartbeat-interval", scheduler.DefaultHeartbeatInterval, "how often task managers heartbeat")
+	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
+	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 2
+	}
+	s, err := scheduler.NewServer(scheduler.Config{
+		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
+		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, Logger: log,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 1
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	fmt.Fprintf(stdout, "scheduler: REST on http://%s, task managers connect to %s\n", s.RESTAddr(), s.RPCAddr())
+	if err := s.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 1
+	}
+	log.Info("scheduler stopped")
+	return 0
+}
+
+func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("taskmanager", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address")
+	rpc := fs.String("rpc-addr", "127.0.0.1:0", "address this task manager serves the scheduler and other task managers on (port 0 picks one)")
+	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
+	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
+	maxMemory := fs.Int64("max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators uninterruptible (faster, trusted code only)")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+		return 2
+	}
+	tm, err := taskmanager.New(taskmanager.Config{
+		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
+		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, Logger: log,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+		return 1
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, *sched)
+	start := time.Now()
+	if err := tm.Run(ctx); err != nil {
+		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+		return 1
+	}
+	log.Info("task manager stopped", "uptime", time.Since(start).Round(time.Second))
+	return 0
+}

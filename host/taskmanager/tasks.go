@@ -1,0 +1,247 @@
+package taskmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/internal/exchange"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/internal/task"
+	"github.com/floe-stream/floe/internal/transport"
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+)
+
+// taskKey names a subtask of a job attempt.
+type taskKey struct {
+	job                     string
+	attempt, stage, subtask int32
+}
+
+func keyOf(id *floev1.TaskID) taskKey {
+	return taskKey{id.JobId, id.Attempt, id.Stage, id.Subtask}
+}
+
+// running is a deployed task.
+type running struct {
+	id     *floev1.TaskID
+	cancel context.CancelFunc
+
+	mu          sync.Mutex
+	task        *task.Task
+	lastBlocked int64
+	lastAt      time.Time
+}
+
+// DeployTask implements floev1.TaskManagerServer: it starts the task and
+// returns; the task reports its progress with UpdateTaskStatus.
+func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskRequest) (*floev1.DeployTaskResponse, error) {
+	if req.Task == nil {
+		return nil, status.Error(codes.InvalidArgument, "deploy: no task id")
+	}
+	key := keyOf(req.Task)
+	rctx, cancel := context.WithCancel(tm.ctx)
+	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now()}
+	tm.mu.Lock()
+	if _, dup := tm.tasks[key]; dup {
+		tm.mu.Unlock()
+		cancel()
+		return nil, status.Errorf(codes.AlreadyExists, "deploy: task %v is already running", key)
+	}
+	tm.tasks[key] = r
+	tm.mu.Unlock()
+	tm.spawn(func() { tm.runTask(rctx, r, req) })
+	return &floev1.DeployTaskResponse{}, nil
+}
+
+// CancelTasks implements floev1.TaskManagerServer.
+func (tm *TaskManager) CancelTasks(ctx context.Context, req *floev1.CancelTasksRequest) (*floev1.CancelTasksResponse, error) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	for k, r := range tm.tasks {
+		if k.job == req.JobId && k.attempt == req.Attempt {
+			r.cancel()
+		}
+	}
+	return &floev1.CancelTasksResponse{}, nil
+}
+
+// cancelAll cancels every task.
+func (tm *TaskManager) cancelAll(reason string) {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if len(tm.tasks) > 0 {
+		tm.log.Warn("canceling all tasks", "reason", reason, "tasks", len(tm.tasks))
+	}
+	for _, r := range tm.tasks {
+		r.cancel()
+	}
+}
+
+// runTask sets a task up, runs it and reports how it ended.
+func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.DeployTaskRequest) {
+	key := keyOf(req.Task)
+	defer func() {
+		r.cancel()
+		tm.mu.Lock()
+		delete(tm.tasks, key)
+		tm.mu.Unlock()
+	}()
+	t, cleanup, err := tm.setup(ctx, req)
+	defer cleanup()
+	if err == nil {
+		r.mu.Lock()
+		r.task = t
+		r.mu.Unlock()
+		tm.report(r, floev1.TaskState_TASK_STATE_RUNNING, "")
+		err = t.Run(ctx)
+	}
+	switch {
+	case ctx.Err() != nil:
+		tm.report(r, floev1.TaskState_TASK_STATE_CANCELED, "")
+	case err != nil:
+		tm.log.Warn("task failed", "task", key, "err", err)
+		tm.report(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
+	default:
+		tm.report(r, floev1.TaskState_TASK_STATE_FINISHED, "")
+	}
+}
+
+// setup plans the task's job and wires the task's input and output. The
+// returned cleanup releases what setup acquired, whatever happened.
+func (tm *TaskManager) setup(ctx context.Context, req *floev1.DeployTaskRequest) (*task.Task, func(), error) {
+	var cleanups []func()
+	cleanup := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	p, err := tm.planJob(ctx, req)
+	if err != nil {
+		return nil, cleanup, err
+	}
+	id := req.Task
+	if int(id.Stage) >= len(p.Stages) || int(id.Subtask) >= p.Stages[id.Stage].Parallelism {
+		return nil, cleanup, fmt.Errorf("task %v is not in the job's plan", keyOf(id))
+	}
+	var io task.IO
+	if id.Stage > 0 {
+		ck := transport.ChannelKey{Job: id.JobId, Attempt: id.Attempt, Stage: id.Stage, Subtask: id.Subtask}
+		io.In = tm.exchange.Receiver(ck, int(req.UpstreamParallelism), tm.cfg.InboxBatches)
+		cleanups = append(cleanups, func() { tm.exchange.Release(ck) })
+	}
+	for _, ep := range req.Downstream {
+		s, closeFn, err := tm.sender(ctx, id, ep)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		cleanups = append(cleanups, closeFn)
+		io.Out = append(io.Out, s)
+	}
+	stateDir := filepath.Join(tm.cfg.DataDir, "state", id.JobId, fmt.Sprint(id.Attempt))
+	cleanups = append(cleanups, func() { os.RemoveAll(filepath.Join(stateDir, fmt.Sprintf("%d-%d", id.Stage, id.Subtask))) })
+	env := task.Env{
+		Module: func(ctx context.Context, name string) (*host.Module, error) {
+			return tm.modules.module(ctx, name, req.ModuleDigests[name])
+		},
+		OpenState: func(stage, sub int) (task.StateBackend, error) {
+			return task.OpenState(p.Job.State.Backend, filepath.Join(stateDir, fmt.Sprintf("%d-%d", stage, sub)))
+		},
+		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
+	}
+	return task.New(task.Spec{Plan: p, Stage: int(id.Stage), Subtask: int(id.Subtask)}, env, io), cleanup, nil
+}
+
+// planJob parses the task's job spec and plans it as the scheduler did,
+// with the modules fetched to this task manager.
+func (tm *TaskManager) planJob(ctx context.Context, req *floev1.DeployTaskRequest) (*plan.Plan, error) {
+	job, err := jobspec.Parse(req.JobSpec, "/", req.Params)
+	if err != nil {
+		return nil, err
+	}
+	if req.Parallelism != 0 {
+		if err := job.WithParallelism(int(req.Parallelism)); err != nil {
+			return nil, err
+		}
+	}
+	for name := range job.Modules {
+		d, ok := req.ModuleDigests[name]
+		if !ok {
+			return nil, fmt.Errorf("no digest for module %q", name)
+		}
+		if job.Modules[name], err = tm.modules.path(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+	return plan.Build(job)
+}
+
+// sender returns the sender from task id to the downstream endpoint ep: in
+// process when ep is on this task manager, over gRPC otherwise.
+func (tm *TaskManager) sender(ctx context.Context, id *floev1.TaskID, ep *floev1.Endpoint) (exchange.Sender, func(), error) {
+	ch := &floev1.ChannelID{JobId: id.JobId, Attempt: id.Attempt, Stage: id.Stage + 1, Subtask: ep.Subtask, Sender: id.Subtask}
+	if ep.TaskManagerId == tm.taskManagerID() {
+		return tm.exchange.LocalSender(ch), func() {}, nil
+	}
+	conn, err := tm.peers.conn(ep.RpcAddr)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := transport.NewSender(conn, ch)
+	return s, func() { s.Close() }, nil
+}
+
+// report tells the scheduler a task's new state, retrying briefly.
+func (tm *TaskManager) report(r *running, state floev1.TaskState, msg string) {
+	u := &floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)}
+	for attempt := 0; attempt < 5; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := tm.sched.UpdateTaskStatus(ctx, u)
+		cancel()
+		if err == nil || errors.Is(tm.ctx.Err(), context.Canceled) {
+			return
+		}
+		tm.log.Warn("reporting task status", "state", state, "err", err)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// metrics returns the counters of every running task.
+func (tm *TaskManager) metrics() []*floev1.TaskMetrics {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	out := make([]*floev1.TaskMetrics, 0, len(tm.tasks))
+	for _, r := range tm.tasks {
+		if m := r.metrics(r.id); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// metrics samples the task's counters; back-pressure is the share of time
+// since the last sample spent blocked sending.
+func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.task == nil {
+		return nil
+	}
+	m := &r.task.Metrics
+	now, blocked := time.Now(), m.BlockedNanos.Load()
+	bp := 0.0
+	if dt := now.Sub(r.lastAt); dt > 0 {
+		bp = min(1, float64(blocked-r.lastBlocked)/float64(dt))
+	}
+	r.lastBlocked, r.lastAt = blocked, now
+	return &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp}
+}

@@ -1,0 +1,210 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/placement"
+)
+
+// deployment is one DeployTask call to make.
+type deployment struct {
+	tm  *taskManager
+	req *floev1.DeployTaskRequest
+}
+
+// place puts a waiting job on free slots and returns the deployments of
+// its new attempt, or records why it waits. The caller holds s.mu.
+func (s *Server) place(j *job) ([]deployment, bool) {
+	var view []placement.TaskManager
+	for _, tm := range s.tms {
+		view = append(view, placement.TaskManager{ID: tm.id, FreeSlots: tm.slots - tm.used})
+	}
+	slots, err := placement.Place(view, j.slots)
+	if err != nil {
+		if msg := "waiting for slots: job " + err.Error(); j.message != msg {
+			j.message = msg
+		}
+		return nil, false
+	}
+	for _, id := range slots {
+		s.tms[id].used++
+	}
+	j.attempt++
+	j.placement = slots
+	j.tasks = make([][]*taskInfo, len(j.plan.Stages))
+	for si, st := range j.plan.Stages {
+		for sub := 0; sub < st.Parallelism; sub++ {
+			j.tasks[si] = append(j.tasks[si], &taskInfo{state: api.TaskDeploying, tm: slots[sub]})
+		}
+	}
+	s.setState(j, api.JobDeploying, fmt.Sprintf("attempt %d on %d slots", j.attempt, len(slots)))
+	s.log.Info("deploying job", "job", j.id, "attempt", j.attempt, "slots", slots)
+	return s.deployments(j), true
+}
+
+// deployments builds the DeployTask requests of a job's current attempt.
+// The caller holds s.mu.
+func (s *Server) deployments(j *job) []deployment {
+	var out []deployment
+	for si, st := range j.plan.Stages {
+		var down []*floev1.Endpoint
+		if si+1 < len(j.plan.Stages) {
+			for sub := 0; sub < j.plan.Stages[si+1].Parallelism; sub++ {
+				tm := s.tms[j.placement[sub]]
+				down = append(down, &floev1.Endpoint{Subtask: int32(sub), TaskManagerId: tm.id, RpcAddr: tm.addr})
+			}
+		}
+		up := 0
+		if si > 0 {
+			up = j.plan.Stages[si-1].Parallelism
+		}
+		for sub := 0; sub < st.Parallelism; sub++ {
+			out = append(out, deployment{tm: s.tms[j.placement[sub]], req: &floev1.DeployTaskRequest{
+				Task:                &floev1.TaskID{JobId: j.id, Attempt: int32(j.attempt), Stage: int32(si), Subtask: int32(sub)},
+				JobSpec:             j.spec,
+				Params:              j.params,
+				Parallelism:         int32(j.par),
+				ModuleDigests:       j.digests,
+				Downstream:          down,
+				UpstreamParallelism: int32(up),
+			}})
+		}
+	}
+	return out
+}
+
+// deploy sends one DeployTask; a failed call fails the task.
+func (s *Server) deploy(d deployment) {
+	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	defer cancel()
+	if _, err := d.tm.client.DeployTask(ctx, d.req); err != nil && s.ctx.Err() == nil {
+		s.taskStatus(d.tm.id, d.req.Task, floev1.TaskState_TASK_STATE_FAILED,
+			fmt.Sprintf("deploying to task manager %s: %v", d.tm.id, err))
+	}
+}
+
+// UpdateTaskStatus implements floev1.SchedulerServer.
+func (s *Server) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStatusUpdate) (*floev1.UpdateTaskStatusResponse, error) {
+	s.mu.Lock()
+	if t := s.task(u.Task); t != nil && u.Metrics != nil {
+		t.recordsIn, t.recordsOut, t.backPressure = u.Metrics.RecordsIn, u.Metrics.RecordsOut, u.Metrics.BackPressure
+	}
+	s.mu.Unlock()
+	s.taskStatus(u.TaskManagerId, u.Task, u.State, u.Error)
+	return &floev1.UpdateTaskStatusResponse{}, nil
+}
+
+var taskStates = map[floev1.TaskState]string{
+	floev1.TaskState_TASK_STATE_DEPLOYING: api.TaskDeploying,
+	floev1.TaskState_TASK_STATE_RUNNING:   api.TaskRunning,
+	floev1.TaskState_TASK_STATE_FINISHED:  api.TaskFinished,
+	floev1.TaskState_TASK_STATE_FAILED:    api.TaskFailed,
+	floev1.TaskState_TASK_STATE_CANCELED:  api.TaskCanceled,
+}
+
+// taskStatus applies a task's state change to its job.
+func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskState, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.task(id)
+	j := s.jobs[id.GetJobId()]
+	if t == nil || (j.state != api.JobDeploying && j.state != api.JobRunning) {
+		return // a stale report of an earlier attempt or an ended job
+	}
+	t.state = taskStates[state]
+	switch state {
+	case floev1.TaskState_TASK_STATE_FAILED:
+		t.err = msg
+		stage := j.plan.Stages[id.Stage]
+		s.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tmID, msg))
+	case floev1.TaskState_TASK_STATE_RUNNING:
+		if j.state == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished) {
+			if j.started.IsZero() {
+				j.started = s.now()
+			}
+			s.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.attempt))
+		}
+	case floev1.TaskState_TASK_STATE_FINISHED:
+		if j.all(api.TaskFinished) {
+			s.freeSlots(j)
+			s.setState(j, api.JobFinished, "every task finished")
+			s.log.Info("job finished", "job", j.id, "attempt", j.attempt)
+		}
+	}
+}
+
+// all reports whether every task of the current attempt is in one of
+// states.
+func (j *job) all(states ...string) bool {
+	for _, stage := range j.tasks {
+		for _, t := range stage {
+			ok := false
+			for _, st := range states {
+				ok = ok || t.state == st
+			}
+			if !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// failAttempt stops the current attempt after a failure and restarts the
+// job if its restart strategy allows, else fails it. The caller holds s.mu.
+func (s *Server) failAttempt(j *job, reason string) {
+	s.log.Warn("job attempt failed", "job", j.id, "attempt", j.attempt, "reason", reason)
+	s.stopAttempt(j)
+	if j.restarts < j.strategy.Attempts {
+		j.restarts++
+		j.restartAt = s.now().Add(j.strategy.Delay)
+		s.setState(j, api.JobRestarting, fmt.Sprintf("restart %d of %d in %s after: %s",
+			j.restarts, j.strategy.Attempts, j.strategy.Delay, reason))
+		return
+	}
+	s.setState(j, api.JobFailed, reason)
+}
+
+// stopAttempt cancels the current attempt's tasks and frees its slots. The
+// caller holds s.mu.
+func (s *Server) stopAttempt(j *job) {
+	seen := map[string]bool{}
+	for _, id := range j.placement {
+		tm, ok := s.tms[id]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		req := &floev1.CancelTasksRequest{JobId: j.id, Attempt: int32(j.attempt)}
+		s.spawn(func() {
+			ctx, cancel := context.WithTimeout(s.ctx, 10*time.Second)
+			defer cancel()
+			if _, err := tm.client.CancelTasks(ctx, req); err != nil && s.ctx.Err() == nil {
+				s.log.Warn("canceling tasks", "tm", tm.id, "job", req.JobId, "err", err)
+			}
+		})
+	}
+	for _, stage := range j.tasks {
+		for _, t := range stage {
+			if t.state == api.TaskDeploying || t.state == api.TaskRunning {
+				t.state = api.TaskCanceled
+			}
+		}
+	}
+	s.freeSlots(j)
+}
+
+// freeSlots returns a job's slots to their task managers. The caller holds
+// s.mu.
+func (s *Server) freeSlots(j *job) {
+	for _, id := range j.placement {
+		if tm, ok := s.tms[id]; ok {
+			tm.used--
+		}
+	}
+	j.placement = nil
+}

@@ -1,0 +1,249 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/floe-stream/floe/host"
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/artifact"
+	"github.com/floe-stream/floe/scheduler/internal/rest"
+)
+
+// Defaults of Config.
+const (
+	DefaultHeartbeatInterval = time.Second
+	DefaultHeartbeatTimeout  = 10 * time.Second
+	DefaultMaxUpload         = 64 << 20
+)
+
+// Config configures a Server.
+type Config struct {
+	// RPCAddr is where task managers reach the scheduler (gRPC), e.g.
+	// "127.0.0.1:6123"; port 0 picks a free port.
+	RPCAddr string
+	// RESTAddr is where users reach the REST API; empty disables it.
+	RESTAddr string
+	// DataDir holds uploaded modules and the compiled-module cache.
+	DataDir string
+	// HeartbeatInterval is how often task managers heartbeat;
+	// HeartbeatTimeout is how long without one before a task manager is
+	// declared dead and its tasks failed.
+	HeartbeatInterval time.Duration
+	HeartbeatTimeout  time.Duration
+	// MaxUpload bounds the size of a job submission over REST.
+	MaxUpload int64
+	// Engine validates uploaded modules; nil makes one.
+	Engine *host.Engine
+	Logger *slog.Logger
+}
+
+// Server is a running scheduler. It implements api.Service.
+type Server struct {
+	floev1.UnimplementedSchedulerServer
+
+	cfg       Config
+	log       *slog.Logger
+	artifacts *artifact.Store
+	engine    *host.Engine
+	ownsEng   bool
+	rpcLis    net.Listener
+	restLis   net.Listener
+	grpc      *grpc.Server
+	http      *http.Server
+	kick      chan struct{}
+	now       func() time.Time
+
+	// wg tracks the goroutines the server starts; ctx ends them.
+	wg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	tms    map[string]*taskManager
+	jobs   map[string]*job
+	order  []string // job ids, oldest first
+	nextID int
+}
+
+var _ api.Service = (*Server)(nil)
+
+// NewServer opens the scheduler's listeners; Run serves them.
+func NewServer(cfg Config) (*Server, error) {
+	if cfg.HeartbeatInterval == 0 {
+		cfg.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if cfg.HeartbeatTimeout == 0 {
+		cfg.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	if cfg.MaxUpload == 0 {
+		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: time.Now,
+		tms: map[string]*taskManager{}, jobs: map[string]*job{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if err := s.open(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) open() error {
+	var err error
+	if s.artifacts, err = artifact.Open(filepath.Join(s.cfg.DataDir, "artifacts")); err != nil {
+		return err
+	}
+	s.engine = s.cfg.Engine
+	if s.engine == nil {
+		cache := filepath.Join(s.cfg.DataDir, "wasm-cache")
+		if s.engine, err = host.NewEngine(context.Background(), host.Config{CacheDir: cache}); err != nil {
+			return err
+		}
+		s.ownsEng = true
+	}
+	if s.rpcLis, err = net.Listen("tcp", s.cfg.RPCAddr); err != nil {
+		return fmt.Errorf("scheduler: rpc listener: %w", err)
+	}
+	s.grpc = grpc.NewServer()
+	floev1.RegisterSchedulerServer(s.grpc, s)
+	if s.cfg.RESTAddr != "" {
+		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
+			return fmt.Errorf("scheduler: rest listener: %w", err)
+		}
+		s.http = &http.Server{Handler: rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log}),
+			ReadHeaderTimeout: 10 * time.Second}
+	}
+	return nil
+}
+
+// RPCAddr returns the address task managers connect to.
+func (s *Server) RPCAddr() string { return s.rpcLis.Addr().String() }
+
+// RESTAddr returns the REST API's address, or "" when it is disabled.
+func (s *Server) RESTAddr() string {
+	if s.restLis == nil {
+		return ""
+	}
+	return s.restLis.Addr().String()
+}
+
+// Run serves until ctx is done, then stops: it cancels running jobs' tasks
+// on a best-effort basis and closes the listeners.
+func (s *Server) Run(ctx context.Context) error {
+	errc := make(chan error, 2)
+	s.spawn(func() { errc <- s.grpc.Serve(s.rpcLis) })
+	if s.http != nil {
+		s.spawn(func() {
+			if err := s.http.Serve(s.restLis); !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		})
+	}
+	s.spawn(s.loop)
+	s.log.Info("scheduler listening", "rpc", s.RPCAddr(), "rest", s.RESTAddr())
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.close()
+	return err
+}
+
+// spawn runs fn in a goroutine the server waits for on close.
+func (s *Server) spawn(fn func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+}
+
+func (s *Server) close() {
+	s.cancel()
+	if s.http != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.http.Shutdown(sctx)
+		cancel()
+	}
+	if s.grpc != nil {
+		s.grpc.Stop()
+	} else if s.rpcLis != nil {
+		s.rpcLis.Close()
+	}
+	s.wg.Wait()
+	s.mu.Lock()
+	for _, tm := range s.tms {
+		tm.conn.Close()
+	}
+	s.tms = map[string]*taskManager{}
+	s.mu.Unlock()
+	if s.ownsEng {
+		s.engine.Close(context.Background())
+	}
+}
+
+// loop is the scheduler's clock: it declares silent task managers dead,
+// places waiting jobs and restarts jobs whose restart delay has passed.
+func (s *Server) loop() {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.kick:
+		}
+		s.step()
+	}
+}
+
+// wake makes the loop step soon.
+func (s *Server) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// step does one round of the loop's work.
+func (s *Server) step() {
+	s.mu.Lock()
+	now := s.now()
+	for _, tm := range s.tms {
+		if now.Sub(tm.lastHeartbeat) > s.cfg.HeartbeatTimeout {
+			s.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.id, tm.addr, s.cfg.HeartbeatTimeout))
+		}
+	}
+	var deploys []deployment
+	for _, id := range s.order {
+		j := s.jobs[id]
+		if j.state == api.JobRestarting && !now.Before(j.restartAt) {
+			s.setState(j, api.JobWaiting, "restarting")
+		}
+		if j.state == api.JobWaiting {
+			if d, ok := s.place(j); ok {
+				deploys = append(deploys, d...)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, d := range deploys {
+		s.spawn(func() { s.deploy(d) })
+	}
+}
