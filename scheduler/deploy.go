@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/placement"
@@ -81,10 +84,21 @@ func (s *Server) deployments(j *job) []deployment {
 func (s *Server) deploy(d deployment) {
 	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 	defer cancel()
-	if _, err := d.tm.client.DeployTask(ctx, d.req); err != nil && s.ctx.Err() == nil {
-		s.taskStatus(d.tm.id, d.req.Task, floev1.TaskState_TASK_STATE_FAILED,
-			fmt.Sprintf("deploying to task manager %s: %v", d.tm.id, err))
+	_, err := d.tm.client.DeployTask(ctx, d.req)
+	if err == nil || s.ctx.Err() != nil {
+		return
 	}
+	if status.Code(err) == codes.Unavailable {
+		// The task manager is gone: forget it now rather than place the
+		// restarted job on it again until its heartbeat times out.
+		s.mu.Lock()
+		if tm, ok := s.tms[d.tm.id]; ok {
+			s.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s unreachable: %v", tm.id, tm.addr, err))
+		}
+		s.mu.Unlock()
+	}
+	s.taskStatus(d.tm.id, d.req.Task, floev1.TaskState_TASK_STATE_FAILED,
+		fmt.Sprintf("deploying to task manager %s: %v", d.tm.id, err))
 }
 
 // UpdateTaskStatus implements floev1.SchedulerServer.

@@ -8,15 +8,19 @@ import (
 	"github.com/floe-stream/floe/internal/record"
 )
 
-// Message is what travels from a sending subtask to a receiving one: a batch,
-// or the end of the sender's stream.
+// Message is what travels from a sending subtask to a receiving one: a
+// batch, a checkpoint barrier, or the end of the sender's stream. Exactly
+// one of Batch, Barrier and End is set.
 type Message struct {
 	// From is the sending subtask's index.
 	From int
-	// Batch is nil when End is set. The receiver owns it and returns it with
-	// PutBatch when done.
+	// Batch is the receiver's once received; it returns it with PutBatch
+	// when done.
 	Batch *record.Batch
-	End   bool
+	// Barrier is the id (> 0) of the checkpoint the sender snapshotted
+	// before everything it sends after the barrier.
+	Barrier int64
+	End     bool
 }
 
 // Sender delivers messages to one receiving subtask.

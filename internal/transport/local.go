@@ -91,10 +91,21 @@ func checkMessage(m exchange.Message, id *floev1.ChannelID, ended bool) error {
 		return fmt.Errorf("transport: message from sender %d", m.From)
 	case ended:
 		return errors.New("transport: send after end")
-	case m.End == (m.Batch != nil):
-		return errors.New("transport: a message holds either a batch or end")
+	case kinds(m) != 1:
+		return errors.New("transport: a message holds exactly one of a batch, a barrier or end")
 	}
 	return nil
+}
+
+// kinds counts what m holds of a batch, a barrier and end.
+func kinds(m exchange.Message) int {
+	n := 0
+	for _, set := range []bool{m.Batch != nil, m.Barrier > 0, m.End} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
 
 // putBatch returns m's batch, if any, to the pool.

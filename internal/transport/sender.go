@@ -101,6 +101,8 @@ func (s *Sender) Send(ctx context.Context, m exchange.Message) error {
 	case err != nil:
 	case m.End:
 		err = s.end(ctx)
+	case m.Barrier > 0:
+		err = s.sendBarrier(ctx, m.Barrier)
 	case len(s.buf) > MaxBatchBytes:
 		err = fmt.Errorf("transport: batch of %d bytes exceeds MaxBatchBytes", len(s.buf))
 	default:
@@ -137,6 +139,17 @@ func (s *Sender) sendBatch(ctx context.Context) error {
 	// NB: gRPC has marshalled the message when Send returns, so buf may be
 	// reused, unless a stats handler on the connection keeps messages.
 	if err := s.att.stream.Send(&s.msg); err != nil {
+		return s.broken(ctx, err)
+	}
+	return nil
+}
+
+// sendBarrier sends a checkpoint barrier once it holds a credit.
+func (s *Sender) sendBarrier(ctx context.Context, id int64) error {
+	if err := s.acquire(ctx); err != nil {
+		return err
+	}
+	if err := s.att.stream.Send(&floev1.TransferMessage{Kind: &floev1.TransferMessage_Barrier{Barrier: id}}); err != nil {
 		return s.broken(ctx, err)
 	}
 	return nil

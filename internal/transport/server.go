@@ -254,6 +254,13 @@ func read(stream floev1.Exchange_TransferServer, r *receiver, ch *channel) error
 			if err := r.push(exchange.Message{From: ch.from, Batch: b}); err != nil {
 				return err
 			}
+		case *floev1.TransferMessage_Barrier:
+			if !ch.spend() {
+				return errNoCredit
+			}
+			if err := r.push(exchange.Message{From: ch.from, Barrier: k.Barrier}); err != nil {
+				return err
+			}
 		case *floev1.TransferMessage_End:
 			if !k.End {
 				return fmt.Errorf("%w: end is false", errProtocol)

@@ -37,6 +37,7 @@ func (k kind) String() string {
 // Backend holds the keyed state of one task in a kv.Store.
 type Backend struct {
 	store kv.Store
+	log   *changeLog // the same store, seen through the change log
 	key   []byte // key builds store keys; the store copies what it keeps.
 	end   []byte // end builds the upper bounds of ranges.
 	val   []byte // val builds list values.
@@ -51,7 +52,8 @@ type Backend struct {
 // New returns a Backend over store, which it owns from now on: Close
 // closes it.
 func New(store kv.Store) *Backend {
-	b := &Backend{store: store, kinds: map[string]kind{}, names: map[string]string{}}
+	log := &changeLog{Store: store}
+	b := &Backend{store: log, log: log, kinds: map[string]kind{}, names: map[string]string{}}
 	b.collect = b.collectEntry
 	return b
 }

@@ -108,6 +108,7 @@ type TransferMessage struct {
 	//	*TransferMessage_Open
 	//	*TransferMessage_Batch
 	//	*TransferMessage_End
+	//	*TransferMessage_Barrier
 	Kind          isTransferMessage_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -177,6 +178,15 @@ func (x *TransferMessage) GetEnd() bool {
 	return false
 }
 
+func (x *TransferMessage) GetBarrier() int64 {
+	if x != nil {
+		if x, ok := x.Kind.(*TransferMessage_Barrier); ok {
+			return x.Barrier
+		}
+	}
+	return 0
+}
+
 type isTransferMessage_Kind interface {
 	isTransferMessage_Kind()
 }
@@ -194,11 +204,20 @@ type TransferMessage_End struct {
 	End bool `protobuf:"varint,3,opt,name=end,proto3,oneof"`
 }
 
+type TransferMessage_Barrier struct {
+	// barrier is a checkpoint barrier: the id of the checkpoint whose
+	// snapshot the sender took before everything that follows. It takes a
+	// credit, like a batch.
+	Barrier int64 `protobuf:"varint,4,opt,name=barrier,proto3,oneof"`
+}
+
 func (*TransferMessage_Open) isTransferMessage_Kind() {}
 
 func (*TransferMessage_Batch) isTransferMessage_Kind() {}
 
 func (*TransferMessage_End) isTransferMessage_Kind() {}
+
+func (*TransferMessage_Barrier) isTransferMessage_Kind() {}
 
 type Credit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -255,11 +274,12 @@ const file_floe_v1_exchange_proto_rawDesc = "" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
 	"\asubtask\x18\x04 \x01(\x05R\asubtask\x12\x16\n" +
-	"\x06sender\x18\x05 \x01(\x05R\x06sender\"o\n" +
+	"\x06sender\x18\x05 \x01(\x05R\x06sender\"\x8b\x01\n" +
 	"\x0fTransferMessage\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.floe.v1.ChannelIDH\x00R\x04open\x12\x16\n" +
 	"\x05batch\x18\x02 \x01(\fH\x00R\x05batch\x12\x12\n" +
-	"\x03end\x18\x03 \x01(\bH\x00R\x03endB\x06\n" +
+	"\x03end\x18\x03 \x01(\bH\x00R\x03end\x12\x1a\n" +
+	"\abarrier\x18\x04 \x01(\x03H\x00R\abarrierB\x06\n" +
 	"\x04kind\"\"\n" +
 	"\x06Credit\x12\x18\n" +
 	"\abatches\x18\x01 \x01(\x05R\abatches2E\n" +
@@ -304,6 +324,7 @@ func file_floe_v1_exchange_proto_init() {
 		(*TransferMessage_Open)(nil),
 		(*TransferMessage_Batch)(nil),
 		(*TransferMessage_End)(nil),
+		(*TransferMessage_Barrier)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -1,0 +1,260 @@
+// Package snapshot is the file format of keyed-state snapshots: a run of
+// operations on state store keys (put, delete, delete a range), sorted by
+// key and therefore grouped by key group, with an index of key-group blocks
+// at the end so a reader fetches only the key groups it owns.
+//
+// A full snapshot holds a put for every entry; a delta holds what changed
+// since the previous snapshot of the same store. Restoring applies a full
+// snapshot and then its deltas, in order.
+//
+// Layout (integers little-endian):
+//
+//	"FLOESNP1"
+//	blocks:   per key group, its operations:
+//	          op u8 | uvarint key length | key | uvarint value length | value
+//	index:    per block: kg u16 | offset u64 | length u64 | crc32c u32
+//	trailer:  block count u32 | index offset u64 | index crc32c u32 | "FLOEEND1"
+//
+// Every block and the index carry a CRC-32C, checked when they are read.
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sort"
+
+	"github.com/floe-stream/floe/storage/keygroup"
+)
+
+// Op is a state operation.
+type Op uint8
+
+// The operations of a snapshot.
+const (
+	// Put sets key to value.
+	Put Op = 1
+	// Delete removes key.
+	Delete Op = 2
+	// DeleteRange removes the keys in [key, value).
+	DeleteRange Op = 3
+)
+
+const (
+	magic   = "FLOESNP1"
+	endMark = "FLOEEND1"
+	trailer = 4 + 8 + 4 + len(endMark)
+	entry   = 2 + 8 + 8 + 4
+)
+
+// ErrCorrupt is wrapped by every error about a malformed snapshot.
+var ErrCorrupt = errors.New("snapshot: corrupt")
+
+var table = crc32.MakeTable(crc32.Castagnoli)
+
+// block is one key group's index entry.
+type block struct {
+	kg          uint16
+	off, length uint64
+	crc         uint32
+}
+
+// Writer writes a snapshot. Operations must come in ascending key order,
+// keys starting with their 2-byte key group.
+type Writer struct {
+	w       *bufio.Writer
+	off     uint64
+	blocks  []block
+	crc     uint32
+	last    []byte
+	scratch []byte
+	err     error
+}
+
+// NewWriter starts a snapshot on w.
+func NewWriter(w io.Writer) *Writer {
+	sw := &Writer{w: bufio.NewWriterSize(w, 256<<10)}
+	sw.write([]byte(magic))
+	return sw
+}
+
+func (w *Writer) write(p []byte) {
+	if w.err != nil {
+		return
+	}
+	_, w.err = w.w.Write(p)
+	w.off += uint64(len(p))
+}
+
+// Add appends an operation.
+func (w *Writer) Add(op Op, key, value []byte) error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(key) < 2 {
+		return fmt.Errorf("snapshot: key %q has no key group", key)
+	}
+	if w.last != nil && bytes.Compare(key, w.last) < 0 {
+		return fmt.Errorf("snapshot: key %q after %q: keys must ascend", key, w.last)
+	}
+	w.last = append(w.last[:0], key...)
+	kg := binary.BigEndian.Uint16(key)
+	if n := len(w.blocks); n == 0 || w.blocks[n-1].kg != kg {
+		w.endBlock()
+		w.blocks = append(w.blocks, block{kg: kg, off: w.off})
+	}
+	b := w.scratch[:0]
+	b = append(b, byte(op))
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	b = binary.AppendUvarint(b, uint64(len(value)))
+	b = append(b, value...)
+	w.scratch = b
+	w.crc = crc32.Update(w.crc, table, b)
+	w.write(b)
+	return w.err
+}
+
+// endBlock closes the current block's index entry.
+func (w *Writer) endBlock() {
+	if n := len(w.blocks); n > 0 {
+		blk := &w.blocks[n-1]
+		blk.length = w.off - blk.off
+		blk.crc = w.crc
+	}
+	w.crc = 0
+}
+
+// Close writes the index and trailer and flushes. It does not close the
+// underlying writer.
+func (w *Writer) Close() error {
+	w.endBlock()
+	indexOff := w.off
+	var b []byte
+	for _, blk := range w.blocks {
+		b = binary.LittleEndian.AppendUint16(b, blk.kg)
+		b = binary.LittleEndian.AppendUint64(b, blk.off)
+		b = binary.LittleEndian.AppendUint64(b, blk.length)
+		b = binary.LittleEndian.AppendUint32(b, blk.crc)
+	}
+	sum := crc32.Checksum(b, table)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(w.blocks)))
+	b = binary.LittleEndian.AppendUint64(b, indexOff)
+	b = binary.LittleEndian.AppendUint32(b, sum)
+	b = append(b, endMark...)
+	w.write(b)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	return w.err
+}
+
+// Size returns the bytes written so far.
+func (w *Writer) Size() int64 { return int64(w.off) }
+
+// Read calls fn for every operation of the key groups in rng, in file
+// order, reading only their blocks. The slices are valid during the call.
+// It returns the number of bytes it read.
+func Read(r io.ReaderAt, size int64, rng keygroup.Range, fn func(op Op, key, value []byte) error) (int64, error) {
+	blocks, read, err := readIndex(r, size)
+	if err != nil {
+		return read, err
+	}
+	i := sort.Search(len(blocks), func(i int) bool { return int(blocks[i].kg) >= rng.Start })
+	var buf []byte
+	for ; i < len(blocks) && int(blocks[i].kg) < rng.End; i++ {
+		blk := blocks[i]
+		if blk.off+blk.length > uint64(size) {
+			return read, fmt.Errorf("%w: block of key group %d beyond the end", ErrCorrupt, blk.kg)
+		}
+		buf = append(buf[:0], make([]byte, blk.length)...)
+		if _, err := r.ReadAt(buf, int64(blk.off)); err != nil {
+			return read, fmt.Errorf("snapshot: reading key group %d: %w", blk.kg, err)
+		}
+		read += int64(blk.length)
+		if crc32.Checksum(buf, table) != blk.crc {
+			return read, fmt.Errorf("%w: checksum mismatch in key group %d", ErrCorrupt, blk.kg)
+		}
+		if err := parseBlock(buf, fn); err != nil {
+			return read, err
+		}
+	}
+	return read, nil
+}
+
+// readIndex reads the trailer and the block index.
+func readIndex(r io.ReaderAt, size int64) ([]block, int64, error) {
+	if size < int64(len(magic)+trailer) {
+		return nil, 0, fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, size)
+	}
+	t := make([]byte, trailer)
+	if _, err := r.ReadAt(t, size-int64(trailer)); err != nil {
+		return nil, 0, fmt.Errorf("snapshot: reading trailer: %w", err)
+	}
+	if string(t[16:]) != endMark {
+		return nil, int64(trailer), fmt.Errorf("%w: no end mark", ErrCorrupt)
+	}
+	n := uint64(binary.LittleEndian.Uint32(t))
+	off := binary.LittleEndian.Uint64(t[4:])
+	if off+n*entry != uint64(size-int64(trailer)) {
+		return nil, int64(trailer), fmt.Errorf("%w: index of %d blocks at %d does not fit", ErrCorrupt, n, off)
+	}
+	if off < uint64(len(magic)) {
+		return nil, int64(trailer), fmt.Errorf("%w: index inside the header", ErrCorrupt)
+	}
+	head := make([]byte, len(magic))
+	if _, err := r.ReadAt(head, 0); err != nil || string(head) != magic {
+		return nil, int64(trailer), fmt.Errorf("%w: not a snapshot (no %q header)", ErrCorrupt, magic)
+	}
+	idx := make([]byte, n*entry)
+	if _, err := r.ReadAt(idx, int64(off)); err != nil {
+		return nil, int64(trailer), fmt.Errorf("snapshot: reading index: %w", err)
+	}
+	if crc32.Checksum(idx, table) != binary.LittleEndian.Uint32(t[12:]) {
+		return nil, int64(trailer), fmt.Errorf("%w: index checksum mismatch", ErrCorrupt)
+	}
+	blocks := make([]block, n)
+	for i := range blocks {
+		e := idx[i*entry:]
+		blocks[i] = block{
+			kg: binary.LittleEndian.Uint16(e), off: binary.LittleEndian.Uint64(e[2:]),
+			length: binary.LittleEndian.Uint64(e[10:]), crc: binary.LittleEndian.Uint32(e[18:]),
+		}
+	}
+	return blocks, int64(trailer) + int64(len(idx)), nil
+}
+
+// parseBlock calls fn for each operation in a block.
+func parseBlock(b []byte, fn func(op Op, key, value []byte) error) error {
+	for len(b) > 0 {
+		op := Op(b[0])
+		if op < Put || op > DeleteRange {
+			return fmt.Errorf("%w: unknown operation %d", ErrCorrupt, op)
+		}
+		key, rest, err := field(b[1:])
+		if err != nil {
+			return err
+		}
+		value, rest, err := field(rest)
+		if err != nil {
+			return err
+		}
+		if err := fn(op, key, value); err != nil {
+			return err
+		}
+		b = rest
+	}
+	return nil
+}
+
+func field(b []byte) ([]byte, []byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, fmt.Errorf("%w: truncated field", ErrCorrupt)
+	}
+	return b[k : k+int(n)], b[k+int(n):], nil
+}
