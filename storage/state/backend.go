@@ -38,9 +38,9 @@ func (k kind) String() string {
 type Backend struct {
 	store kv.Store
 	log   *changeLog // the same store, seen through the change log
-	key   []byte // key builds store keys; the store copies what it keeps.
-	end   []byte // end builds the upper bounds of ranges.
-	val   []byte // val builds list values.
+	key   []byte     // key builds store keys; the store copies what it keeps.
+	end   []byte     // end builds the upper bounds of ranges.
+	val   []byte     // val builds list values.
 	spare [][]byte
 	kinds map[string]kind
 	names map[string]string // names interns namespaces seen by ScanRange.

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/floe-stream/floe/storage/keygroup"
-	"github.com/floe-stream/floe/storage/state"
 	"github.com/floe-stream/floe/storage/kv/memkv"
 	"github.com/floe-stream/floe/storage/snapshot"
+	"github.com/floe-stream/floe/storage/state"
 )
 
 // dump renders every entry of the key groups in r.

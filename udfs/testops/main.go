@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	floe "github.com/floe-stream/floe/sdk/go"
 )
@@ -88,3 +89,19 @@ func misbehave(rec []byte) ([]byte, error) {
 }
 
 func main() {}
+
+func init() {
+	floe.Map("slow", slow)
+}
+
+// slow passes records through after about a millisecond each: a
+// deliberately slow operator that back-pressures its upstream.
+//
+// NB: the host gives guests no sleeping clock (wazero's nanosleep is a
+// no-op unless configured), so time.Sleep under wasip1 spins in the Go
+// runtime's idle loop until the deadline; either way the call takes as
+// long as asked.
+func slow(rec []byte) ([]byte, error) {
+	time.Sleep(time.Millisecond)
+	return rec, nil
+}
