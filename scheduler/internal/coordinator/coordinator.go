@@ -1,0 +1,188 @@
+// Package coordinator decides when a job's checkpoints start, complete,
+// time out and are abandoned. It is a pure state machine in the style of
+// etcd's raft RawNode: the scheduler feeds it events (ticks with the time,
+// acknowledgements, declines, the start and stop of an attempt) and carries
+// out the actions it returns (send barriers to the sources, write a
+// completed checkpoint's metadata, report an aborted one). It never touches
+// the network, the disk or the clock.
+//
+// A checkpoint is triggered at the sources, which snapshot and send barriers
+// downstream; every task acknowledges once its snapshot is stored. When the
+// last acknowledgement arrives the checkpoint is complete: the scheduler
+// writes its metadata, and only then is it used for recovery. Completing a
+// checkpoint subsumes older ones still pending.
+package coordinator
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Config is a job's checkpoint configuration.
+type Config struct {
+	// Interval is the time between the triggers of two checkpoints.
+	Interval time.Duration
+	// Timeout aborts a checkpoint not complete in time.
+	Timeout time.Duration
+	// MinPause is the least time between the completion (or abort) of one
+	// checkpoint and the trigger of the next.
+	MinPause time.Duration
+	// MaxConcurrent bounds the checkpoints in flight.
+	MaxConcurrent int
+}
+
+// Task names a subtask.
+type Task struct{ Stage, Subtask int }
+
+func (t Task) String() string { return fmt.Sprintf("%d/%d", t.Stage, t.Subtask) }
+
+// Trigger asks the sources to start checkpoint ID.
+type Trigger struct {
+	ID      int64
+	Sources []Task
+}
+
+// Complete reports that every task acknowledged checkpoint ID; Handles
+// holds each task's acknowledgement payload.
+type Complete struct {
+	ID        int64
+	Triggered time.Time
+	Handles   map[Task][]byte
+}
+
+// Abort reports that checkpoint ID will not complete, and why.
+type Abort struct {
+	ID     int64
+	Reason string
+}
+
+// Action is one of Trigger, Complete or Abort.
+type Action any
+
+// pending is a checkpoint in flight.
+type pending struct {
+	id        int64
+	triggered time.Time
+	handles   map[Task][]byte
+}
+
+// Coordinator is the checkpoint state machine of one job.
+type Coordinator struct {
+	cfg      Config
+	running  bool
+	tasks    []Task
+	sources  []Task
+	nextID   int64
+	pending  []*pending
+	lastTrig time.Time
+	lastEnd  time.Time
+}
+
+// New returns a coordinator whose first checkpoint will have id 1.
+func New(cfg Config) *Coordinator {
+	if cfg.MaxConcurrent < 1 {
+		cfg.MaxConcurrent = 1
+	}
+	return &Coordinator{cfg: cfg, nextID: 1}
+}
+
+// NextID returns the id the next checkpoint will have.
+func (c *Coordinator) NextID() int64 { return c.nextID }
+
+// SetNextID makes the next checkpoint have id at least id, so ids keep
+// growing across a restored job.
+func (c *Coordinator) SetNextID(id int64) { c.nextID = max(c.nextID, id) }
+
+// Start begins checkpointing an attempt whose tasks are all running; the
+// first checkpoint comes one interval after now.
+func (c *Coordinator) Start(now time.Time, tasks, sources []Task) {
+	c.running, c.tasks, c.sources = true, slices.Clone(tasks), slices.Clone(sources)
+	c.lastTrig, c.lastEnd = now, time.Time{}
+}
+
+// Stop ends the attempt: pending checkpoints are aborted.
+func (c *Coordinator) Stop(reason string) []Action {
+	c.running = false
+	return c.abortAll(func(*pending) bool { return true }, reason)
+}
+
+// Tick advances time: it aborts checkpoints past their timeout and triggers
+// the next checkpoint when it is due.
+func (c *Coordinator) Tick(now time.Time) []Action {
+	acts := c.abortAll(func(p *pending) bool { return c.cfg.Timeout > 0 && now.Sub(p.triggered) >= c.cfg.Timeout },
+		fmt.Sprintf("timed out after %s", c.cfg.Timeout))
+	if !c.running || len(c.pending) >= c.cfg.MaxConcurrent || c.cfg.Interval <= 0 {
+		return acts
+	}
+	if now.Sub(c.lastTrig) < c.cfg.Interval || (!c.lastEnd.IsZero() && now.Sub(c.lastEnd) < c.cfg.MinPause) {
+		return acts
+	}
+	return append(acts, c.trigger(now))
+}
+
+// TriggerNow starts a checkpoint at once, outside the interval (for
+// savepoints), if the attempt is running.
+func (c *Coordinator) TriggerNow(now time.Time) (Trigger, bool) {
+	if !c.running {
+		return Trigger{}, false
+	}
+	return c.trigger(now), true
+}
+
+func (c *Coordinator) trigger(now time.Time) Trigger {
+	p := &pending{id: c.nextID, triggered: now, handles: map[Task][]byte{}}
+	c.nextID++
+	c.pending = append(c.pending, p)
+	c.lastTrig = now
+	return Trigger{ID: p.id, Sources: slices.Clone(c.sources)}
+}
+
+// Ack records task's acknowledgement of checkpoint id with its payload;
+// the last one completes the checkpoint and subsumes older pending ones.
+func (c *Coordinator) Ack(now time.Time, id int64, task Task, handle []byte) []Action {
+	i := slices.IndexFunc(c.pending, func(p *pending) bool { return p.id == id })
+	if i < 0 || !slices.Contains(c.tasks, task) {
+		return nil // late, aborted, or from another attempt
+	}
+	p := c.pending[i]
+	p.handles[task] = handle
+	if len(p.handles) < len(c.tasks) {
+		return nil
+	}
+	c.pending = slices.Delete(c.pending, i, i+1)
+	c.lastEnd = now
+	acts := c.abortAll(func(q *pending) bool { return q.id < id }, fmt.Sprintf("subsumed by checkpoint %d", id))
+	return append(acts, Complete{ID: id, Triggered: p.triggered, Handles: p.handles})
+}
+
+// Decline aborts checkpoint id because a task could not take it.
+func (c *Coordinator) Decline(now time.Time, id int64, task Task, reason string) []Action {
+	acts := c.abortAll(func(p *pending) bool { return p.id == id }, fmt.Sprintf("declined by task %s: %s", task, reason))
+	if len(acts) > 0 {
+		c.lastEnd = now
+	}
+	return acts
+}
+
+// abortAll aborts the pending checkpoints that match.
+func (c *Coordinator) abortAll(match func(*pending) bool, reason string) []Action {
+	var acts []Action
+	c.pending = slices.DeleteFunc(c.pending, func(p *pending) bool {
+		if match(p) {
+			acts = append(acts, Abort{ID: p.id, Reason: reason})
+			return true
+		}
+		return false
+	})
+	return acts
+}
+
+// Pending returns the ids of the checkpoints in flight.
+func (c *Coordinator) Pending() []int64 {
+	ids := make([]int64, len(c.pending))
+	for i, p := range c.pending {
+		ids[i] = p.id
+	}
+	return ids
+}
