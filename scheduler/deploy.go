@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/floe-stream/floe/internal/checkpoint"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/placement"
@@ -38,21 +39,35 @@ func (s *Server) place(j *job) ([]deployment, bool) {
 	}
 	j.attempt++
 	j.placement = slots
+	j.finalSent = false
 	j.tasks = make([][]*taskInfo, len(j.plan.Stages))
 	for si, st := range j.plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
 			j.tasks[si] = append(j.tasks[si], &taskInfo{state: api.TaskDeploying, tm: slots[sub]})
 		}
 	}
-	s.setState(j, api.JobDeploying, fmt.Sprintf("attempt %d on %d slots", j.attempt, len(slots)))
+	msg := fmt.Sprintf("attempt %d on %d slots", j.attempt, len(slots))
+	if md := j.ckpts.latest(); md != nil {
+		msg += fmt.Sprintf(", restoring checkpoint %d", md.ID)
+	}
+	s.setState(j, api.JobDeploying, msg)
 	s.log.Info("deploying job", "job", j.id, "attempt", j.attempt, "slots", slots)
-	return s.deployments(j), true
+	d, err := s.deployments(j)
+	if err != nil {
+		s.failAttempt(j, err.Error())
+		return nil, false
+	}
+	return d, true
 }
 
 // deployments builds the DeployTask requests of a job's current attempt.
 // The caller holds s.mu.
-func (s *Server) deployments(j *job) []deployment {
+func (s *Server) deployments(j *job) ([]deployment, error) {
 	var out []deployment
+	url := ""
+	if j.ckpts != nil {
+		url = j.ckpts.url
+	}
 	for si, st := range j.plan.Stages {
 		var down []*floev1.Endpoint
 		if si+1 < len(j.plan.Stages) {
@@ -66,7 +81,16 @@ func (s *Server) deployments(j *job) []deployment {
 			up = j.plan.Stages[si-1].Parallelism
 		}
 		for sub := 0; sub < st.Parallelism; sub++ {
+			var restore []byte
+			if j.ckpts != nil {
+				var err error
+				if restore, err = s.restoreFor(j, si, sub); err != nil {
+					return nil, err
+				}
+			}
 			out = append(out, deployment{tm: s.tms[j.placement[sub]], req: &floev1.DeployTaskRequest{
+				CheckpointStorage:   url,
+				Restore:             restore,
 				Task:                &floev1.TaskID{JobId: j.id, Attempt: int32(j.attempt), Stage: int32(si), Subtask: int32(sub)},
 				JobSpec:             j.spec,
 				Params:              j.params,
@@ -77,7 +101,7 @@ func (s *Server) deployments(j *job) []deployment {
 			}})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // deploy sends one DeployTask; a failed call fails the task.
@@ -118,6 +142,7 @@ var taskStates = map[floev1.TaskState]string{
 	floev1.TaskState_TASK_STATE_FINISHED:  api.TaskFinished,
 	floev1.TaskState_TASK_STATE_FAILED:    api.TaskFailed,
 	floev1.TaskState_TASK_STATE_CANCELED:  api.TaskCanceled,
+	floev1.TaskState_TASK_STATE_ENDING:    api.TaskEnding,
 }
 
 // taskStatus applies a task's state change to its job.
@@ -136,17 +161,24 @@ func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskSta
 		stage := j.plan.Stages[id.Stage]
 		s.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tmID, msg))
 	case floev1.TaskState_TASK_STATE_RUNNING:
-		if j.state == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished) {
+		if j.state == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished, api.TaskEnding) {
 			if j.started.IsZero() {
 				j.started = s.now()
 			}
 			s.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.attempt))
+			s.startCheckpoints(j)
 		}
-	case floev1.TaskState_TASK_STATE_FINISHED:
+	case floev1.TaskState_TASK_STATE_ENDING, floev1.TaskState_TASK_STATE_FINISHED:
+		// Tasks that have ended cannot take checkpoints any more.
+		s.stopCheckpoints(j, "the job's input is ending")
 		if j.all(api.TaskFinished) {
 			s.freeSlots(j)
 			s.setState(j, api.JobFinished, "every task finished")
 			s.log.Info("job finished", "job", j.id, "attempt", j.attempt)
+		} else if !j.finalSent && j.all(api.TaskFinished, api.TaskEnding) {
+			// Every input has ended: sinks may now commit their last output.
+			j.finalSent = true
+			s.notifyTasks(j, checkpoint.Final)
 		}
 	}
 }
@@ -172,6 +204,10 @@ func (j *job) all(states ...string) bool {
 // job if its restart strategy allows, else fails it. The caller holds s.mu.
 func (s *Server) failAttempt(j *job, reason string) {
 	s.log.Warn("job attempt failed", "job", j.id, "attempt", j.attempt, "reason", reason)
+	s.stopCheckpoints(j, "attempt failed")
+	if j.ckpts != nil {
+		s.dropBadCheckpoint(j, reason)
+	}
 	s.stopAttempt(j)
 	if j.restarts < j.strategy.Attempts {
 		j.restarts++
@@ -204,7 +240,7 @@ func (s *Server) stopAttempt(j *job) {
 	}
 	for _, stage := range j.tasks {
 		for _, t := range stage {
-			if t.state == api.TaskDeploying || t.state == api.TaskRunning {
+			if t.state == api.TaskDeploying || t.state == api.TaskRunning || t.state == api.TaskEnding {
 				t.state = api.TaskCanceled
 			}
 		}

@@ -40,6 +40,10 @@ type job struct {
 	placement []string
 	// tasks are the current attempt's subtasks, by stage and subtask.
 	tasks [][]*taskInfo
+	// ckpts is nil for a job without checkpoints.
+	ckpts *checkpoints
+	// finalSent tells that the final commit was sent to the attempt.
+	finalSent bool
 }
 
 // taskInfo is what the scheduler knows of one subtask.
@@ -66,6 +70,11 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 			return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 		}
 	}
+	if sub.CheckpointInterval != 0 {
+		if err := spec.WithCheckpointInterval(sub.CheckpointInterval); err != nil {
+			return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+		}
+	}
 	p, err := plan.Build(spec)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
@@ -78,6 +87,9 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 		id: newJobID(), spec: sub.Spec, params: maps.Clone(sub.Params), par: sub.Parallelism,
 		digests: digests, plan: p, slots: maxParallelism(p), strategy: spec.RestartStrategy,
 		submitted: s.now(),
+	}
+	if j.ckpts, err = s.openCheckpoints(ctx, j); err != nil {
+		return "", err
 	}
 	s.mu.Lock()
 	s.jobs[j.id] = j
@@ -228,6 +240,7 @@ func (s *Server) Cancel(ctx context.Context, id string) error {
 	if api.Terminal(j.state) {
 		return fmt.Errorf("%w: job %s has already ended (%s)", api.ErrConflict, id, j.state)
 	}
+	s.stopCheckpoints(j, "job canceled")
 	s.stopAttempt(j)
 	s.setState(j, api.JobCanceled, "canceled by user")
 	s.log.Info("job canceled", "job", id)

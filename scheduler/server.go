@@ -43,6 +43,10 @@ type Config struct {
 	HeartbeatTimeout  time.Duration
 	// MaxUpload bounds the size of a job submission over REST.
 	MaxUpload int64
+	// CheckpointStorage is where jobs' checkpoints go unless their spec
+	// says otherwise: file:///path or s3://bucket/prefix. Empty means
+	// file://<DataDir>/checkpoints.
+	CheckpointStorage string
 	// Engine validates uploaded modules; nil makes one.
 	Engine *host.Engine
 	Logger *slog.Logger
@@ -91,6 +95,13 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.CheckpointStorage == "" {
+		abs, err := filepath.Abs(filepath.Join(cfg.DataDir, "checkpoints"))
+		if err != nil {
+			return nil, err
+		}
+		cfg.CheckpointStorage = "file://" + abs
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: time.Now,
 		tms: map[string]*taskManager{}, jobs: map[string]*job{}}
@@ -240,6 +251,9 @@ func (s *Server) step() {
 			if d, ok := s.place(j); ok {
 				deploys = append(deploys, d...)
 			}
+		}
+		if j.state == api.JobRunning {
+			s.tickCheckpoints(j, now)
 		}
 	}
 	s.mu.Unlock()

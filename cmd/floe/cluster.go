@@ -48,6 +48,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	hbInterval := fs.Duration("heartbeat-interval", scheduler.DefaultHeartbeatInterval, "how often task managers heartbeat")
 	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
 	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
+	ckptStorage := fs.String("checkpoint-storage", "", "default checkpoint storage of jobs: file:///path or s3://bucket/prefix (S3 endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; task managers need the same); default file://DATA-DIR/checkpoints")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
@@ -63,7 +64,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := scheduler.NewServer(scheduler.Config{
 		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
-		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, Logger: log,
+		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, Logger: log,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)

@@ -26,9 +26,11 @@ Manages the jobs of a Floe cluster through the scheduler's REST API.
 
 Commands:
   submit JOB.yaml [--set key=value]... [--parallelism N]
+         [--checkpoint-interval D]
                   upload a job with its modules; prints the job id
   list            list the jobs, newest first
   status ID       show a job: state, vertices and subtasks
+  checkpoints ID  list a job's checkpoints, newest first
   cancel ID       cancel a job; prints its state afterwards
   wait ID         block until a job ends; prints its final state
 
@@ -42,17 +44,27 @@ not finish); 2 bad command line; 130 interrupted.
 Run 'floe job COMMAND --help' for the flags of a command.
 `
 
+// checkpointIntervalHelp is the help of --checkpoint-interval, which floe
+// run and floe job submit share.
+//
+// NB: checkpoints alone do not restart a job: the spec's restartStrategy
+// decides that, and its default, none, fails the job at the first failure.
+const checkpointIntervalHelp = "turn checkpoints on at this interval, e.g. 10s, or change the spec's; " +
+	"with restartStrategy fixedDelay a failed task then restarts the job from the latest checkpoint, " +
+	"and a file sink commits each record exactly once"
+
 // defaultServer is the scheduler address when neither --server nor
 // $FLOE_SERVER gives one.
 const defaultServer = "http://127.0.0.1:8081"
 
 // jobCommands maps each subcommand of floe job to its function.
 var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"submit": jobSubmitCmd,
-	"list":   jobListCmd,
-	"status": jobStatusCmd,
-	"cancel": jobCancelCmd,
-	"wait":   jobWaitCmd,
+	"submit":      jobSubmitCmd,
+	"list":        jobListCmd,
+	"status":      jobStatusCmd,
+	"checkpoints": jobCheckpointsCmd,
+	"cancel":      jobCancelCmd,
+	"wait":        jobWaitCmd,
 }
 
 // jobCmd runs floe job with args and returns the exit code.
@@ -183,7 +195,7 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 }
 
 func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
-	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [flags]",
+	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [--checkpoint-interval D] [flags]",
 		"Uploads a job to the scheduler: the spec file as written, and each Wasm module\n"+
 			"it declares, read from its path relative to the spec's directory. The spec is\n"+
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
@@ -191,16 +203,21 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 	var set stringList
 	j.fs.Var(&set, "set", "set a job parameter, `key=value` (repeatable)")
 	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
+	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	pos, code, ok := j.parse(args, "JOB.yaml")
 	if !ok {
 		return code
 	}
 	params, err := jobspec.ParseSet(set)
+	if err == nil && *interval < 0 {
+		err = fmt.Errorf("--checkpoint-interval %v: want a duration > 0, or 0 for the spec's", *interval)
+	}
 	if err != nil {
 		return j.usageError(err)
 	}
+	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval}
 	return j.run(func(ctx context.Context, c *client.Client) error {
-		id, err := c.SubmitFiles(ctx, pos[0], params, *parallelism)
+		id, err := c.SubmitFiles(ctx, pos[0], opts)
 		if err == nil {
 			fmt.Fprintln(stdout, id)
 		}
@@ -208,7 +225,8 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// outputFlag registers -o, the output format of list and status.
+// outputFlag registers -o, the output format of list, status and
+// checkpoints.
 func (j *jobCLI) outputFlag() *string {
 	return j.fs.String("o", "text", "output `format`: text or json")
 }
@@ -367,6 +385,76 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func jobCheckpointsCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("checkpoints", "ID [flags]",
+		"Lists a job's checkpoints, newest first: each one's id, status (IN_PROGRESS,\n"+
+			"COMPLETED or FAILED), the attempt that took it, when it was triggered, how\n"+
+			"long it took, the size of all the state it refers to (FULL) and of what it\n"+
+			"uploaded (INCREMENTAL), and why it failed. A job without checkpoints has an\n"+
+			"empty list. -o json prints the list as the REST API returns it, with each\n"+
+			"subtask's part.\n", stdout, stderr)
+	output := j.outputFlag()
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	if err := checkOutput(*output); err != nil {
+		return j.usageError(err)
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		cps, err := c.Checkpoints(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		if *output == "json" {
+			return printJSON(stdout, struct {
+				Checkpoints []api.CheckpointStatus `json:"checkpoints"`
+			}{cps})
+		}
+		return printCheckpoints(stdout, cps)
+	})
+}
+
+// printCheckpoints writes checkpoints as floe job checkpoints shows them.
+// What a checkpoint in progress does not know yet is a dash.
+func printCheckpoints(w io.Writer, cps []api.CheckpointStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATUS\tATTEMPT\tTRIGGERED\tDURATION\tFULL\tINCREMENTAL\tMESSAGE")
+	for _, cp := range cps {
+		duration, full, incr := "-", "-", "-"
+		if cp.Status != api.CheckpointInProgress {
+			duration = (time.Duration(cp.DurationMillis) * time.Millisecond).String()
+		}
+		if cp.Status == api.CheckpointCompleted {
+			full, incr = formatBytes(cp.FullBytes), formatBytes(cp.IncrementalBytes)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", cp.ID, cp.Status, cp.Attempt, formatTime(cp.TriggeredAt),
+			duration, full, incr, orDash(oneLine(cp.Message)))
+	}
+	return tw.Flush()
+}
+
+// formatBytes writes n bytes in the largest binary unit not above it, with
+// one decimal: 512 B, 1.5 KiB, 20.0 MiB.
+func formatBytes(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/1024, 0
+	// NB: 1023.95 rather than 1024, so that rounding to one decimal never
+	// writes "1024.0 KiB" for what is 1.0 MiB.
+	for v >= 1023.95 && i < len(units)-1 {
+		v, i = v/1024, i+1
+	}
+	return fmt.Sprintf("%.1f %ciB", v, units[i])
+}
+
+// oneLine joins the lines of s, so that a message keeps a table row whole.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 func jobCancelCmd(args []string, stdout, stderr io.Writer) int {

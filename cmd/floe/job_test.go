@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client/clienttest"
@@ -89,6 +91,8 @@ func TestJobSubmit(t *testing.T) {
 			api.Submission{Params: map[string]string{}, Parallelism: 4}},
 		{"host:port", []string{spec, "--server", strings.TrimPrefix(c.url, "http://")},
 			api.Submission{Params: map[string]string{}}},
+		{"checkpoint interval", []string{spec, "--checkpoint-interval", "1m30s", "--server", c.url},
+			api.Submission{Params: map[string]string{}, CheckpointInterval: 90 * time.Second}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +103,8 @@ func TestJobSubmit(t *testing.T) {
 			subs := c.fake.Submissions()
 			got := subs[len(subs)-1]
 			if string(got.Spec) != testSpec || string(got.Modules["ops"]) != "\x00asm" ||
-				got.Parallelism != tt.want.Parallelism || len(got.Params) != len(tt.want.Params) ||
+				got.Parallelism != tt.want.Parallelism || got.CheckpointInterval != tt.want.CheckpointInterval ||
+				len(got.Params) != len(tt.want.Params) ||
 				got.Params["count"] != tt.want.Params["count"] {
 				t.Errorf("submission %+v", got)
 			}
@@ -139,11 +144,20 @@ func TestJobErrors(t *testing.T) {
 		{"bad server", []string{"list", "--server", "ftp://x"}, 2, `--server "ftp://x"`},
 		{"bad output", []string{"status", "job-1", "-o", "yaml"}, 2, `-o "yaml": want text or json`},
 		{"no id", []string{"status"}, 2, "missing ID"},
+		{"checkpoints without id", []string{"checkpoints"}, 2, "missing ID"},
+		{"bad checkpoints output", []string{"checkpoints", "job-1", "-o", "csv"}, 2, `-o "csv": want text or json`},
+		{"bad checkpoint interval", []string{"submit", spec, "--checkpoint-interval", "10"}, 2,
+			`invalid value "10" for flag -checkpoint-interval`},
+		{"negative checkpoint interval", []string{"submit", spec, "--checkpoint-interval", "-1s"}, 2,
+			"--checkpoint-interval -1s: want a duration > 0, or 0 for the spec's"},
+		{"checkpoint interval too short", []string{"submit", spec, "--checkpoint-interval", "5ms"}, 1,
+			"floe job submit: checkpoint interval 5ms is below the minimum 10ms"},
 		{"no module file", []string{"submit", writeTestJob(t, false)}, 1, `module "ops": open `},
 		{"spec rejected locally", []string{"submit", spec, "--set", "nope=1"}, 1, "unknown parameter"},
 		{"spec rejected by the scheduler", []string{"submit", spec, "--parallelism", "1000"}, 1, "exceeds maxParallelism 128"},
 		{"unknown job", []string{"status", "job-9"}, 1, `floe job status: not found: no job "job-9"`},
 		{"cancel unknown job", []string{"cancel", "job-9"}, 1, `not found: no job "job-9"`},
+		{"checkpoints of unknown job", []string{"checkpoints", "job-9"}, 1, `floe job checkpoints: not found: no job "job-9"`},
 		{"wait for unknown job", []string{"wait", "job-9"}, 1, `not found: no job "job-9"`},
 		{"timeout", []string{"wait", "job-1", "--timeout", "30ms", "--poll", "5ms"}, 1,
 			"floe job wait: timed out after 30ms; job job-1 is RUNNING"},
@@ -234,6 +248,84 @@ History:
 	}
 }
 
+func TestJobCheckpoints(t *testing.T) {
+	c := startCluster(t)
+	if r := runFloe("job", "checkpoints", "job-1", "--server", c.url); r.code != 0 ||
+		r.stdout != "ID  STATUS  ATTEMPT  TRIGGERED  DURATION  FULL  INCREMENTAL  MESSAGE\n" {
+		t.Errorf("a job without checkpoints: %+v", r)
+	}
+	t0 := clienttest.Start
+	done := t0.Add(1234 * time.Millisecond)
+	for _, cp := range []api.CheckpointStatus{
+		{ID: 1, Status: api.CheckpointCompleted, Attempt: 1, TriggeredAt: t0, CompletedAt: &done, DurationMillis: 1234,
+			FullBytes: 3 << 20, IncrementalBytes: 3 << 20, Path: "file:///ckpt/job-1/chk-1"},
+		{ID: 2, Status: api.CheckpointFailed, Attempt: 1, TriggeredAt: t0.Add(10 * time.Second), DurationMillis: 60000,
+			Message: "timed out\nafter 1m"},
+		{ID: 3, Status: api.CheckpointCompleted, Attempt: 2, TriggeredAt: t0.Add(20 * time.Second), CompletedAt: &done,
+			DurationMillis: 85, FullBytes: 3<<20 + 512<<10, IncrementalBytes: 512},
+		{ID: 4, Status: api.CheckpointInProgress, Attempt: 2, TriggeredAt: t0.Add(30 * time.Second)},
+	} {
+		c.fake.AddCheckpoint("job-1", cp)
+	}
+	r := runFloe("job", "checkpoints", "job-1", "--server", c.url)
+	want := `ID  STATUS       ATTEMPT  TRIGGERED             DURATION  FULL     INCREMENTAL  MESSAGE
+4   IN_PROGRESS  2        2025-01-02T03:04:35Z  -         -        -            -
+3   COMPLETED    2        2025-01-02T03:04:25Z  85ms      3.5 MiB  512 B        -
+2   FAILED       1        2025-01-02T03:04:15Z  1m0s      -        -            timed out after 1m
+1   COMPLETED    1        2025-01-02T03:04:05Z  1.234s    3.0 MiB  3.0 MiB      -
+`
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("got %+v, want stdout\n%s", r, want)
+	}
+	r = runFloe("job", "checkpoints", "-o", "json", "--server", c.url, "job-1")
+	var out struct{ Checkpoints []api.CheckpointStatus }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Checkpoints) != 4 ||
+		out.Checkpoints[3].Path != "file:///ckpt/job-1/chk-1" || !out.Checkpoints[3].CompletedAt.Equal(done) {
+		t.Errorf("checkpoints -o json: %v, %s", err, r.stdout)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	tests := []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{1024, "1.0 KiB"},
+		{1536, "1.5 KiB"},
+		{1<<20 - 1, "1.0 MiB"},
+		{20 << 20, "20.0 MiB"},
+		{5 << 30, "5.0 GiB"},
+		{1 << 62, "4.0 EiB"},
+	}
+	for _, tt := range tests {
+		if got := formatBytes(tt.n); got != tt.want {
+			t.Errorf("formatBytes(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestRunCheckpointInterval checks that floe run's --checkpoint-interval
+// reaches the submission, and that its help, shared with floe job submit,
+// does not promise restarts that the restart strategy decides.
+func TestRunCheckpointInterval(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	if err := fs.Parse([]string{"--checkpoint-interval", "250ms"}); err != nil {
+		t.Fatal(err)
+	}
+	_, sub, err := loadJob(writeTestJob(t, true), &f)
+	if err != nil || sub.CheckpointInterval != 250*time.Millisecond {
+		t.Errorf("loadJob = %v, %v; want a 250ms checkpoint interval", sub.CheckpointInterval, err)
+	}
+	r := runFloe("run", "--help")
+	if !strings.Contains(r.stderr, "-checkpoint-interval") || !strings.Contains(r.stderr, "with restartStrategy fixedDelay") {
+		t.Errorf("floe run --help does not explain --checkpoint-interval:\n%s", r.stderr)
+	}
+}
+
 func TestJobCancel(t *testing.T) {
 	c := startCluster(t)
 	if r := runFloe("job", "cancel", "job-1", "--server", c.url); r.code != 0 || r.stdout != "CANCELED\n" {
@@ -275,11 +367,12 @@ func TestJobWait(t *testing.T) {
 // own flags.
 func TestJobHelp(t *testing.T) {
 	flags := map[string][]string{
-		"submit": {"-set key=value", "-parallelism", "-server URL"},
-		"list":   {"-o format", "-server URL"},
-		"status": {"-o format", "-server URL"},
-		"cancel": {"-server URL"},
-		"wait":   {"-timeout", "-poll", "-server URL"},
+		"submit":      {"-set key=value", "-parallelism", "-checkpoint-interval", "-server URL"},
+		"list":        {"-o format", "-server URL"},
+		"status":      {"-o format", "-server URL"},
+		"checkpoints": {"-o format", "-server URL"},
+		"cancel":      {"-server URL"},
+		"wait":        {"-timeout", "-poll", "-server URL"},
 	}
 	for cmd, want := range flags {
 		for _, args := range [][]string{{"job", cmd, "--help"}, {"help", "job", cmd}} {

@@ -18,7 +18,7 @@ Usage:
                     run the job manager: REST API and task-manager endpoint
   floe taskmanager --scheduler ADDR --slots N [flags]
                     run a task manager that runs the scheduler's tasks
-  floe job submit|list|status|cancel|wait ...
+  floe job submit|list|status|cancel|wait|checkpoints ...
                     manage the jobs of a cluster through its scheduler
   floe version      print the version
   floe help [COMMAND]

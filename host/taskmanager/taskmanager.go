@@ -60,6 +60,7 @@ type TaskManager struct {
 	conn     *grpc.ClientConn
 	modules  *modules
 	peers    *peers
+	stores   stores
 
 	wg     sync.WaitGroup
 	ctx    context.Context

@@ -96,7 +96,7 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		delete(tm.tasks, key)
 		tm.mu.Unlock()
 	}()
-	t, cleanup, err := tm.setup(ctx, req)
+	t, cleanup, err := tm.setup(ctx, r, req)
 	defer cleanup()
 	if err == nil {
 		r.mu.Lock()
@@ -118,7 +118,7 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 
 // setup plans the task's job and wires the task's input and output. The
 // returned cleanup releases what setup acquired, whatever happened.
-func (tm *TaskManager) setup(ctx context.Context, req *floev1.DeployTaskRequest) (*task.Task, func(), error) {
+func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.DeployTaskRequest) (*task.Task, func(), error) {
 	var cleanups []func()
 	cleanup := func() {
 		for i := len(cleanups) - 1; i >= 0; i-- {
@@ -147,6 +147,10 @@ func (tm *TaskManager) setup(ctx context.Context, req *floev1.DeployTaskRequest)
 		cleanups = append(cleanups, closeFn)
 		io.Out = append(io.Out, s)
 	}
+	ckpts, restore, err := tm.checkpointing(ctx, r, req)
+	if err != nil {
+		return nil, cleanup, err
+	}
 	stateDir := filepath.Join(tm.cfg.DataDir, "state", id.JobId, fmt.Sprint(id.Attempt))
 	cleanups = append(cleanups, func() { os.RemoveAll(filepath.Join(stateDir, fmt.Sprintf("%d-%d", id.Stage, id.Subtask))) })
 	env := task.Env{
@@ -157,8 +161,10 @@ func (tm *TaskManager) setup(ctx context.Context, req *floev1.DeployTaskRequest)
 			return task.OpenState(p.Job.State.Backend, filepath.Join(stateDir, fmt.Sprintf("%d-%d", stage, sub)))
 		},
 		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
+		Checkpoints: ckpts,
 	}
-	return task.New(task.Spec{Plan: p, Stage: int(id.Stage), Subtask: int(id.Subtask)}, env, io), cleanup, nil
+	spec := task.Spec{Plan: p, Stage: int(id.Stage), Subtask: int(id.Subtask), Restore: restore}
+	return task.New(spec, env, io), cleanup, nil
 }
 
 // planJob parses the task's job spec and plans it as the scheduler did,

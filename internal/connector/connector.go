@@ -95,3 +95,20 @@ func CheckNext(ctx context.Context, closed bool, max int) error {
 	}
 	return ctx.Err()
 }
+
+// Transactional is a sink whose output becomes visible only when the
+// checkpoint that covers it completes, so that after a failure and a
+// restore from that checkpoint no record is visible twice.
+type Transactional interface {
+	Sink
+	// PreCommit seals what was written since the last call as part of
+	// checkpoint id, and returns every sealed piece not yet committed:
+	// what a restore from checkpoint id must commit.
+	PreCommit(id int64) ([]string, error)
+	// Commit makes visible every piece sealed for checkpoints up to id.
+	Commit(id int64) error
+	// Recover, called before the first Write of a restored task, commits
+	// the pieces of the restored checkpoint and discards everything else
+	// this subtask left behind.
+	Recover(pieces []string) error
+}

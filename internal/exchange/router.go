@@ -91,6 +91,20 @@ func (r *Router) Flush(ctx context.Context) error {
 	return nil
 }
 
+// Barrier flushes and sends checkpoint barrier id to every target, so the
+// barrier follows every record routed before it.
+func (r *Router) Barrier(ctx context.Context, id int64) error {
+	if err := r.Flush(ctx); err != nil {
+		return err
+	}
+	for _, t := range r.targets {
+		if err := t.Send(ctx, Message{From: r.from, Barrier: id}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // End flushes and tells every target that this sender's stream has ended.
 func (r *Router) End(ctx context.Context) error {
 	if err := r.Flush(ctx); err != nil {

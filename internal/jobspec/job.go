@@ -240,4 +240,7 @@ type Checkpoints struct {
 	MaxConcurrent int
 	// Retain is the number of completed checkpoints kept.
 	Retain int
+	// Storage is where checkpoints go (file:///path or s3://bucket/prefix);
+	// empty means the cluster's default.
+	Storage string
 }

@@ -173,7 +173,7 @@ checkpoints: {interval: 10s}
 	if got.State.Backend != StatePebble {
 		t.Errorf("state.backend = %q, want pebble", got.State.Backend)
 	}
-	if want := (Checkpoints{Interval: 10 * time.Second, Timeout: 10 * time.Minute, MaxConcurrent: 1, Retain: 1}); *got.Checkpoints != want {
+	if want := (Checkpoints{Interval: 10 * time.Second, Timeout: 10 * time.Minute, MaxConcurrent: 1, Retain: 3}); *got.Checkpoints != want {
 		t.Errorf("checkpoints = %+v, want %+v", *got.Checkpoints, want)
 	}
 }

@@ -73,6 +73,7 @@ type rawCheckpoints struct {
 	MinPause      scalar `yaml:"minPause"`
 	MaxConcurrent scalar `yaml:"maxConcurrent"`
 	Retain        scalar `yaml:"retain"`
+	Storage       scalar `yaml:"storage"`
 }
 
 // scalar is the text of one YAML scalar, uninterpreted. A field that is

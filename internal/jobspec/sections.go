@@ -1,6 +1,10 @@
 package jobspec
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // The defaults of the optional sections.
 const (
@@ -55,6 +59,39 @@ func (b *builder) checkpoints(r *rawCheckpoints) *Checkpoints {
 		Timeout:       b.p.duration("checkpoints.timeout", r.Timeout, defaultCheckpointWait, minCheckpointTime),
 		MinPause:      b.p.duration("checkpoints.minPause", r.MinPause, 0, 0),
 		MaxConcurrent: int(b.p.integer("checkpoints.maxConcurrent", r.MaxConcurrent, 1, 1, unbounded)),
-		Retain:        int(b.p.integer("checkpoints.retain", r.Retain, 1, 1, unbounded)),
+		Retain:        int(b.p.integer("checkpoints.retain", r.Retain, DefaultRetain, 1, unbounded)),
+		Storage:       b.storage(r.Storage),
 	}
+}
+
+// storage checks a checkpoint storage URL: file:///path or
+// s3://bucket/prefix; empty means the cluster's default.
+func (b *builder) storage(s scalar) string {
+	if !s.set {
+		return ""
+	}
+	u, ok := b.p.text("checkpoints.storage", s)
+	if !ok {
+		return ""
+	}
+	if !strings.HasPrefix(u, "file:///") && !strings.HasPrefix(u, "s3://") {
+		b.p.reject("checkpoints.storage", "must be file:///absolute/path or s3://bucket/prefix, got %q", u)
+	}
+	return u
+}
+
+// DefaultRetain is how many completed checkpoints a job keeps by default.
+const DefaultRetain = 3
+
+// WithCheckpointInterval turns checkpoints on at interval d, or changes the
+// interval of a job that has them, keeping the spec's other settings.
+func (j *Job) WithCheckpointInterval(d time.Duration) error {
+	if d < minCheckpointTime {
+		return fmt.Errorf("checkpoint interval %s is below the minimum %s", d, minCheckpointTime)
+	}
+	if j.Checkpoints == nil {
+		j.Checkpoints = &Checkpoints{Timeout: defaultCheckpointWait, MaxConcurrent: 1, Retain: DefaultRetain}
+	}
+	j.Checkpoints.Interval = d
+	return nil
 }

@@ -30,11 +30,15 @@ type Config struct {
 	// RESTAddr serves the REST API when set.
 	RESTAddr string
 	// Engine is shared by the scheduler and task managers; nil makes one.
-	Engine      *host.Engine
-	CallTimeout time.Duration
-	BatchSize   int
-	Stdout      *stdout.Writer
-	Logger      *slog.Logger
+	Engine *host.Engine
+	// CheckpointStorage is the scheduler's default checkpoint URL.
+	CheckpointStorage string
+	// HeartbeatTimeout is the scheduler's; 0 means its default.
+	HeartbeatTimeout time.Duration
+	CallTimeout      time.Duration
+	BatchSize        int
+	Stdout           *stdout.Writer
+	Logger           *slog.Logger
 }
 
 // Cluster is a running mini-cluster.
@@ -42,6 +46,7 @@ type Cluster struct {
 	Scheduler    *scheduler.Server
 	TaskManagers []*taskmanager.TaskManager
 
+	stops  []context.CancelFunc
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	errs   []error
@@ -63,6 +68,8 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	sched, err := scheduler.NewServer(scheduler.Config{
 		RPCAddr: "127.0.0.1:0", RESTAddr: cfg.RESTAddr, DataDir: filepath.Join(cfg.DataDir, "scheduler"),
 		Engine: cfg.Engine, Logger: cfg.Logger.With("component", "scheduler"),
+		CheckpointStorage: cfg.CheckpointStorage, HeartbeatTimeout: cfg.HeartbeatTimeout,
+		HeartbeatInterval: cfg.HeartbeatTimeout / 10,
 	})
 	if err != nil {
 		return nil, err
@@ -81,8 +88,10 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			c.Close()
 			return nil, err
 		}
+		tmCtx, stop := context.WithCancel(runCtx)
 		c.TaskManagers = append(c.TaskManagers, tm)
-		c.run(func() error { return tm.Run(runCtx) })
+		c.stops = append(c.stops, stop)
+		c.run(func() error { return tm.Run(tmCtx) })
 	}
 	if err := c.awaitTaskManagers(ctx, cfg.TaskManagers); err != nil {
 		c.Close()
@@ -120,6 +129,10 @@ func (c *Cluster) awaitTaskManagers(ctx context.Context, n int) error {
 		}
 	}
 }
+
+// StopTaskManager stops task manager i, as if its process died: its tasks
+// are cancelled and its endpoints close.
+func (c *Cluster) StopTaskManager(i int) { c.stops[i]() }
 
 // Close stops the task managers and the scheduler and returns what went
 // wrong while they ran.

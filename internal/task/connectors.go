@@ -24,10 +24,14 @@ func openSource(s *jobspec.Source, split connector.SplitInfo) (connector.Source,
 	return nil, fmt.Errorf("source %s: unsupported type %q", s.UID, s.Type)
 }
 
-// openSink opens subtask split's part of the job's sink.
-func openSink(s *jobspec.Sink, split connector.SplitInfo, out *stdout.Writer) (connector.Sink, error) {
+// openSink opens subtask split's part of the job's sink: for a file sink of
+// a job with checkpoints, the transactional one.
+func openSink(s *jobspec.Sink, split connector.SplitInfo, out *stdout.Writer, checkpointed, restored bool) (connector.Sink, error) {
 	switch s.Type {
 	case jobspec.SinkFile:
+		if checkpointed {
+			return file.OpenTransactionalSink(file.SinkConfig{Path: s.File.Path}, split, restored)
+		}
 		return file.OpenSink(file.SinkConfig{Path: s.File.Path}, split)
 	case jobspec.SinkStdout:
 		return stdout.NewSink(stdout.Config{Out: out})

@@ -7,16 +7,20 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/internal/checkpoint"
 	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/internal/connector/stdout"
 	"github.com/floe-stream/floe/internal/exchange"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/snapshot"
 )
 
 // DefaultBatchSize is how many records a task moves per batch.
@@ -36,6 +40,11 @@ type StateBackend interface {
 	// Flush makes buffered writes durable; Close flushes and releases.
 	Flush() error
 	Close() error
+	// TrackChanges, WriteSnapshot and Restore are checkpointing: see
+	// storage/state.Backend.
+	TrackChanges()
+	WriteSnapshot(w *snapshot.Writer, full bool) error
+	Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error)
 }
 
 // Env is what a task takes from the process it runs in.
@@ -53,6 +62,8 @@ type Env struct {
 	BatchSize int
 	// CallTimeout bounds each call into a guest; 0 means the host default.
 	CallTimeout time.Duration
+	// Checkpoints is nil when the job takes no checkpoints.
+	Checkpoints *Checkpointing
 }
 
 // Spec names the subtask to run.
@@ -60,6 +71,9 @@ type Spec struct {
 	Plan    *plan.Plan
 	Stage   int
 	Subtask int
+	// Restore is the task's share of the checkpoint its attempt restores
+	// from, or nil.
+	Restore *checkpoint.Restore
 }
 
 // IO connects a task to its neighbours: In for every stage but the first,
@@ -106,6 +120,11 @@ type Task struct {
 	state  StateBackend
 	// bufs alternate as the input and output of chained operators.
 	bufs [2]record.Batch
+	ckpt *checkpointer
+	// ended marks the senders whose input has ended.
+	ended []bool
+	// wg tracks the task's background uploads.
+	wg sync.WaitGroup
 
 	Metrics Metrics
 }
@@ -155,7 +174,41 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if t.router != nil {
 		return t.router.End(ctx)
 	}
-	return nil
+	return t.finalCommit(ctx)
+}
+
+// finalCommit, at the end of a checkpointed job's input, seals the sink's
+// last output and commits it only once the whole job has ended: a failure
+// anywhere before then restores the last checkpoint, and output committed
+// early would be written twice.
+func (t *Task) finalCommit(ctx context.Context) error {
+	tx, ok := t.sink.(connector.Transactional)
+	if !ok || t.ckpt == nil {
+		return nil
+	}
+	if _, err := tx.PreCommit(checkpoint.Final); err != nil {
+		return err
+	}
+	t.ckpt.cfg.Ending()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case id := <-t.ckpt.commits:
+			if err := tx.Commit(id); err != nil || id == checkpoint.Final {
+				return err
+			}
+		}
+	}
+}
+
+// spawn runs fn in a goroutine that Run waits for before it returns.
+func (t *Task) spawn(fn func()) {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		fn()
+	}()
 }
 
 func (t *Task) split() connector.SplitInfo {
@@ -192,8 +245,19 @@ func (t *Task) open(ctx context.Context) error {
 		t.ops = append(t.ops, ky)
 	}
 	if s := t.stage.Sink; s != nil {
-		if t.sink, err = openSink(s, t.split(), t.env.Stdout); err != nil {
+		if t.sink, err = openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil); err != nil {
 			return err
+		}
+	}
+	if t.env.Checkpoints != nil {
+		t.ckpt = newCheckpointer(t.env.Checkpoints)
+		if t.spec.Restore != nil {
+			if err := t.restore(ctx, t.spec.Restore); err != nil {
+				return err
+			}
+		}
+		if t.state != nil {
+			t.state.TrackChanges()
 		}
 	}
 	if len(t.io.Out) > 0 {
@@ -248,6 +312,9 @@ func (t *Task) runSource(ctx context.Context) error {
 	b := exchange.GetBatch()
 	defer exchange.PutBatch(b)
 	for {
+		if err := t.serviceCheckpoints(ctx); err != nil {
+			return err
+		}
 		b.Reset()
 		err := t.source.Next(ctx, b, t.env.BatchSize)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -271,33 +338,117 @@ func (t *Task) runSource(ctx context.Context) error {
 	}
 }
 
-// runInbox processes the exchange's batches until every sender has ended.
+// runInbox processes the exchange's messages until every sender has ended,
+// aligning checkpoint barriers: once a sender's barrier arrives, what it
+// sends next is held until every other sender's barrier has arrived too,
+// then the task snapshots and processes what it held.
 func (t *Task) runInbox(ctx context.Context) error {
-	ends := exchange.NewEnds(t.io.In.Senders())
+	n := t.io.In.Senders()
+	ends := exchange.NewEnds(n)
+	t.ended = make([]bool, n)
 	pending, _ := t.io.In.(interface{ Pending() int })
 	for {
-		m, err := t.io.In.Recv(ctx)
+		if err := t.serviceCheckpoints(ctx); err != nil {
+			return err
+		}
+		m, ok, err := t.next(ctx)
 		if err != nil {
 			return err
 		}
-		if m.End {
-			done, err := ends.Mark(m.From)
-			if err != nil || done {
-				return err
-			}
+		if !ok {
 			continue
 		}
-		err = t.process(ctx, m.Batch)
-		exchange.PutBatch(m.Batch)
-		if err != nil {
-			return err
+		if c := t.ckpt; c != nil && c.aligning > 0 && c.seen[m.From] {
+			c.held[m.From] = append(c.held[m.From], m)
+			continue
 		}
-		if t.router != nil && pending != nil && pending.Pending() == 0 {
-			if err := t.router.Flush(ctx); err != nil {
+		switch {
+		case m.End:
+			done, err := ends.Mark(m.From)
+			if err != nil {
 				return err
+			}
+			t.ended[m.From] = true
+			if err := t.aligned(ctx); err != nil || done {
+				return err
+			}
+		case m.Barrier > 0:
+			if err := t.barrier(ctx, m); err != nil {
+				return err
+			}
+		default:
+			err = t.process(ctx, m.Batch)
+			exchange.PutBatch(m.Batch)
+			if err != nil {
+				return err
+			}
+			if t.router != nil && pending != nil && pending.Pending() == 0 {
+				if err := t.router.Flush(ctx); err != nil {
+					return err
+				}
 			}
 		}
 	}
+}
+
+// next returns the next message: first what alignment held, then the
+// inbox. ok is false when the task was woken to attend to checkpoints.
+func (t *Task) next(ctx context.Context) (exchange.Message, bool, error) {
+	if c := t.ckpt; c != nil {
+		if len(c.replay) > 0 {
+			m := c.replay[0]
+			c.replay = c.replay[1:]
+			return m, true, nil
+		}
+		if w, ok := t.io.In.(interface {
+			RecvWake(context.Context, <-chan struct{}) (exchange.Message, bool, error)
+		}); ok {
+			return w.RecvWake(ctx, c.wake)
+		}
+	}
+	m, err := t.io.In.Recv(ctx)
+	return m, err == nil, err
+}
+
+// barrier handles a checkpoint barrier from one sender.
+func (t *Task) barrier(ctx context.Context, m exchange.Message) error {
+	c := t.ckpt
+	if c == nil {
+		return fmt.Errorf("checkpoint barrier %d in a job without checkpoints", m.Barrier)
+	}
+	if c.aligning == 0 {
+		c.aligning, c.alignStart = m.Barrier, time.Now()
+		c.seen = make([]bool, len(t.ended))
+		c.held = make([][]exchange.Message, len(t.ended))
+	} else if m.Barrier != c.aligning {
+		return fmt.Errorf("barrier %d from sender %d while aligning checkpoint %d", m.Barrier, m.From, c.aligning)
+	}
+	c.seen[m.From] = true
+	return t.aligned(ctx)
+}
+
+// aligned snapshots once every sender that has not ended has delivered the
+// barrier being aligned, and queues what was held for processing.
+func (t *Task) aligned(ctx context.Context) error {
+	c := t.ckpt
+	if c == nil || c.aligning == 0 {
+		return nil
+	}
+	for i, seen := range c.seen {
+		if !seen && !t.ended[i] {
+			return nil
+		}
+	}
+	id := c.aligning
+	c.aligning = 0
+	if err := t.snapshot(ctx, id, c.alignStart); err != nil {
+		return err
+	}
+	for _, h := range c.held {
+		c.replay = append(c.replay, h...)
+	}
+	c.held = nil
+	return nil
 }
 
 // process passes one batch through the chain and on to the sink or router.
@@ -333,6 +484,7 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 	if t.sink != nil {
 		errs = append(errs, t.sink.Close())
 	}
+	t.wg.Wait()
 	if t.state != nil {
 		errs = append(errs, t.state.Close())
 	}

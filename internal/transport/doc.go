@@ -11,18 +11,19 @@
 // # Protocol
 //
 // Each channel is one Transfer stream. The sender opens it with a ChannelID
-// message, then sends batches in the exchange package's wire format, and
-// finally end, after which it half-closes; the server closes the stream with
-// an OK status once end is in the receiver's buffer, so a Sender's End
-// returns only when its batches have been delivered.
+// message, then sends batches in the exchange package's wire format and
+// checkpoint barriers, and finally end, after which it half-closes; the
+// server closes the stream with an OK status once end is in the receiver's
+// buffer, so a Sender's End returns only when its batches have been
+// delivered.
 //
-// Flow control is by credit, counted in batches. Once the receiving task is
+// Flow control is by credit, counted in messages. Once the receiving task is
 // deployed the server grants perSenderBatches credits on the stream; each
-// batch the sender sends spends one, and each batch of the channel the task
-// consumes (Recv returns it) grants one back. A sender without credit waits,
-// which back-pressures its task; a sender that sends without credit breaks
-// the protocol and its stream fails. So the receiver buffers at most
-// perSenderBatches batches per channel, whatever the senders do.
+// batch or barrier the sender sends spends one, and each one of the channel
+// the task consumes (Recv returns it) grants one back. A sender without
+// credit waits, which back-pressures its task; a sender that sends without
+// credit breaks the protocol and its stream fails. So the receiver buffers
+// at most perSenderBatches batches per channel, whatever the senders do.
 //
 // Tasks are deployed in parallel, so a stream may arrive before its
 // receiving task: it waits, up to ServerOptions.RegisterTimeout, for the

@@ -126,6 +126,34 @@ func (r *receiver) Recv(ctx context.Context) (exchange.Message, error) {
 	}
 }
 
+// RecvWake is Recv that also returns, with ok false, when wake is
+// signalled, so a task can attend to other work while its input is idle.
+func (r *receiver) RecvWake(ctx context.Context, wake <-chan struct{}) (m exchange.Message, ok bool, err error) {
+	select {
+	case m := <-r.queue:
+		if !m.End {
+			r.chans[m.From].Load().credit()
+		}
+		return m, true, nil
+	default:
+	}
+	select {
+	case m := <-r.queue:
+		if !m.End {
+			r.chans[m.From].Load().credit()
+		}
+		return m, true, nil
+	case <-wake:
+		return exchange.Message{}, false, nil
+	case <-r.failed:
+		return exchange.Message{}, false, r.err
+	case <-r.released:
+		return exchange.Message{}, false, r.releasedErr()
+	case <-ctx.Done():
+		return exchange.Message{}, false, ctx.Err()
+	}
+}
+
 func (r *receiver) releasedErr() error { return fmt.Errorf("%w: %v", ErrReleased, r.key) }
 
 // Senders implements exchange.Receiver.

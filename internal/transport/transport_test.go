@@ -444,7 +444,8 @@ func TestLocalSenderClosedBeforeEndFailsReceiver(t *testing.T) {
 }
 
 // TestReceivingTaskManagerDies stops the receiving side while a sender
-// waits for credit: Send must fail, not hang.
+// that has delivered a batch waits for credit: Send must fail at once, not
+// retry or hang.
 func TestReceivingTaskManagerDies(t *testing.T) {
 	n := newNode(t, ServerOptions{})
 	ctx := context.Background()
@@ -454,11 +455,54 @@ func TestReceivingTaskManagerDies(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() { done <- sendAll(ctx, s, 0, 3, 1) })
 	defer wg.Wait()
-	eventually(t, "the sender to wait for credit", s.blocked.Load)
+	eventually(t, "the sender to wait for credit after a batch", func() bool {
+		return n.receiverOf(testKey).Pending() == 1 && s.blocked.Load()
+	})
 	n.gs.Stop()
 	if err := <-done; err == nil {
 		t.Fatal("Send succeeded after the receiving task manager stopped")
 	} else {
 		t.Log(err)
+	}
+}
+
+// TestBarriersTakeCredit sends a barrier between batches on a remote and a
+// local channel with one credit each: the barrier arrives in its place and
+// holds the credit until it is consumed.
+func TestBarriersTakeCredit(t *testing.T) {
+	n := newNode(t, ServerOptions{})
+	ctx := context.Background()
+	r := n.srv.Receiver(testKey, 2, 1)
+	defer n.srv.Release(testKey)
+	senders := []exchange.Sender{n.sender(t, 0), n.srv.LocalSender(channelID(testKey, 1))}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, s := range senders {
+		wg.Go(func() {
+			errs[i] = errors.Join(
+				s.Send(ctx, exchange.Message{From: i, Barrier: 7}),
+				s.Send(ctx, exchange.Message{From: i, Batch: testBatch(i, 0, 2)}),
+				s.Send(ctx, exchange.Message{From: i, End: true}))
+		})
+	}
+	rcv := n.receiverOf(testKey)
+	remote := senders[0].(*Sender)
+	eventually(t, "both barriers to fill the buffer", func() bool { return rcv.Pending() == 2 && remote.blocked.Load() })
+	for i := range 2 {
+		m, err := r.Recv(ctx)
+		if err != nil || m.Barrier != 7 {
+			t.Fatalf("Recv: %+v, %v; want barrier 7", m, err)
+		}
+		// The consumed barrier's credit lets its channel send its batch,
+		// then its end.
+		eventually(t, "the batch and end after a consumed barrier", func() bool { return rcv.Pending() == 3+i })
+	}
+	got, err := collect(ctx, r)
+	wg.Wait()
+	if err := errors.Join(append(errs, err)...); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 2 || got[1] != 2 {
+		t.Fatalf("got %v records, want 2 from each", got)
 	}
 }

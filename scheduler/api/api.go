@@ -41,6 +41,9 @@ const (
 	TaskFinished  = "FINISHED"
 	TaskFailed    = "FAILED"
 	TaskCanceled  = "CANCELED"
+	// TaskEnding: the task's input ended; its sink waits for the job's
+	// final commit.
+	TaskEnding = "ENDING"
 )
 
 // Submission is a job to run: its spec as written, the --set parameters, an
@@ -51,6 +54,46 @@ type Submission struct {
 	Params      map[string]string
 	Parallelism int
 	Modules     map[string][]byte
+	// CheckpointInterval, when set, turns checkpoints on at that interval
+	// (or changes the spec's interval).
+	CheckpointInterval time.Duration
+}
+
+// Checkpoint states.
+const (
+	CheckpointInProgress = "IN_PROGRESS"
+	CheckpointCompleted  = "COMPLETED"
+	CheckpointFailed     = "FAILED"
+)
+
+// CheckpointStatus is one checkpoint of a job, as GET
+// /v1/jobs/{id}/checkpoints shows it.
+type CheckpointStatus struct {
+	ID          int64      `json:"id"`
+	Status      string     `json:"status"`
+	Attempt     int        `json:"attempt"`
+	TriggeredAt time.Time  `json:"triggeredAt"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	// DurationMillis runs from the trigger to completion or failure.
+	DurationMillis int64 `json:"durationMillis"`
+	// FullBytes is the size of all state the checkpoint refers to;
+	// IncrementalBytes what it uploaded.
+	FullBytes        int64  `json:"fullBytes"`
+	IncrementalBytes int64  `json:"incrementalBytes"`
+	Message          string `json:"message,omitempty"`
+	// Path is where its metadata is, once completed.
+	Path     string                    `json:"path,omitempty"`
+	Subtasks []CheckpointSubtaskStatus `json:"subtasks,omitempty"`
+}
+
+// CheckpointSubtaskStatus is one task's part of a checkpoint.
+type CheckpointSubtaskStatus struct {
+	Stage            int   `json:"stage"`
+	Subtask          int   `json:"subtask"`
+	AlignmentMillis  int64 `json:"alignmentMillis"`
+	SyncMillis       int64 `json:"syncMillis"`
+	IncrementalBytes int64 `json:"incrementalBytes"`
+	FullBytes        int64 `json:"fullBytes"`
 }
 
 // JobStatus is a job as GET /v1/jobs/{id} shows it.
@@ -128,6 +171,9 @@ type Service interface {
 	Cancel(ctx context.Context, id string) error
 	// TaskManagers lists the live task managers.
 	TaskManagers(ctx context.Context) ([]TaskManagerStatus, error)
+	// Checkpoints lists a job's checkpoints, newest first: ErrNotFound for
+	// an unknown job.
+	Checkpoints(ctx context.Context, id string) ([]CheckpointStatus, error)
 }
 
 // The errors a Service wraps; one table maps them to HTTP status codes

@@ -3,12 +3,14 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -62,12 +64,14 @@ func TestRoundTrip(t *testing.T) {
 	fake, c := start(t)
 	ctx := context.Background()
 	fake.AddTaskManager(api.TaskManagerStatus{ID: "tm-1", Addr: "10.0.0.1:7000", Slots: 4, FreeSlots: 2})
-	id, err := c.SubmitFiles(ctx, writeJob(t, "\x00asm"), map[string]string{"count": "7"}, 3)
+	id, err := c.SubmitFiles(ctx, writeJob(t, "\x00asm"),
+		client.SubmitOptions{Set: map[string]string{"count": "7"}, Parallelism: 3, CheckpointInterval: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := fake.Submissions()[0]
 	if string(s.Spec) != spec || s.Parallelism != 3 || !maps.Equal(s.Params, map[string]string{"count": "7"}) ||
+		s.CheckpointInterval != 1500*time.Millisecond ||
 		string(s.Modules["ops"]) != "\x00asm" || len(s.Modules) != 1 {
 		t.Errorf("submission %+v", s)
 	}
@@ -91,17 +95,62 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCheckpoints checks that a job's checkpoints come back as the service
+// has them, field for field, and that a job without any has an empty list.
+func TestCheckpoints(t *testing.T) {
+	fake, c := start(t)
+	ctx := context.Background()
+	id, err := c.SubmitFiles(ctx, writeJob(t, "wasm"), client.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cps, err := c.Checkpoints(ctx, id)
+	if err != nil || cps == nil || len(cps) != 0 {
+		t.Errorf("Checkpoints before any = %#v, %v; want an empty list", cps, err)
+	}
+	done := clienttest.Start.Add(1500 * time.Millisecond)
+	want := []api.CheckpointStatus{
+		{ID: 2, Status: api.CheckpointInProgress, Attempt: 1, TriggeredAt: clienttest.Start.Add(2 * time.Second)},
+		{ID: 1, Status: api.CheckpointCompleted, Attempt: 1, TriggeredAt: clienttest.Start, CompletedAt: &done,
+			DurationMillis: 1500, FullBytes: 4096, IncrementalBytes: 1024, Path: "file:///ckpt/job-1/chk-1",
+			Subtasks: []api.CheckpointSubtaskStatus{{Stage: 1, Subtask: 0, AlignmentMillis: 3, SyncMillis: 4, IncrementalBytes: 1024, FullBytes: 4096}}},
+	}
+	fake.AddCheckpoint(id, want[1])
+	fake.AddCheckpoint(id, want[0])
+	cps, err = c.Checkpoints(ctx, id)
+	if err != nil || !reflect.DeepEqual(cps, want) {
+		t.Errorf("Checkpoints = %+v, %v; want %+v", cps, err, want)
+	}
+}
+
+// TestSubmitCheckpointInterval checks that the interval crosses the wire
+// exactly, and is left out when it is zero.
+func TestSubmitCheckpointInterval(t *testing.T) {
+	fake, c := start(t)
+	for _, d := range []time.Duration{0, 90 * time.Minute, 10*time.Millisecond + 500*time.Microsecond} {
+		if _, err := c.Submit(context.Background(), api.Submission{Spec: []byte(spec), CheckpointInterval: d,
+			Modules: map[string][]byte{"ops": []byte("wasm")}}); err != nil {
+			t.Fatalf("interval %v: %v", d, err)
+		}
+		subs := fake.Submissions()
+		if got := subs[len(subs)-1].CheckpointInterval; got != d {
+			t.Errorf("interval %v arrived as %v", d, got)
+		}
+	}
+}
+
 // TestErrors checks that server errors wrap the api sentinels and carry the
 // server's message.
 func TestErrors(t *testing.T) {
 	fake, c := start(t)
 	ctx := context.Background()
-	id, err := c.SubmitFiles(ctx, writeJob(t, "wasm"), nil, 0)
+	id, err := c.SubmitFiles(ctx, writeJob(t, "wasm"), client.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fake.SetState(id, api.JobFinished, "")
 	_, jobErr := c.Job(ctx, "nope")
+	_, ckptErr := c.Checkpoints(ctx, "nope")
 	_, submitErr := c.Submit(ctx, api.Submission{Spec: []byte("name: [")})
 	_, listErr := func() ([]api.JobStatus, error) { fake.FailNext(errors.New("boom")); return c.Jobs(ctx) }()
 	tests := []struct {
@@ -113,6 +162,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown job", jobErr, api.ErrNotFound, 404, `not found: no job "nope"`},
 		{"unknown job to cancel", c.Cancel(ctx, "nope"), api.ErrNotFound, 404, `not found: no job "nope"`},
+		{"checkpoints of an unknown job", ckptErr, api.ErrNotFound, 404, `not found: no job "nope"`},
 		{"ended job", c.Cancel(ctx, id), api.ErrConflict, 409, "conflict: job job-1 has already ended (FINISHED)"},
 		{"bad spec", submitErr, api.ErrBadRequest, 400, "bad request: "},
 		{"server failure", listErr, nil, 500, "boom"},
@@ -140,7 +190,7 @@ func TestTooLarge(t *testing.T) {
 	srv := httptest.NewServer(rest.New(clienttest.NewFake(), rest.Options{MaxUpload: 1 << 10}))
 	defer srv.Close()
 	c := client.New(srv.URL, nil)
-	_, err := c.SubmitFiles(context.Background(), writeJob(t, strings.Repeat("x", 16<<20)), nil, 0)
+	_, err := c.SubmitFiles(context.Background(), writeJob(t, strings.Repeat("x", 16<<20)), client.SubmitOptions{})
 	if !errors.Is(err, api.ErrTooLarge) || err.Error() != "upload larger than the 1 KiB limit (--max-upload)" {
 		t.Errorf("got %v", err)
 	}
@@ -150,17 +200,20 @@ func TestSubmitFilesLocalErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		path func(t *testing.T) string
-		set  map[string]string
+		opts client.SubmitOptions
 		want string
 	}{
-		{"missing module", func(t *testing.T) string { return writeJob(t, "") }, nil, `module "ops": open `},
-		{"missing spec", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope.yaml") }, nil, "read job spec"},
-		{"unknown parameter", func(t *testing.T) string { return writeJob(t, "wasm") }, map[string]string{"x": "1"}, "unknown parameter"},
+		{"missing module", func(t *testing.T) string { return writeJob(t, "") }, client.SubmitOptions{}, `module "ops": open `},
+		{"missing spec", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nope.yaml") }, client.SubmitOptions{}, "read job spec"},
+		{"unknown parameter", func(t *testing.T) string { return writeJob(t, "wasm") },
+			client.SubmitOptions{Set: map[string]string{"x": "1"}}, "unknown parameter"},
+		{"checkpoint interval too short", func(t *testing.T) string { return writeJob(t, "wasm") },
+			client.SubmitOptions{CheckpointInterval: time.Millisecond}, "checkpoint interval 1ms is below the minimum 10ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake, c := start(t)
-			_, err := c.SubmitFiles(context.Background(), tt.path(t), tt.set, 0)
+			_, err := c.SubmitFiles(context.Background(), tt.path(t), tt.opts)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want it to contain %q", err, tt.want)
 			}
@@ -173,16 +226,18 @@ func TestSubmitFilesLocalErrors(t *testing.T) {
 
 func TestReservedModuleName(t *testing.T) {
 	_, c := start(t)
-	_, err := c.Submit(context.Background(), api.Submission{Spec: []byte(spec), Modules: map[string][]byte{"set": nil}})
-	if !errors.Is(err, api.ErrBadRequest) || !strings.Contains(err.Error(), `module "set"`) {
-		t.Errorf("got %v", err)
+	for _, name := range []string{"spec", "set", "parallelism", "checkpointInterval"} {
+		_, err := c.Submit(context.Background(), api.Submission{Spec: []byte(spec), Modules: map[string][]byte{name: nil}})
+		if !errors.Is(err, api.ErrBadRequest) || !strings.Contains(err.Error(), fmt.Sprintf("module %q", name)) {
+			t.Errorf("module %q: got %v", name, err)
+		}
 	}
 }
 
 func TestWait(t *testing.T) {
 	fake, c := start(t)
 	ctx := context.Background()
-	id, err := c.SubmitFiles(ctx, writeJob(t, "wasm"), nil, 0)
+	id, err := c.SubmitFiles(ctx, writeJob(t, "wasm"), client.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +257,7 @@ func TestWait(t *testing.T) {
 
 func TestWaitContext(t *testing.T) {
 	_, c := start(t)
-	id, err := c.SubmitFiles(context.Background(), writeJob(t, "wasm"), nil, 0)
+	id, err := c.SubmitFiles(context.Background(), writeJob(t, "wasm"), client.SubmitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

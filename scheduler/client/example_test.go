@@ -15,8 +15,10 @@ import (
 func ExampleClient_SubmitFiles() {
 	c := client.New("http://127.0.0.1:8081", nil)
 	ctx := context.Background()
-	id, err := c.SubmitFiles(ctx, "udfs/wordcount/job.yaml",
-		map[string]string{"input": "words.txt", "output": "counts/"}, 4)
+	id, err := c.SubmitFiles(ctx, "udfs/wordcount/job.yaml", client.SubmitOptions{
+		Set:         map[string]string{"input": "words.txt", "output": "counts/"},
+		Parallelism: 4,
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // Submit uploads a job. The modules are sent under their names, which must
-// not be "spec", "set" or "parallelism": those form fields carry the rest of
-// the submission. Errors of the scheduler wrap api.ErrBadRequest or
+// not be "spec", "set", "parallelism" or "checkpointInterval": those form
+// fields carry the rest of the submission, the last two only when they are
+// not zero. Errors of the scheduler wrap api.ErrBadRequest or
 // api.ErrTooLarge as api.Service documents.
 func (c *Client) Submit(ctx context.Context, s api.Submission) (string, error) {
 	body, contentType, err := encodeSubmission(s)
@@ -45,6 +46,20 @@ func (c *Client) Job(ctx context.Context, id string) (api.JobStatus, error) {
 // api.ErrConflict for a job that has already ended.
 func (c *Client) Cancel(ctx context.Context, id string) error {
 	return c.do(ctx, request{method: http.MethodDelete, path: jobPath(id), want: http.StatusOK})
+}
+
+// Checkpoints lists a job's checkpoints, newest first; the list is empty,
+// not nil, for a job that takes none. The error wraps api.ErrNotFound for an
+// unknown id.
+func (c *Client) Checkpoints(ctx context.Context, id string) ([]api.CheckpointStatus, error) {
+	var out struct {
+		Checkpoints []api.CheckpointStatus `json:"checkpoints"`
+	}
+	err := c.do(ctx, request{method: http.MethodGet, path: jobPath(id) + "/checkpoints", want: http.StatusOK, out: &out})
+	if err == nil && out.Checkpoints == nil {
+		out.Checkpoints = []api.CheckpointStatus{}
+	}
+	return out.Checkpoints, err
 }
 
 // TaskManagers lists the live task managers.

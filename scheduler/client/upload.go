@@ -16,17 +16,29 @@ import (
 )
 
 // reserved are the form fields of an upload that are not modules.
-var reserved = []string{"spec", "set", "parallelism"}
+var reserved = []string{"spec", "set", "parallelism", "checkpointInterval"}
+
+// SubmitOptions are what SubmitFiles sends besides the spec and its modules.
+// The zero value submits the spec as written.
+type SubmitOptions struct {
+	// Set holds the job's parameters, as --set gives them; nil sets none.
+	Set map[string]string
+	// Parallelism, if not 0, overrides the spec's default parallelism.
+	Parallelism int
+	// CheckpointInterval, if not 0, turns checkpoints on at this interval or
+	// changes the spec's.
+	CheckpointInterval time.Duration
+}
 
 // SubmitFiles uploads the job whose spec is the file at specPath, as
-// `floe job submit` does. It reads the spec with set as its --set values to
-// find the modules it declares, resolving their paths against the spec's
-// directory, and uploads the spec as written with each module file under its
-// module name. set may be nil; parallelism 0 keeps the spec's default. An
-// invalid spec or a missing module file is reported before anything is
-// sent, with errors that name the file.
-func (c *Client) SubmitFiles(ctx context.Context, specPath string, set map[string]string, parallelism int) (string, error) {
-	s, err := readSubmission(specPath, set, parallelism)
+// `floe job submit` does. It reads the spec with opts.Set as its --set
+// values to find the modules it declares, resolving their paths against the
+// spec's directory, and uploads the spec as written with each module file
+// under its module name. An invalid spec or a missing module file is
+// reported before anything is sent, with errors that name the file, and so
+// is a checkpoint interval that the scheduler would refuse.
+func (c *Client) SubmitFiles(ctx context.Context, specPath string, opts SubmitOptions) (string, error) {
+	s, err := readSubmission(specPath, opts)
 	if err != nil {
 		return "", err
 	}
@@ -34,16 +46,24 @@ func (c *Client) SubmitFiles(ctx context.Context, specPath string, set map[strin
 }
 
 // readSubmission reads a job's spec and module files into a Submission.
-func readSubmission(specPath string, set map[string]string, parallelism int) (api.Submission, error) {
-	job, err := jobspec.Load(specPath, set)
+func readSubmission(specPath string, opts SubmitOptions) (api.Submission, error) {
+	job, err := jobspec.Load(specPath, opts.Set)
 	if err != nil {
 		return api.Submission{}, err
+	}
+	if opts.CheckpointInterval != 0 {
+		// NB: the scheduler checks the interval the same way; checking it
+		// here too reports a bad one before the modules are uploaded.
+		if err := job.WithCheckpointInterval(opts.CheckpointInterval); err != nil {
+			return api.Submission{}, err
+		}
 	}
 	spec, err := os.ReadFile(specPath)
 	if err != nil {
 		return api.Submission{}, fmt.Errorf("read job spec: %w", err)
 	}
-	s := api.Submission{Spec: spec, Params: set, Parallelism: parallelism, Modules: make(map[string][]byte)}
+	s := api.Submission{Spec: spec, Params: opts.Set, Parallelism: opts.Parallelism,
+		CheckpointInterval: opts.CheckpointInterval, Modules: make(map[string][]byte)}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
 		if s.Modules[name], err = os.ReadFile(job.Modules[name]); err != nil {
 			return api.Submission{}, fmt.Errorf("module %q: %w", name, err)
@@ -67,6 +87,11 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 	}
 	if s.Parallelism != 0 {
 		if err := w.WriteField("parallelism", strconv.Itoa(s.Parallelism)); err != nil {
+			return nil, "", err
+		}
+	}
+	if s.CheckpointInterval != 0 {
+		if err := w.WriteField("checkpointInterval", s.CheckpointInterval.String()); err != nil {
 			return nil, "", err
 		}
 	}

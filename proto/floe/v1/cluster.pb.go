@@ -32,6 +32,9 @@ const (
 	TaskState_TASK_STATE_FINISHED    TaskState = 3
 	TaskState_TASK_STATE_FAILED      TaskState = 4
 	TaskState_TASK_STATE_CANCELED    TaskState = 5
+	// ENDING: the task's input has ended; it waits for the job's final
+	// commit before it finishes.
+	TaskState_TASK_STATE_ENDING TaskState = 6
 )
 
 // Enum value maps for TaskState.
@@ -43,6 +46,7 @@ var (
 		3: "TASK_STATE_FINISHED",
 		4: "TASK_STATE_FAILED",
 		5: "TASK_STATE_CANCELED",
+		6: "TASK_STATE_ENDING",
 	}
 	TaskState_value = map[string]int32{
 		"TASK_STATE_UNSPECIFIED": 0,
@@ -51,6 +55,7 @@ var (
 		"TASK_STATE_FINISHED":    3,
 		"TASK_STATE_FAILED":      4,
 		"TASK_STATE_CANCELED":    5,
+		"TASK_STATE_ENDING":      6,
 	}
 )
 
@@ -717,8 +722,14 @@ type DeployTaskRequest struct {
 	Downstream []*Endpoint `protobuf:"bytes,6,rep,name=downstream,proto3" json:"downstream,omitempty"`
 	// upstream_parallelism is the number of senders into this task.
 	UpstreamParallelism int32 `protobuf:"varint,7,opt,name=upstream_parallelism,json=upstreamParallelism,proto3" json:"upstream_parallelism,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// checkpoint_storage is the URL checkpoints are written to; empty when
+	// the job takes no checkpoints.
+	CheckpointStorage string `protobuf:"bytes,8,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
+	// restore is the task's share of the checkpoint the attempt restores
+	// (JSON, internal/checkpoint.Restore); empty for a fresh start.
+	Restore       []byte `protobuf:"bytes,9,opt,name=restore,proto3" json:"restore,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeployTaskRequest) Reset() {
@@ -798,6 +809,20 @@ func (x *DeployTaskRequest) GetUpstreamParallelism() int32 {
 		return x.UpstreamParallelism
 	}
 	return 0
+}
+
+func (x *DeployTaskRequest) GetCheckpointStorage() string {
+	if x != nil {
+		return x.CheckpointStorage
+	}
+	return ""
+}
+
+func (x *DeployTaskRequest) GetRestore() []byte {
+	if x != nil {
+		return x.Restore
+	}
+	return nil
 }
 
 type DeployTaskResponse struct {
@@ -924,6 +949,391 @@ func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
 	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
 }
 
+type TriggerCheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointRequest) Reset() {
+	*x = TriggerCheckpointRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointRequest) ProtoMessage() {}
+
+func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *TriggerCheckpointRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *TriggerCheckpointRequest) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *TriggerCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+type TriggerCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointResponse) Reset() {
+	*x = TriggerCheckpointResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointResponse) ProtoMessage() {}
+
+func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
+}
+
+type NotifyCheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointRequest) Reset() {
+	*x = NotifyCheckpointRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointRequest) ProtoMessage() {}
+
+func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *NotifyCheckpointRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *NotifyCheckpointRequest) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *NotifyCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+type NotifyCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointResponse) Reset() {
+	*x = NotifyCheckpointResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointResponse) ProtoMessage() {}
+
+func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
+}
+
+type AcknowledgeCheckpointRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Task         *TaskID                `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	CheckpointId int64                  `protobuf:"varint,2,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// state is the task's snapshot handle (JSON, internal/checkpoint.SubtaskState).
+	State         []byte `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcknowledgeCheckpointRequest) Reset() {
+	*x = AcknowledgeCheckpointRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcknowledgeCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcknowledgeCheckpointRequest) ProtoMessage() {}
+
+func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcknowledgeCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*AcknowledgeCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *AcknowledgeCheckpointRequest) GetTask() *TaskID {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *AcknowledgeCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *AcknowledgeCheckpointRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+type AcknowledgeCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcknowledgeCheckpointResponse) Reset() {
+	*x = AcknowledgeCheckpointResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcknowledgeCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcknowledgeCheckpointResponse) ProtoMessage() {}
+
+func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcknowledgeCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*AcknowledgeCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+}
+
+type DeclineCheckpointRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          *TaskID                `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,2,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineCheckpointRequest) Reset() {
+	*x = DeclineCheckpointRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineCheckpointRequest) ProtoMessage() {}
+
+func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*DeclineCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *DeclineCheckpointRequest) GetTask() *TaskID {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *DeclineCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *DeclineCheckpointRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type DeclineCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclineCheckpointResponse) Reset() {
+	*x = DeclineCheckpointResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclineCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclineCheckpointResponse) ProtoMessage() {}
+
+func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclineCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*DeclineCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
+}
+
 var File_floe_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_floe_v1_cluster_proto_rawDesc = "" +
@@ -968,7 +1378,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\bEndpoint\x12\x18\n" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12\x19\n" +
-	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xee\x03\n" +
+	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xb7\x04\n" +
 	"\x11DeployTaskRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x19\n" +
 	"\bjob_spec\x18\x02 \x01(\fR\ajobSpec\x12>\n" +
@@ -978,7 +1388,9 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\n" +
 	"downstream\x18\x06 \x03(\v2\x11.floe.v1.EndpointR\n" +
 	"downstream\x121\n" +
-	"\x14upstream_parallelism\x18\a \x01(\x05R\x13upstreamParallelism\x1a9\n" +
+	"\x14upstream_parallelism\x18\a \x01(\x05R\x13upstreamParallelism\x12-\n" +
+	"\x12checkpoint_storage\x18\b \x01(\tR\x11checkpointStorage\x12\x18\n" +
+	"\arestore\x18\t \x01(\fR\arestore\x1a9\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
@@ -989,23 +1401,48 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x12CancelTasksRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\"\x15\n" +
-	"\x13CancelTasksResponse*\xa2\x01\n" +
+	"\x13CancelTasksResponse\"p\n" +
+	"\x18TriggerCheckpointRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\"\x1b\n" +
+	"\x19TriggerCheckpointResponse\"o\n" +
+	"\x17NotifyCheckpointRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\"\x1a\n" +
+	"\x18NotifyCheckpointResponse\"~\n" +
+	"\x1cAcknowledgeCheckpointRequest\x12#\n" +
+	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12#\n" +
+	"\rcheckpoint_id\x18\x02 \x01(\x03R\fcheckpointId\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\fR\x05state\"\x1f\n" +
+	"\x1dAcknowledgeCheckpointResponse\"|\n" +
+	"\x18DeclineCheckpointRequest\x12#\n" +
+	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12#\n" +
+	"\rcheckpoint_id\x18\x02 \x01(\x03R\fcheckpointId\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x1b\n" +
+	"\x19DeclineCheckpointResponse*\xb9\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_DEPLOYING\x10\x01\x12\x16\n" +
 	"\x12TASK_STATE_RUNNING\x10\x02\x12\x17\n" +
 	"\x13TASK_STATE_FINISHED\x10\x03\x12\x15\n" +
 	"\x11TASK_STATE_FAILED\x10\x04\x12\x17\n" +
-	"\x13TASK_STATE_CANCELED\x10\x052\xac\x02\n" +
+	"\x13TASK_STATE_CANCELED\x10\x05\x12\x15\n" +
+	"\x11TASK_STATE_ENDING\x10\x062\xf0\x03\n" +
 	"\tScheduler\x12?\n" +
 	"\bRegister\x12\x18.floe.v1.RegisterRequest\x1a\x19.floe.v1.RegisterResponse\x12B\n" +
 	"\tHeartbeat\x12\x19.floe.v1.HeartbeatRequest\x1a\x1a.floe.v1.HeartbeatResponse\x12P\n" +
 	"\x10UpdateTaskStatus\x12\x19.floe.v1.TaskStatusUpdate\x1a!.floe.v1.UpdateTaskStatusResponse\x12H\n" +
-	"\rFetchArtifact\x12\x1d.floe.v1.FetchArtifactRequest\x1a\x16.floe.v1.ArtifactChunk0\x012\x9e\x01\n" +
+	"\rFetchArtifact\x12\x1d.floe.v1.FetchArtifactRequest\x1a\x16.floe.v1.ArtifactChunk0\x01\x12f\n" +
+	"\x15AcknowledgeCheckpoint\x12%.floe.v1.AcknowledgeCheckpointRequest\x1a&.floe.v1.AcknowledgeCheckpointResponse\x12Z\n" +
+	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xdb\x02\n" +
 	"\vTaskManager\x12E\n" +
 	"\n" +
 	"DeployTask\x12\x1a.floe.v1.DeployTaskRequest\x1a\x1b.floe.v1.DeployTaskResponse\x12H\n" +
-	"\vCancelTasks\x12\x1b.floe.v1.CancelTasksRequest\x1a\x1c.floe.v1.CancelTasksResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
+	"\vCancelTasks\x12\x1b.floe.v1.CancelTasksRequest\x1a\x1c.floe.v1.CancelTasksResponse\x12Z\n" +
+	"\x11TriggerCheckpoint\x12!.floe.v1.TriggerCheckpointRequest\x1a\".floe.v1.TriggerCheckpointResponse\x12_\n" +
+	"\x18NotifyCheckpointComplete\x12 .floe.v1.NotifyCheckpointRequest\x1a!.floe.v1.NotifyCheckpointResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
 
 var (
 	file_floe_v1_cluster_proto_rawDescOnce sync.Once
@@ -1020,26 +1457,34 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_floe_v1_cluster_proto_goTypes = []any{
-	(TaskState)(0),                   // 0: floe.v1.TaskState
-	(*RegisterRequest)(nil),          // 1: floe.v1.RegisterRequest
-	(*RegisterResponse)(nil),         // 2: floe.v1.RegisterResponse
-	(*HeartbeatRequest)(nil),         // 3: floe.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),        // 4: floe.v1.HeartbeatResponse
-	(*TaskID)(nil),                   // 5: floe.v1.TaskID
-	(*TaskMetrics)(nil),              // 6: floe.v1.TaskMetrics
-	(*TaskStatusUpdate)(nil),         // 7: floe.v1.TaskStatusUpdate
-	(*UpdateTaskStatusResponse)(nil), // 8: floe.v1.UpdateTaskStatusResponse
-	(*FetchArtifactRequest)(nil),     // 9: floe.v1.FetchArtifactRequest
-	(*ArtifactChunk)(nil),            // 10: floe.v1.ArtifactChunk
-	(*Endpoint)(nil),                 // 11: floe.v1.Endpoint
-	(*DeployTaskRequest)(nil),        // 12: floe.v1.DeployTaskRequest
-	(*DeployTaskResponse)(nil),       // 13: floe.v1.DeployTaskResponse
-	(*CancelTasksRequest)(nil),       // 14: floe.v1.CancelTasksRequest
-	(*CancelTasksResponse)(nil),      // 15: floe.v1.CancelTasksResponse
-	nil,                              // 16: floe.v1.DeployTaskRequest.ParamsEntry
-	nil,                              // 17: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	(TaskState)(0),                        // 0: floe.v1.TaskState
+	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
+	(*RegisterResponse)(nil),              // 2: floe.v1.RegisterResponse
+	(*HeartbeatRequest)(nil),              // 3: floe.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),             // 4: floe.v1.HeartbeatResponse
+	(*TaskID)(nil),                        // 5: floe.v1.TaskID
+	(*TaskMetrics)(nil),                   // 6: floe.v1.TaskMetrics
+	(*TaskStatusUpdate)(nil),              // 7: floe.v1.TaskStatusUpdate
+	(*UpdateTaskStatusResponse)(nil),      // 8: floe.v1.UpdateTaskStatusResponse
+	(*FetchArtifactRequest)(nil),          // 9: floe.v1.FetchArtifactRequest
+	(*ArtifactChunk)(nil),                 // 10: floe.v1.ArtifactChunk
+	(*Endpoint)(nil),                      // 11: floe.v1.Endpoint
+	(*DeployTaskRequest)(nil),             // 12: floe.v1.DeployTaskRequest
+	(*DeployTaskResponse)(nil),            // 13: floe.v1.DeployTaskResponse
+	(*CancelTasksRequest)(nil),            // 14: floe.v1.CancelTasksRequest
+	(*CancelTasksResponse)(nil),           // 15: floe.v1.CancelTasksResponse
+	(*TriggerCheckpointRequest)(nil),      // 16: floe.v1.TriggerCheckpointRequest
+	(*TriggerCheckpointResponse)(nil),     // 17: floe.v1.TriggerCheckpointResponse
+	(*NotifyCheckpointRequest)(nil),       // 18: floe.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),      // 19: floe.v1.NotifyCheckpointResponse
+	(*AcknowledgeCheckpointRequest)(nil),  // 20: floe.v1.AcknowledgeCheckpointRequest
+	(*AcknowledgeCheckpointResponse)(nil), // 21: floe.v1.AcknowledgeCheckpointResponse
+	(*DeclineCheckpointRequest)(nil),      // 22: floe.v1.DeclineCheckpointRequest
+	(*DeclineCheckpointResponse)(nil),     // 23: floe.v1.DeclineCheckpointResponse
+	nil,                                   // 24: floe.v1.DeployTaskRequest.ParamsEntry
+	nil,                                   // 25: floe.v1.DeployTaskRequest.ModuleDigestsEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
 	6,  // 0: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
@@ -1048,26 +1493,36 @@ var file_floe_v1_cluster_proto_depIdxs = []int32{
 	0,  // 3: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
 	6,  // 4: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
 	5,  // 5: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	16, // 6: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	17, // 7: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	24, // 6: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	25, // 7: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
 	11, // 8: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	1,  // 9: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 10: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 11: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	9,  // 12: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	12, // 13: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	14, // 14: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	2,  // 15: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 16: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	8,  // 17: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	10, // 18: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	13, // 19: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	15, // 20: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	15, // [15:21] is the sub-list for method output_type
-	9,  // [9:15] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	5,  // 9: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 10: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	1,  // 11: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 12: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	7,  // 13: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	9,  // 14: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	20, // 15: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	22, // 16: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	12, // 17: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	14, // 18: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	16, // 19: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	18, // 20: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	2,  // 21: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 22: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	8,  // 23: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	10, // 24: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	21, // 25: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	23, // 26: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	13, // 27: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	15, // 28: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	17, // 29: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	19, // 30: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	21, // [21:31] is the sub-list for method output_type
+	11, // [11:21] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -1081,7 +1536,7 @@ func file_floe_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -21,10 +21,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Scheduler_Register_FullMethodName         = "/floe.v1.Scheduler/Register"
-	Scheduler_Heartbeat_FullMethodName        = "/floe.v1.Scheduler/Heartbeat"
-	Scheduler_UpdateTaskStatus_FullMethodName = "/floe.v1.Scheduler/UpdateTaskStatus"
-	Scheduler_FetchArtifact_FullMethodName    = "/floe.v1.Scheduler/FetchArtifact"
+	Scheduler_Register_FullMethodName              = "/floe.v1.Scheduler/Register"
+	Scheduler_Heartbeat_FullMethodName             = "/floe.v1.Scheduler/Heartbeat"
+	Scheduler_UpdateTaskStatus_FullMethodName      = "/floe.v1.Scheduler/UpdateTaskStatus"
+	Scheduler_FetchArtifact_FullMethodName         = "/floe.v1.Scheduler/FetchArtifact"
+	Scheduler_AcknowledgeCheckpoint_FullMethodName = "/floe.v1.Scheduler/AcknowledgeCheckpoint"
+	Scheduler_DeclineCheckpoint_FullMethodName     = "/floe.v1.Scheduler/DeclineCheckpoint"
 )
 
 // SchedulerClient is the client API for Scheduler service.
@@ -44,6 +46,11 @@ type SchedulerClient interface {
 	UpdateTaskStatus(ctx context.Context, in *TaskStatusUpdate, opts ...grpc.CallOption) (*UpdateTaskStatusResponse, error)
 	// FetchArtifact streams a Wasm module by its SHA-256 digest.
 	FetchArtifact(ctx context.Context, in *FetchArtifactRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ArtifactChunk], error)
+	// AcknowledgeCheckpoint reports that a task's snapshot for a checkpoint
+	// is stored.
+	AcknowledgeCheckpoint(ctx context.Context, in *AcknowledgeCheckpointRequest, opts ...grpc.CallOption) (*AcknowledgeCheckpointResponse, error)
+	// DeclineCheckpoint reports that a task could not take a checkpoint.
+	DeclineCheckpoint(ctx context.Context, in *DeclineCheckpointRequest, opts ...grpc.CallOption) (*DeclineCheckpointResponse, error)
 }
 
 type schedulerClient struct {
@@ -103,6 +110,26 @@ func (c *schedulerClient) FetchArtifact(ctx context.Context, in *FetchArtifactRe
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_FetchArtifactClient = grpc.ServerStreamingClient[ArtifactChunk]
 
+func (c *schedulerClient) AcknowledgeCheckpoint(ctx context.Context, in *AcknowledgeCheckpointRequest, opts ...grpc.CallOption) (*AcknowledgeCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcknowledgeCheckpointResponse)
+	err := c.cc.Invoke(ctx, Scheduler_AcknowledgeCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *schedulerClient) DeclineCheckpoint(ctx context.Context, in *DeclineCheckpointRequest, opts ...grpc.CallOption) (*DeclineCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeclineCheckpointResponse)
+	err := c.cc.Invoke(ctx, Scheduler_DeclineCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SchedulerServer is the server API for Scheduler service.
 // All implementations must embed UnimplementedSchedulerServer
 // for forward compatibility.
@@ -120,6 +147,11 @@ type SchedulerServer interface {
 	UpdateTaskStatus(context.Context, *TaskStatusUpdate) (*UpdateTaskStatusResponse, error)
 	// FetchArtifact streams a Wasm module by its SHA-256 digest.
 	FetchArtifact(*FetchArtifactRequest, grpc.ServerStreamingServer[ArtifactChunk]) error
+	// AcknowledgeCheckpoint reports that a task's snapshot for a checkpoint
+	// is stored.
+	AcknowledgeCheckpoint(context.Context, *AcknowledgeCheckpointRequest) (*AcknowledgeCheckpointResponse, error)
+	// DeclineCheckpoint reports that a task could not take a checkpoint.
+	DeclineCheckpoint(context.Context, *DeclineCheckpointRequest) (*DeclineCheckpointResponse, error)
 	mustEmbedUnimplementedSchedulerServer()
 }
 
@@ -141,6 +173,12 @@ func (UnimplementedSchedulerServer) UpdateTaskStatus(context.Context, *TaskStatu
 }
 func (UnimplementedSchedulerServer) FetchArtifact(*FetchArtifactRequest, grpc.ServerStreamingServer[ArtifactChunk]) error {
 	return status.Errorf(codes.Unimplemented, "method FetchArtifact not implemented")
+}
+func (UnimplementedSchedulerServer) AcknowledgeCheckpoint(context.Context, *AcknowledgeCheckpointRequest) (*AcknowledgeCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AcknowledgeCheckpoint not implemented")
+}
+func (UnimplementedSchedulerServer) DeclineCheckpoint(context.Context, *DeclineCheckpointRequest) (*DeclineCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method DeclineCheckpoint not implemented")
 }
 func (UnimplementedSchedulerServer) mustEmbedUnimplementedSchedulerServer() {}
 func (UnimplementedSchedulerServer) testEmbeddedByValue()                   {}
@@ -228,6 +266,42 @@ func _Scheduler_FetchArtifact_Handler(srv interface{}, stream grpc.ServerStream)
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Scheduler_FetchArtifactServer = grpc.ServerStreamingServer[ArtifactChunk]
 
+func _Scheduler_AcknowledgeCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcknowledgeCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SchedulerServer).AcknowledgeCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Scheduler_AcknowledgeCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SchedulerServer).AcknowledgeCheckpoint(ctx, req.(*AcknowledgeCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Scheduler_DeclineCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeclineCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SchedulerServer).DeclineCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Scheduler_DeclineCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SchedulerServer).DeclineCheckpoint(ctx, req.(*DeclineCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Scheduler_ServiceDesc is the grpc.ServiceDesc for Scheduler service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -247,6 +321,14 @@ var Scheduler_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "UpdateTaskStatus",
 			Handler:    _Scheduler_UpdateTaskStatus_Handler,
 		},
+		{
+			MethodName: "AcknowledgeCheckpoint",
+			Handler:    _Scheduler_AcknowledgeCheckpoint_Handler,
+		},
+		{
+			MethodName: "DeclineCheckpoint",
+			Handler:    _Scheduler_DeclineCheckpoint_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
@@ -259,8 +341,10 @@ var Scheduler_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	TaskManager_DeployTask_FullMethodName  = "/floe.v1.TaskManager/DeployTask"
-	TaskManager_CancelTasks_FullMethodName = "/floe.v1.TaskManager/CancelTasks"
+	TaskManager_DeployTask_FullMethodName               = "/floe.v1.TaskManager/DeployTask"
+	TaskManager_CancelTasks_FullMethodName              = "/floe.v1.TaskManager/CancelTasks"
+	TaskManager_TriggerCheckpoint_FullMethodName        = "/floe.v1.TaskManager/TriggerCheckpoint"
+	TaskManager_NotifyCheckpointComplete_FullMethodName = "/floe.v1.TaskManager/NotifyCheckpointComplete"
 )
 
 // TaskManagerClient is the client API for TaskManager service.
@@ -272,6 +356,14 @@ type TaskManagerClient interface {
 	DeployTask(ctx context.Context, in *DeployTaskRequest, opts ...grpc.CallOption) (*DeployTaskResponse, error)
 	// CancelTasks cancels every task of a job attempt on this task manager.
 	CancelTasks(ctx context.Context, in *CancelTasksRequest, opts ...grpc.CallOption) (*CancelTasksResponse, error)
+	// TriggerCheckpoint starts a checkpoint at the source tasks of a job
+	// attempt on this task manager.
+	TriggerCheckpoint(ctx context.Context, in *TriggerCheckpointRequest, opts ...grpc.CallOption) (*TriggerCheckpointResponse, error)
+	// NotifyCheckpointComplete tells the tasks of a job attempt that a
+	// checkpoint is complete, so sinks commit what it covers. checkpoint_id
+	// FINAL_CHECKPOINT tells sinks that have reached the end of their input
+	// to commit everything and finish.
+	NotifyCheckpointComplete(ctx context.Context, in *NotifyCheckpointRequest, opts ...grpc.CallOption) (*NotifyCheckpointResponse, error)
 }
 
 type taskManagerClient struct {
@@ -302,6 +394,26 @@ func (c *taskManagerClient) CancelTasks(ctx context.Context, in *CancelTasksRequ
 	return out, nil
 }
 
+func (c *taskManagerClient) TriggerCheckpoint(ctx context.Context, in *TriggerCheckpointRequest, opts ...grpc.CallOption) (*TriggerCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TriggerCheckpointResponse)
+	err := c.cc.Invoke(ctx, TaskManager_TriggerCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskManagerClient) NotifyCheckpointComplete(ctx context.Context, in *NotifyCheckpointRequest, opts ...grpc.CallOption) (*NotifyCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NotifyCheckpointResponse)
+	err := c.cc.Invoke(ctx, TaskManager_NotifyCheckpointComplete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskManagerServer is the server API for TaskManager service.
 // All implementations must embed UnimplementedTaskManagerServer
 // for forward compatibility.
@@ -311,6 +423,14 @@ type TaskManagerServer interface {
 	DeployTask(context.Context, *DeployTaskRequest) (*DeployTaskResponse, error)
 	// CancelTasks cancels every task of a job attempt on this task manager.
 	CancelTasks(context.Context, *CancelTasksRequest) (*CancelTasksResponse, error)
+	// TriggerCheckpoint starts a checkpoint at the source tasks of a job
+	// attempt on this task manager.
+	TriggerCheckpoint(context.Context, *TriggerCheckpointRequest) (*TriggerCheckpointResponse, error)
+	// NotifyCheckpointComplete tells the tasks of a job attempt that a
+	// checkpoint is complete, so sinks commit what it covers. checkpoint_id
+	// FINAL_CHECKPOINT tells sinks that have reached the end of their input
+	// to commit everything and finish.
+	NotifyCheckpointComplete(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error)
 	mustEmbedUnimplementedTaskManagerServer()
 }
 
@@ -326,6 +446,12 @@ func (UnimplementedTaskManagerServer) DeployTask(context.Context, *DeployTaskReq
 }
 func (UnimplementedTaskManagerServer) CancelTasks(context.Context, *CancelTasksRequest) (*CancelTasksResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CancelTasks not implemented")
+}
+func (UnimplementedTaskManagerServer) TriggerCheckpoint(context.Context, *TriggerCheckpointRequest) (*TriggerCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TriggerCheckpoint not implemented")
+}
+func (UnimplementedTaskManagerServer) NotifyCheckpointComplete(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method NotifyCheckpointComplete not implemented")
 }
 func (UnimplementedTaskManagerServer) mustEmbedUnimplementedTaskManagerServer() {}
 func (UnimplementedTaskManagerServer) testEmbeddedByValue()                     {}
@@ -384,6 +510,42 @@ func _TaskManager_CancelTasks_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskManager_TriggerCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TriggerCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskManagerServer).TriggerCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskManager_TriggerCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskManagerServer).TriggerCheckpoint(ctx, req.(*TriggerCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskManager_NotifyCheckpointComplete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NotifyCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskManagerServer).NotifyCheckpointComplete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskManager_NotifyCheckpointComplete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskManagerServer).NotifyCheckpointComplete(ctx, req.(*NotifyCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskManager_ServiceDesc is the grpc.ServiceDesc for TaskManager service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -398,6 +560,14 @@ var TaskManager_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelTasks",
 			Handler:    _TaskManager_CancelTasks_Handler,
+		},
+		{
+			MethodName: "TriggerCheckpoint",
+			Handler:    _TaskManager_TriggerCheckpoint_Handler,
+		},
+		{
+			MethodName: "NotifyCheckpointComplete",
+			Handler:    _TaskManager_NotifyCheckpointComplete_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

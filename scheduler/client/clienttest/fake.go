@@ -18,8 +18,9 @@ var Start = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Fake is an in-memory api.Service. Submitted jobs start RUNNING, with one
 // vertex per stage of the spec and every subtask RUNNING on task manager
-// "tm-1"; they change state only through Cancel, SetState and Script. It is
-// safe for concurrent use.
+// "tm-1"; they change state only through Cancel, SetState and Script. They
+// take no checkpoints: AddCheckpoint gives them some. It is safe for
+// concurrent use.
 type Fake struct {
 	mu   sync.Mutex
 	now  time.Time
@@ -33,6 +34,7 @@ type Fake struct {
 type fakeJob struct {
 	status api.JobStatus
 	script []api.Event
+	ckpts  []api.CheckpointStatus // newest first
 }
 
 // NewFake returns a Fake without jobs or task managers.
@@ -70,6 +72,11 @@ func check(s api.Submission) (*jobspec.Job, error) {
 	}
 	if s.Parallelism != 0 {
 		if err := job.WithParallelism(s.Parallelism); err != nil {
+			return nil, err
+		}
+	}
+	if s.CheckpointInterval != 0 {
+		if err := job.WithCheckpointInterval(s.CheckpointInterval); err != nil {
 			return nil, err
 		}
 	}
@@ -160,6 +167,44 @@ func (f *Fake) Cancel(_ context.Context, id string) error {
 	return nil
 }
 
+// Checkpoints returns the checkpoints that AddCheckpoint gave job id, newest
+// first; a job without any has an empty, non-nil list.
+func (f *Fake) Checkpoints(_ context.Context, id string) ([]api.CheckpointStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.find(id)
+	if err != nil {
+		return nil, err
+	}
+	cps := make([]api.CheckpointStatus, len(j.ckpts))
+	for i, cp := range j.ckpts {
+		cps[i] = cloneCheckpoint(cp)
+	}
+	return cps, nil
+}
+
+// AddCheckpoint records cp as the newest checkpoint of job id, as the
+// scheduler would when it triggers one; add a job's checkpoints oldest
+// first. A later checkpoint with the same ID replaces the earlier one in
+// place, as the scheduler updates an IN_PROGRESS checkpoint when it ends. It
+// panics for an unknown id.
+func (f *Fake) AddCheckpoint(id string, cp api.CheckpointStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j, err := f.lookup(id)
+	if err != nil {
+		panic(err)
+	}
+	cp = cloneCheckpoint(cp)
+	for i := range j.ckpts {
+		if j.ckpts[i].ID == cp.ID {
+			j.ckpts[i] = cp
+			return
+		}
+	}
+	j.ckpts = slices.Insert(j.ckpts, 0, cp)
+}
+
 // TaskManagers lists the task managers that AddTaskManager added.
 func (f *Fake) TaskManagers(context.Context) ([]api.TaskManagerStatus, error) {
 	f.mu.Lock()
@@ -229,6 +274,12 @@ func (f *Fake) find(id string) (*fakeJob, error) {
 	if err := f.failure(); err != nil {
 		return nil, err
 	}
+	return f.lookup(id)
+}
+
+// lookup returns job id or an error wrapping api.ErrNotFound, leaving the
+// FailNext error for the next Service call. f.mu is held.
+func (f *Fake) lookup(id string) (*fakeJob, error) {
 	for _, j := range f.jobs {
 		if j.status.ID == id {
 			return j, nil
@@ -263,4 +314,14 @@ func clone(s api.JobStatus) api.JobStatus {
 		s.Vertices[i].Subtasks = slices.Clone(s.Vertices[i].Subtasks)
 	}
 	return s
+}
+
+// cloneCheckpoint copies cp so that it shares nothing with the original.
+func cloneCheckpoint(cp api.CheckpointStatus) api.CheckpointStatus {
+	cp.Subtasks = slices.Clone(cp.Subtasks)
+	if cp.CompletedAt != nil {
+		t := *cp.CompletedAt
+		cp.CompletedAt = &t
+	}
+	return cp
 }

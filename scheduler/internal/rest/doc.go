@@ -9,9 +9,10 @@
 // scheduler and this package share a single table from error to status.
 //
 // Submitting a job (submit.go) is a multipart/form-data upload: the job spec,
-// one file part per Wasm module named after the module, and the --set and
-// --parallelism equivalents. The upload is streamed part by part under a
-// size limit (Options.MaxUpload) rather than spooled to disk.
+// one file part per Wasm module named after the module, and the --set,
+// --parallelism and --checkpoint-interval equivalents. The upload is
+// streamed part by part under a size limit (Options.MaxUpload) rather than
+// spooled to disk.
 //
 // docs/rest.md describes the API for users and docs/openapi.yaml formally; a
 // test keeps the route table and the OpenAPI paths in agreement.

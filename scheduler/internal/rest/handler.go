@@ -117,6 +117,17 @@ func (h *handler) cancel(r *http.Request) (int, any, error) {
 	return h.job(r)
 }
 
+// checkpoints lists a job's checkpoints, newest first.
+func (h *handler) checkpoints(r *http.Request) (int, any, error) {
+	cps, err := h.svc.Checkpoints(r.Context(), r.PathValue("id"))
+	if cps == nil {
+		cps = []api.CheckpointStatus{}
+	}
+	return http.StatusOK, struct {
+		Checkpoints []api.CheckpointStatus `json:"checkpoints"`
+	}{cps}, err
+}
+
 func (h *handler) taskManagers(r *http.Request) (int, any, error) {
 	tms, err := h.svc.TaskManagers(r.Context())
 	if tms == nil {

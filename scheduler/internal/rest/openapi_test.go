@@ -70,11 +70,13 @@ func TestOpenAPIPaths(t *testing.T) {
 func TestOpenAPISchemas(t *testing.T) {
 	doc := loadOpenAPI(t)
 	types := map[string]reflect.Type{
-		"JobStatus":         reflect.TypeFor[api.JobStatus](),
-		"Event":             reflect.TypeFor[api.Event](),
-		"VertexStatus":      reflect.TypeFor[api.VertexStatus](),
-		"SubtaskStatus":     reflect.TypeFor[api.SubtaskStatus](),
-		"TaskManagerStatus": reflect.TypeFor[api.TaskManagerStatus](),
+		"JobStatus":               reflect.TypeFor[api.JobStatus](),
+		"Event":                   reflect.TypeFor[api.Event](),
+		"VertexStatus":            reflect.TypeFor[api.VertexStatus](),
+		"SubtaskStatus":           reflect.TypeFor[api.SubtaskStatus](),
+		"TaskManagerStatus":       reflect.TypeFor[api.TaskManagerStatus](),
+		"CheckpointStatus":        reflect.TypeFor[api.CheckpointStatus](),
+		"CheckpointSubtaskStatus": reflect.TypeFor[api.CheckpointSubtaskStatus](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

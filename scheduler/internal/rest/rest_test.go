@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client/clienttest"
@@ -124,6 +125,11 @@ func TestSuccess(t *testing.T) {
 	e := newEnv(t, rest.Options{})
 	id := e.mustSubmit(t)
 	e.fake.AddTaskManager(api.TaskManagerStatus{ID: "tm-1", Addr: "10.0.0.1:7000", Slots: 4, FreeSlots: 1})
+	done := clienttest.Start.Add(time.Second)
+	e.fake.AddCheckpoint(id, api.CheckpointStatus{ID: 1, Status: api.CheckpointCompleted, Attempt: 1,
+		TriggeredAt: clienttest.Start, CompletedAt: &done, DurationMillis: 1000, FullBytes: 2048, IncrementalBytes: 512,
+		Subtasks: []api.CheckpointSubtaskStatus{{Stage: 0, Subtask: 1, SyncMillis: 2, FullBytes: 2048, IncrementalBytes: 512}}})
+	e.fake.AddCheckpoint(id, api.CheckpointStatus{ID: 2, Status: api.CheckpointInProgress, Attempt: 1, TriggeredAt: done})
 	tests := []struct {
 		method, path string
 		check        func(t *testing.T, rec *httptest.ResponseRecorder)
@@ -147,6 +153,16 @@ func TestSuccess(t *testing.T) {
 			decode(t, rec, 200, &out)
 			if out.State != api.JobRunning || len(out.Vertices) != 3 || len(out.Vertices[1].Subtasks) != 2 {
 				t.Errorf("got %+v", out)
+			}
+		}},
+		{"GET", "/v1/jobs/" + id + "/checkpoints", func(t *testing.T, rec *httptest.ResponseRecorder) {
+			var out struct{ Checkpoints []api.CheckpointStatus }
+			decode(t, rec, 200, &out)
+			cps := out.Checkpoints
+			if len(cps) != 2 || cps[0].ID != 2 || cps[0].CompletedAt != nil || cps[1].Status != api.CheckpointCompleted ||
+				!cps[1].CompletedAt.Equal(done) || cps[1].IncrementalBytes != 512 || len(cps[1].Subtasks) != 1 ||
+				cps[1].Subtasks[0].Subtask != 1 {
+				t.Errorf("got %+v", cps)
 			}
 		}},
 		{"GET", "/v1/taskmanagers", func(t *testing.T, rec *httptest.ResponseRecorder) {
@@ -179,6 +195,12 @@ func TestEmptyLists(t *testing.T) {
 			t.Errorf("GET %s = %s, want %s", path, got, want)
 		}
 	}
+	id := e.mustSubmit(t)
+	for path, want := range map[string]string{"/v1/jobs/" + id + "/checkpoints": `{"checkpoints":[]}`} {
+		if got := strings.TrimSpace(e.do("GET", path, nil, "").Body.String()); got != want {
+			t.Errorf("GET %s = %s, want %s", path, got, want)
+		}
+	}
 }
 
 func TestErrors(t *testing.T) {
@@ -193,12 +215,15 @@ func TestErrors(t *testing.T) {
 	}{
 		{"unknown job", "GET", "/v1/jobs/nope", 404, `no job "nope"`, ""},
 		{"cancel unknown job", "DELETE", "/v1/jobs/nope", 404, `no job "nope"`, ""},
+		{"checkpoints of unknown job", "GET", "/v1/jobs/nope/checkpoints", 404, `no job "nope"`, ""},
+		{"unknown job subresource", "GET", "/v1/jobs/" + ended + "/savepoints", 404, "no such endpoint", ""},
 		{"cancel ended job", "DELETE", "/v1/jobs/" + ended, 409, "already ended (FINISHED)", ""},
 		{"unknown route", "GET", "/v2/jobs", 404, "no such endpoint: GET /v2/jobs", ""},
 		{"trailing slash", "GET", "/v1/jobs/", 404, "no such endpoint", ""},
 		{"wrong method", "PUT", "/v1/jobs", 405, "method PUT not allowed on /v1/jobs", "POST, GET"},
 		{"wrong method with id", "POST", "/v1/jobs/x", 405, "not allowed", "GET, DELETE"},
 		{"wrong method on health", "DELETE", "/healthz", 405, "not allowed", "GET"},
+		{"wrong method on checkpoints", "POST", "/v1/jobs/x/checkpoints", 405, "not allowed", "GET"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ var table = []binding{
 	{Route{http.MethodGet, "/v1/jobs"}, (*handler).jobs},
 	{Route{http.MethodGet, "/v1/jobs/{id}"}, (*handler).job},
 	{Route{http.MethodDelete, "/v1/jobs/{id}"}, (*handler).cancel},
+	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints"}, (*handler).checkpoints},
 	{Route{http.MethodGet, "/v1/taskmanagers"}, (*handler).taskManagers},
 	{Route{http.MethodGet, "/healthz"}, (*handler).health},
 }

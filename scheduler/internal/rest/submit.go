@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/scheduler/api"
@@ -17,9 +18,10 @@ import (
 // part is a file part holding the Wasm module of the same name, so a module
 // cannot be named like one of these.
 const (
-	fieldSpec        = "spec"
-	fieldSet         = "set"
-	fieldParallelism = "parallelism"
+	fieldSpec               = "spec"
+	fieldSet                = "set"
+	fieldParallelism        = "parallelism"
+	fieldCheckpointInterval = "checkpointInterval"
 )
 
 // submitted is the body of a 201 response to a job upload.
@@ -103,6 +105,7 @@ type upload struct {
 	spec        []byte
 	sets        []string
 	parallelism int
+	interval    time.Duration
 	seen        map[string]bool
 	modules     map[string][]byte
 }
@@ -128,6 +131,8 @@ func (u *upload) add(p *multipart.Part) error {
 		u.spec = data
 	case name == fieldParallelism:
 		return u.setParallelism(string(data))
+	case name == fieldCheckpointInterval:
+		return u.setInterval(string(data))
 	case p.FileName() == "":
 		return badRequest("unknown form field %q: a module must be a file part", name)
 	default:
@@ -152,6 +157,15 @@ func (u *upload) setParallelism(s string) error {
 	return nil
 }
 
+func (u *upload) setInterval(s string) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d < 0 {
+		return badRequest("checkpointInterval %q: want a duration such as 10s or 500ms, or 0 for the spec's", s)
+	}
+	u.interval = d
+	return nil
+}
+
 // submission checks that the upload is complete and returns it.
 func (u *upload) submission() (api.Submission, error) {
 	if !u.seen[fieldSpec] {
@@ -161,5 +175,6 @@ func (u *upload) submission() (api.Submission, error) {
 	if err != nil {
 		return api.Submission{}, badRequest("%v", err)
 	}
-	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules}, nil
+	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules,
+		CheckpointInterval: u.interval}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
@@ -20,6 +21,7 @@ func TestSubmitParts(t *testing.T) {
 		part{"parallelism", "", " 3 "},
 		part{"ops", "whatever.bin", "\x00asm\x01"},
 		part{"set", "", "note=a=b"},
+		part{"checkpointInterval", "", " 1m30s "},
 	)
 	var out struct{ ID string }
 	decode(t, rec, http.StatusCreated, &out)
@@ -31,8 +33,8 @@ func TestSubmitParts(t *testing.T) {
 		t.Fatalf("%d submissions", len(subs))
 	}
 	s := subs[0]
-	if string(s.Spec) != spec || s.Parallelism != 3 {
-		t.Errorf("spec %q, parallelism %d", s.Spec, s.Parallelism)
+	if string(s.Spec) != spec || s.Parallelism != 3 || s.CheckpointInterval != 90*time.Second {
+		t.Errorf("spec %q, parallelism %d, checkpoint interval %v", s.Spec, s.Parallelism, s.CheckpointInterval)
 	}
 	if want := map[string]string{"count": "5", "note": "a=b"}; !maps.Equal(s.Params, want) {
 		t.Errorf("params %v, want %v", s.Params, want)
@@ -56,6 +58,12 @@ func TestSubmitErrors(t *testing.T) {
 		{"bad parallelism", []part{spec, ops, {"parallelism", "", "two"}}, `parallelism "two"`},
 		{"negative parallelism", []part{spec, ops, {"parallelism", "", "-1"}}, `want an integer >= 1`},
 		{"two parallelisms", []part{spec, ops, {"parallelism", "", "1"}, {"parallelism", "", "2"}}, `more than one "parallelism"`},
+		{"bad checkpoint interval", []part{spec, ops, {"checkpointInterval", "", "10"}}, `checkpointInterval "10": want a duration`},
+		{"negative checkpoint interval", []part{spec, ops, {"checkpointInterval", "", "-1s"}}, `checkpointInterval "-1s"`},
+		{"two checkpoint intervals", []part{spec, ops, {"checkpointInterval", "", "1s"}, {"checkpointInterval", "", "2s"}},
+			`more than one "checkpointInterval"`},
+		{"checkpoint interval too short, as the service reports it", []part{spec, ops, {"checkpointInterval", "", "1ms"}},
+			"checkpoint interval 1ms is below the minimum 10ms"},
 		{"two copies of a module", []part{spec, ops, ops}, `more than one "ops" part`},
 		{"module as a field", []part{spec, {"ops", "", "wasm"}}, `unknown form field "ops"`},
 		{"bad spec, as the service reports it", []part{{"spec", "", "name: [x"}, ops}, "bad request"},

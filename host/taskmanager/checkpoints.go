@@ -1,0 +1,134 @@
+package taskmanager
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/task"
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+)
+
+// stores opens each checkpoint storage URL once per task manager.
+type stores struct {
+	mu   sync.Mutex
+	open map[string]ckstore.Store
+}
+
+func (s *stores) get(ctx context.Context, url string) (ckstore.Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.open[url]; ok {
+		return st, nil
+	}
+	st, err := ckstore.Open(ctx, url, ckstore.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if s.open == nil {
+		s.open = map[string]ckstore.Store{}
+	}
+	s.open[url] = st
+	return st, nil
+}
+
+// checkpointing wires a task to the job's checkpoints, or returns nil when
+// the job takes none.
+func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev1.DeployTaskRequest) (*task.Checkpointing, *checkpoint.Restore, error) {
+	if req.CheckpointStorage == "" {
+		return nil, nil, nil
+	}
+	store, err := tm.stores.get(ctx, req.CheckpointStorage)
+	if err != nil {
+		return nil, nil, fmt.Errorf("checkpoint storage: %w", err)
+	}
+	tmp := filepath.Join(tm.cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, nil, err
+	}
+	var restore *checkpoint.Restore
+	if len(req.Restore) > 0 {
+		restore = &checkpoint.Restore{}
+		if err := checkpoint.Unmarshal(req.Restore, restore); err != nil {
+			return nil, nil, fmt.Errorf("restore handle: %w", err)
+		}
+	}
+	id := req.Task
+	return &task.Checkpointing{
+		Store: store, JobID: id.JobId, Attempt: int(id.Attempt), TempDir: tmp,
+		Ack: func(ckpt int64, st checkpoint.SubtaskState) {
+			b, err := checkpoint.Marshal(st)
+			if err == nil {
+				err = tm.call(func(ctx context.Context) error {
+					_, err := tm.sched.AcknowledgeCheckpoint(ctx, &floev1.AcknowledgeCheckpointRequest{Task: id, CheckpointId: ckpt, State: b})
+					return err
+				})
+			}
+			if err != nil {
+				tm.log.Warn("acknowledging checkpoint", "checkpoint", ckpt, "err", err)
+			}
+		},
+		Decline: func(ckpt int64, reason string) {
+			tm.log.Warn("declining checkpoint", "task", keyOf(id), "checkpoint", ckpt, "reason", reason)
+			tm.call(func(ctx context.Context) error {
+				_, err := tm.sched.DeclineCheckpoint(ctx, &floev1.DeclineCheckpointRequest{Task: id, CheckpointId: ckpt, Reason: reason})
+				return err
+			})
+		},
+		Ending: func() { tm.report(r, floev1.TaskState_TASK_STATE_ENDING, "") },
+	}, restore, nil
+}
+
+// call makes one RPC to the scheduler with a timeout.
+func (tm *TaskManager) call(fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(tm.ctx, 10*time.Second)
+	defer cancel()
+	return fn(ctx)
+}
+
+// tasksOf returns the running tasks of a job attempt.
+func (tm *TaskManager) tasksOf(job string, attempt int32) []*task.Task {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	var out []*task.Task
+	for k, r := range tm.tasks {
+		if k.job == job && k.attempt == attempt {
+			r.mu.Lock()
+			if r.task != nil {
+				out = append(out, r.task)
+			}
+			r.mu.Unlock()
+		}
+	}
+	return out
+}
+
+// TriggerCheckpoint implements floev1.TaskManagerServer.
+func (tm *TaskManager) TriggerCheckpoint(ctx context.Context, req *floev1.TriggerCheckpointRequest) (*floev1.TriggerCheckpointResponse, error) {
+	n := 0
+	for _, t := range tm.tasksOf(req.JobId, req.Attempt) {
+		if t.TriggerCheckpoint(req.CheckpointId) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, status.Errorf(codes.FailedPrecondition, "no running source task of job %s attempt %d here", req.JobId, req.Attempt)
+	}
+	return &floev1.TriggerCheckpointResponse{}, nil
+}
+
+// NotifyCheckpointComplete implements floev1.TaskManagerServer.
+func (tm *TaskManager) NotifyCheckpointComplete(ctx context.Context, req *floev1.NotifyCheckpointRequest) (*floev1.NotifyCheckpointResponse, error) {
+	for _, t := range tm.tasksOf(req.JobId, req.Attempt) {
+		t.NotifyCheckpointComplete(req.CheckpointId)
+	}
+	return &floev1.NotifyCheckpointResponse{}, nil
+}

@@ -1,0 +1,172 @@
+// Package checkpoint holds what a checkpoint records and how its pieces
+// are named in checkpoint storage: the metadata the scheduler writes last,
+// the snapshot handle each task acknowledges with, and the share of a
+// completed checkpoint a restarted task restores.
+//
+// Storage layout under the job's checkpoint URL:
+//
+//	<job id>/shared/<stage>-<subtask>-a<attempt>-c<checkpoint>.snap   keyed state snapshots (full or delta)
+//	<job id>/chk-<checkpoint>/_metadata                                 JSON Metadata, written last
+//
+// A checkpoint whose _metadata object is absent is not complete and is
+// never restored. Snapshot files are shared: a delta builds on the files of
+// earlier checkpoints, so a file is deleted only when no retained
+// checkpoint refers to it.
+package checkpoint
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/floe-stream/floe/storage/keygroup"
+)
+
+// Version is the metadata format version.
+const Version = 1
+
+// Final is the checkpoint id of a job's final commit: sinks that reached
+// the end of their input commit everything they hold.
+const Final = int64(1<<63 - 1)
+
+// File is a keyed-state snapshot file in checkpoint storage.
+type File struct {
+	Path string `json:"path"`
+	Size int64  `json:"size"`
+	Full bool   `json:"full,omitempty"`
+}
+
+// SubtaskState is one task's part of a checkpoint: what it acknowledges
+// with.
+type SubtaskState struct {
+	Stage   int `json:"stage"`
+	Subtask int `json:"subtask"`
+	// KeyGroups is the key-group range whose keyed state Keyed holds.
+	KeyGroups keygroup.Range `json:"keyGroups"`
+	// Keyed is the chain of snapshot files to apply in order: a full
+	// snapshot, then deltas. Empty for a stateless task.
+	Keyed []File `json:"keyed,omitempty"`
+	// Source is the source's read position, when the task has a source.
+	Source []byte `json:"source,omitempty"`
+	// Sink lists the sink's files written up to the checkpoint, to commit
+	// once it completes.
+	Sink []string `json:"sink,omitempty"`
+	// IncrementalBytes is what this checkpoint uploaded; FullBytes the
+	// size of the whole chain.
+	IncrementalBytes int64 `json:"incrementalBytes"`
+	FullBytes        int64 `json:"fullBytes"`
+	// AlignmentMillis is how long the task waited for barriers from all
+	// its inputs; SyncMillis how long it paused processing to snapshot.
+	AlignmentMillis int64 `json:"alignmentMillis"`
+	SyncMillis      int64 `json:"syncMillis"`
+}
+
+// Stage describes a stage of the checkpointed job.
+type Stage struct {
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+}
+
+// Metadata describes a completed checkpoint.
+type Metadata struct {
+	Version        int            `json:"version"`
+	JobID          string         `json:"jobId"`
+	JobName        string         `json:"jobName"`
+	ID             int64          `json:"id"`
+	Attempt        int            `json:"attempt"`
+	MaxParallelism int            `json:"maxParallelism"`
+	Stages         []Stage        `json:"stages"`
+	Subtasks       []SubtaskState `json:"subtasks"`
+	TriggeredAt    time.Time      `json:"triggeredAt"`
+	CompletedAt    time.Time      `json:"completedAt"`
+}
+
+// Files returns every snapshot file the checkpoint refers to.
+func (m *Metadata) Files() []string {
+	var out []string
+	for _, s := range m.Subtasks {
+		for _, f := range s.Keyed {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
+
+// Sizes returns the bytes the checkpoint uploaded and the size of all the
+// state it refers to.
+func (m *Metadata) Sizes() (incremental, full int64) {
+	for _, s := range m.Subtasks {
+		incremental += s.IncrementalBytes
+		full += s.FullBytes
+	}
+	return incremental, full
+}
+
+// KeyedShare is the keyed state one old subtask contributes to a restored
+// task: its chain and the key groups to take from it.
+type KeyedShare struct {
+	KeyGroups keygroup.Range `json:"keyGroups"`
+	Files     []File         `json:"files"`
+}
+
+// Restore is a task's share of the checkpoint it restarts from.
+type Restore struct {
+	CheckpointID int64        `json:"checkpointId"`
+	Keyed        []KeyedShare `json:"keyed,omitempty"`
+	// Chain is the restored chain when the task owns exactly the key
+	// groups of one old subtask, so its next checkpoint can be a delta on
+	// it; nil otherwise.
+	Chain  []File   `json:"chain,omitempty"`
+	Source []byte   `json:"source,omitempty"`
+	Sink   []string `json:"sink,omitempty"`
+}
+
+// RestoreFor computes the share of checkpoint m that subtask sub of stage
+// stage restores when the stage runs at parallelism par: the keyed state of
+// every old subtask whose key groups overlap the new ones, and, at an
+// unchanged parallelism, the subtask's own source position and sink files.
+func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
+	if stage >= len(m.Stages) {
+		return nil, fmt.Errorf("checkpoint %d has no stage %d", m.ID, stage)
+	}
+	r := &Restore{CheckpointID: m.ID}
+	mine := keygroup.RangeFor(m.MaxParallelism, par, sub)
+	samePar := m.Stages[stage].Parallelism == par
+	for _, s := range m.Subtasks {
+		if s.Stage != stage {
+			continue
+		}
+		if samePar && s.Subtask == sub {
+			r.Source, r.Sink = s.Source, s.Sink
+		}
+		if len(s.Keyed) == 0 {
+			continue
+		}
+		overlap := keygroup.Intersect(mine, s.KeyGroups)
+		if overlap.Len() == 0 {
+			continue
+		}
+		r.Keyed = append(r.Keyed, KeyedShare{KeyGroups: overlap, Files: s.Keyed})
+		if overlap == mine && s.KeyGroups == mine {
+			r.Chain = s.Keyed
+		}
+	}
+	return r, nil
+}
+
+// SnapshotPath is where a task's snapshot for a checkpoint goes.
+func SnapshotPath(job string, stage, sub, attempt int, id int64) string {
+	return path.Join(job, "shared", fmt.Sprintf("%d-%d-a%d-c%d.snap", stage, sub, attempt, id))
+}
+
+// MetadataPath is where a checkpoint's metadata goes.
+func MetadataPath(job string, id int64) string {
+	return path.Join(job, fmt.Sprintf("chk-%d", id), "_metadata")
+}
+
+// Marshal encodes v as JSON; Unmarshal decodes it.
+func Marshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// Unmarshal decodes JSON into v.
+func Unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,0 +1,151 @@
+package minicluster
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/tests/textgen"
+)
+
+// allCounts reads the committed "word,count" lines and returns, per word,
+// every count seen, failing on malformed lines.
+func allCounts(t *testing.T, dir string) map[string][]int64 {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]int64{}
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			w, c, ok := strings.Cut(sc.Text(), ",")
+			n, err := strconv.ParseInt(c, 10, 64)
+			if !ok || err != nil {
+				t.Fatalf("%s: bad line %q", f, sc.Text())
+			}
+			got[w] = append(got[w], n)
+		}
+		fh.Close()
+	}
+	return got
+}
+
+// checkExactlyOnce checks that for every word the committed output holds
+// each count 1..n exactly once, n being the word's true count.
+func checkExactlyOnce(t *testing.T, out string, want map[string]int64) {
+	t.Helper()
+	got := allCounts(t, out)
+	bad := 0
+	for w, n := range want {
+		seen := make([]int, n+1)
+		for _, c := range got[w] {
+			if c < 1 || c > n {
+				seen[0]++
+				continue
+			}
+			seen[c]++
+		}
+		for c := int64(1); c <= n; c++ {
+			if seen[c] != 1 && bad < 10 {
+				t.Errorf("word %q: count %d appears %d times (true count %d)", w, c, seen[c], n)
+				bad++
+			}
+		}
+		if seen[0] > 0 && bad < 10 {
+			t.Errorf("word %q: %d counts outside 1..%d", w, seen[0], n)
+			bad++
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d words in the output, want %d", len(got), len(want))
+	}
+}
+
+func TestCheckpointedWordCountSurvivesALostTaskManager(t *testing.T) {
+	dir := t.TempDir()
+	var text bytes.Buffer
+	if err := textgen.Write(&text, 200_000, 9); err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "input.txt")
+	if err := os.WriteFile(input, text.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := textgen.Count(text.Bytes())
+	out := filepath.Join(dir, "out")
+	// ~23K lines at 8K lines/s: the job runs about 3 s.
+	sub := wordcount(t, dir, input, out, "\nrestartStrategy: {type: fixedDelay, attempts: 3, delay: 200ms}\n", 2)
+	sub.Params["rate"] = "8000"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2,
+		HeartbeatTimeout: 2 * time.Second, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Wait for two completed checkpoints, then lose a task manager that
+	// runs part of the job.
+	waitFor(t, func() bool {
+		cps, _ := c.Scheduler.Checkpoints(context.Background(), id)
+		n := 0
+		for _, cp := range cps {
+			if cp.Status == api.CheckpointCompleted {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	st, _ := c.Scheduler.Job(context.Background(), id)
+	victim := st.Vertices[1].Subtasks[0].TaskManager
+	c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+	waitFor(t, func() bool {
+		st, _ = c.Scheduler.Job(context.Background(), id)
+		return api.Terminal(st.State)
+	})
+	if st.State != api.JobFinished || st.Attempt < 2 {
+		t.Fatalf("job %s after %d attempts: %s", st.State, st.Attempt, st.Message)
+	}
+	restored := false
+	for _, e := range st.History {
+		restored = restored || strings.Contains(e.Message, "restoring checkpoint")
+	}
+	if !restored {
+		t.Errorf("no restore in the history: %+v", st.History)
+	}
+	checkExactlyOnce(t, out, want)
+	hidden, _ := filepath.Glob(filepath.Join(out, ".part-*"))
+	if len(hidden) > 0 {
+		t.Errorf("uncommitted files left: %v", hidden)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(fmt.Errorf("condition not met within 2 minutes"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

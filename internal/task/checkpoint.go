@@ -1,0 +1,277 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/connector"
+	"github.com/floe-stream/floe/internal/exchange"
+	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/snapshot"
+)
+
+// maxChain is the longest chain of snapshot files a task builds: after a
+// full snapshot and maxChain-1 deltas, the next snapshot is full again, so
+// a restore never reads an endless history.
+const maxChain = 10
+
+// CheckpointStore is where a task uploads and downloads snapshot files.
+type CheckpointStore interface {
+	Put(ctx context.Context, path string, r io.Reader, size int64) error
+	Get(ctx context.Context, path string) (io.ReadCloser, error)
+}
+
+// Checkpointing connects a task to its job's checkpoints. A nil
+// *Checkpointing in Env means the job takes none.
+type Checkpointing struct {
+	Store   CheckpointStore
+	JobID   string
+	Attempt int
+	// TempDir holds snapshot files until they are uploaded.
+	TempDir string
+	// Ack reports the task's stored snapshot; Decline a failed one. Both
+	// may be called from another goroutine than the task's.
+	Ack     func(id int64, st checkpoint.SubtaskState)
+	Decline func(id int64, reason string)
+	// Ending reports that the task's input ended and its sink waits for
+	// the job's final commit.
+	Ending func()
+}
+
+// checkpointer is the checkpoint side of a running task.
+type checkpointer struct {
+	cfg      *Checkpointing
+	triggers chan int64
+	commits  chan int64
+	wake     chan struct{}
+	chain    []checkpoint.File
+	broken   atomic.Bool // an upload failed: the next snapshot is full
+	// Alignment of barriers from several senders.
+	aligning   int64
+	alignStart time.Time
+	seen       []bool
+	held       [][]exchange.Message
+	replay     []exchange.Message
+}
+
+func newCheckpointer(cfg *Checkpointing) *checkpointer {
+	return &checkpointer{cfg: cfg, triggers: make(chan int64, 16), commits: make(chan int64, 64), wake: make(chan struct{}, 1)}
+}
+
+func (c *checkpointer) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// TriggerCheckpoint asks a source task to take checkpoint id. It returns
+// false when the task cannot take it now.
+func (t *Task) TriggerCheckpoint(id int64) bool {
+	if t.ckpt == nil || t.source == nil {
+		return false
+	}
+	select {
+	case t.ckpt.triggers <- id:
+		t.ckpt.poke()
+		return true
+	default:
+		return false
+	}
+}
+
+// NotifyCheckpointComplete tells the task that checkpoint id is complete.
+func (t *Task) NotifyCheckpointComplete(id int64) {
+	if t.ckpt == nil {
+		return
+	}
+	select {
+	case t.ckpt.commits <- id:
+		t.ckpt.poke()
+	default:
+		// The buffer holds many ids; a newer one covers a dropped one.
+	}
+}
+
+// serviceCheckpoints handles the triggers and commit notifications that
+// arrived since the last call. The task loop calls it between batches.
+func (t *Task) serviceCheckpoints(ctx context.Context) error {
+	if t.ckpt == nil {
+		return nil
+	}
+	for {
+		select {
+		case id := <-t.ckpt.triggers:
+			if err := t.snapshot(ctx, id, time.Now()); err != nil {
+				return err
+			}
+		case id := <-t.ckpt.commits:
+			if err := t.commit(id); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+func (t *Task) commit(id int64) error {
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		return tx.Commit(id)
+	}
+	return nil
+}
+
+// keyGroups is the key-group range this subtask owns.
+func (t *Task) keyGroups() keygroup.Range {
+	return keygroup.RangeFor(t.spec.Plan.Job.MaxParallelism, t.stage.Parallelism, t.spec.Subtask)
+}
+
+// snapshot takes checkpoint id: it sends the barrier on, records the
+// source's position and seals the sink's output, writes the keyed state to
+// a local file, and leaves the upload and the acknowledgement to a
+// goroutine so that records keep flowing.
+func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
+	start := time.Now()
+	if t.router != nil {
+		if err := t.router.Barrier(ctx, id); err != nil {
+			return err
+		}
+	}
+	st := checkpoint.SubtaskState{Stage: t.spec.Stage, Subtask: t.spec.Subtask, KeyGroups: t.keyGroups(),
+		AlignmentMillis: start.Sub(alignStart).Milliseconds()}
+	var err error
+	if t.source != nil {
+		if st.Source, err = t.source.Position(); err != nil {
+			return fmt.Errorf("checkpoint %d: source position: %w", id, err)
+		}
+	}
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		if st.Sink, err = tx.PreCommit(id); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", id, err)
+		}
+	}
+	var local string
+	var file checkpoint.File
+	if t.state != nil {
+		if local, file, err = t.writeSnapshot(id); err != nil {
+			t.ckpt.cfg.Decline(id, err.Error())
+			return nil
+		}
+		t.ckpt.chain = append(slices.Clip(t.ckpt.chain), file)
+	}
+	st.Keyed = t.ckpt.chain
+	for _, f := range st.Keyed {
+		st.FullBytes += f.Size
+	}
+	st.IncrementalBytes = file.Size
+	st.SyncMillis = time.Since(start).Milliseconds()
+	t.spawn(func() { t.upload(id, local, file, st) })
+	return nil
+}
+
+// writeSnapshot writes the keyed state to a local file: full when there is
+// no chain to build on, the chain is long, or an upload failed; a delta
+// otherwise.
+func (t *Task) writeSnapshot(id int64) (string, checkpoint.File, error) {
+	full := len(t.ckpt.chain) == 0 || len(t.ckpt.chain) >= maxChain || t.ckpt.broken.Swap(false)
+	if full {
+		t.ckpt.chain = nil
+	}
+	f, err := os.CreateTemp(t.ckpt.cfg.TempDir, "snapshot-*")
+	if err != nil {
+		return "", checkpoint.File{}, err
+	}
+	w := snapshot.NewWriter(f)
+	err = t.state.WriteSnapshot(w, full)
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", checkpoint.File{}, fmt.Errorf("writing snapshot: %w", err)
+	}
+	path := checkpoint.SnapshotPath(t.ckpt.cfg.JobID, t.spec.Stage, t.spec.Subtask, t.ckpt.cfg.Attempt, id)
+	return f.Name(), checkpoint.File{Path: path, Size: w.Size(), Full: full}, nil
+}
+
+// upload stores the snapshot file, if any, and acknowledges.
+func (t *Task) upload(id int64, local string, file checkpoint.File, st checkpoint.SubtaskState) {
+	if local != "" {
+		defer os.Remove(local)
+		if err := t.put(local, file.Path); err != nil {
+			t.ckpt.broken.Store(true)
+			t.ckpt.cfg.Decline(id, fmt.Sprintf("uploading %s: %v", file.Path, err))
+			return
+		}
+	}
+	t.ckpt.cfg.Ack(id, st)
+}
+
+func (t *Task) put(local, path string) error {
+	f, err := os.Open(local)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return t.ckpt.cfg.Store.Put(ctx, path, f, fi.Size())
+}
+
+// restore loads the task's share of a checkpoint: keyed state of the key
+// groups it owns, the source's position and the sink's files to commit.
+func (t *Task) restore(ctx context.Context, r *checkpoint.Restore) error {
+	if t.state != nil {
+		for _, share := range r.Keyed {
+			for _, f := range share.Files {
+				if err := t.restoreFile(ctx, f, share.KeyGroups); err != nil {
+					return fmt.Errorf("restoring checkpoint %d: %s: %w", r.CheckpointID, f.Path, err)
+				}
+			}
+		}
+		t.ckpt.chain = r.Chain
+	}
+	if t.source != nil && r.Source != nil {
+		if err := t.source.Seek(r.Source); err != nil {
+			return fmt.Errorf("restoring checkpoint %d: source position: %w", r.CheckpointID, err)
+		}
+	}
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		if err := tx.Recover(r.Sink); err != nil {
+			return fmt.Errorf("restoring checkpoint %d: %w", r.CheckpointID, err)
+		}
+	}
+	return nil
+}
+
+func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.Range) error {
+	rc, err := t.ckpt.cfg.Store.Get(ctx, f.Path)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return err
+	}
+	if int64(len(b)) != f.Size {
+		return fmt.Errorf("object of %d bytes, the checkpoint recorded %d", len(b), f.Size)
+	}
+	_, err = t.state.Restore(bytes.NewReader(b), int64(len(b)), rng)
+	return err
+}
