@@ -40,7 +40,7 @@ func (s *Server) openCheckpoints(ctx context.Context, j *job) (*checkpoints, err
 	if url == "" {
 		url = s.cfg.CheckpointStorage
 	}
-	store, err := ckstore.Open(ctx, url, ckstore.Options{})
+	store, err := ckstore.Open(ctx, url, s.cfg.CheckpointOptions)
 	if err != nil {
 		return nil, fmt.Errorf("%w: checkpoint storage: %v", api.ErrBadRequest, err)
 	}

@@ -24,8 +24,13 @@ type deployment struct {
 // its new attempt, or records why it waits. The caller holds s.mu.
 func (s *Server) place(j *job) ([]deployment, bool) {
 	var view []placement.TaskManager
+	fresh := s.now().Add(-3 * s.cfg.HeartbeatInterval)
 	for _, tm := range s.tms {
-		view = append(view, placement.TaskManager{ID: tm.id, FreeSlots: tm.slots - tm.used})
+		// A task manager that has missed heartbeats is probably gone: do
+		// not place new work on it while its timeout runs.
+		if tm.lastHeartbeat.After(fresh) {
+			view = append(view, placement.TaskManager{ID: tm.id, FreeSlots: tm.slots - tm.used})
+		}
 	}
 	slots, err := placement.Place(view, j.slots)
 	if err != nil {
@@ -39,6 +44,7 @@ func (s *Server) place(j *job) ([]deployment, bool) {
 	}
 	j.attempt++
 	j.placement = slots
+	j.lastPlacement = slots
 	j.finalSent = false
 	j.tasks = make([][]*taskInfo, len(j.plan.Stages))
 	for si, st := range j.plan.Stages {
@@ -98,6 +104,7 @@ func (s *Server) deployments(j *job) ([]deployment, error) {
 				ModuleDigests:       j.digests,
 				Downstream:          down,
 				UpstreamParallelism: int32(up),
+				StateRetentionMs:    s.cfg.StateRetention.Milliseconds(),
 			}})
 		}
 	}
@@ -113,13 +120,21 @@ func (s *Server) deploy(d deployment) {
 		return
 	}
 	if status.Code(err) == codes.Unavailable {
-		// The task manager is gone: forget it now rather than place the
-		// restarted job on it again until its heartbeat times out.
+		// The task manager is gone (its heartbeat has not timed out yet):
+		// forget it and place the job again, without spending a restart
+		// on a deployment that never ran.
 		s.mu.Lock()
+		if j, ok := s.jobs[d.req.Task.JobId]; ok && j.attempt == int(d.req.Task.Attempt) && j.state == api.JobDeploying {
+			s.stopCheckpoints(j, "redeploying")
+			s.stopAttempt(j)
+			s.setState(j, api.JobWaiting, fmt.Sprintf("task manager %s unreachable during deployment; placing the job again", d.tm.id))
+		}
 		if tm, ok := s.tms[d.tm.id]; ok {
 			s.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s unreachable: %v", tm.id, tm.addr, err))
 		}
 		s.mu.Unlock()
+		s.wake()
+		return
 	}
 	s.taskStatus(d.tm.id, d.req.Task, floev1.TaskState_TASK_STATE_FAILED,
 		fmt.Sprintf("deploying to task manager %s: %v", d.tm.id, err))
@@ -132,7 +147,7 @@ func (s *Server) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStatusUpdat
 		t.recordsIn, t.recordsOut, t.backPressure = u.Metrics.RecordsIn, u.Metrics.RecordsOut, u.Metrics.BackPressure
 	}
 	s.mu.Unlock()
-	s.taskStatus(u.TaskManagerId, u.Task, u.State, u.Error)
+	s.taskStatus(u.TaskManagerId, u.Task, u.State, u.Error, u.States...)
 	return &floev1.UpdateTaskStatusResponse{}, nil
 }
 
@@ -146,7 +161,7 @@ var taskStates = map[floev1.TaskState]string{
 }
 
 // taskStatus applies a task's state change to its job.
-func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskState, msg string) {
+func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskState, msg string, states ...*floev1.DeclaredState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.task(id)
@@ -155,6 +170,9 @@ func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskSta
 		return // a stale report of an earlier attempt or an ended job
 	}
 	t.state = taskStates[state]
+	if len(states) > 0 {
+		j.recordStates(int(id.Stage), states)
+	}
 	switch state {
 	case floev1.TaskState_TASK_STATE_FAILED:
 		t.err = msg

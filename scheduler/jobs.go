@@ -44,6 +44,11 @@ type job struct {
 	ckpts *checkpoints
 	// finalSent tells that the final commit was sent to the attempt.
 	finalSent bool
+	// states are the keyed states its operators declared, by name.
+	states map[string]declared
+	// lastPlacement is the placement of the latest attempt, kept after the
+	// job ends so its state stays queryable for the retention time.
+	lastPlacement []string
 }
 
 // taskInfo is what the scheduler knows of one subtask.

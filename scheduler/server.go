@@ -18,6 +18,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
+	ckstore "github.com/floe-stream/floe/storage/checkpoint"
 )
 
 // Defaults of Config.
@@ -47,6 +48,12 @@ type Config struct {
 	// says otherwise: file:///path or s3://bucket/prefix. Empty means
 	// file://<DataDir>/checkpoints.
 	CheckpointStorage string
+	// CheckpointOptions configure S3 checkpoint storage; unset fields come
+	// from the AWS_* environment.
+	CheckpointOptions ckstore.Options
+	// StateRetention keeps a finished job's keyed state queryable this
+	// long; zero means DefaultStateRetention.
+	StateRetention time.Duration
 	// Engine validates uploaded modules; nil makes one.
 	Engine *host.Engine
 	Logger *slog.Logger
@@ -92,6 +99,9 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxUpload == 0 {
 		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.StateRetention == 0 {
+		cfg.StateRetention = DefaultStateRetention
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

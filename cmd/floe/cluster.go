@@ -14,6 +14,7 @@ import (
 	"github.com/floe-stream/floe/host"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/scheduler"
+	ckstore "github.com/floe-stream/floe/storage/checkpoint"
 )
 
 // parseFlags parses args into fs, printing usage on error; ok is false
@@ -34,6 +35,17 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return 0, true
 }
 
+// s3Flags registers the checkpoint storage flags shared by the scheduler
+// and task managers.
+func s3Flags(fs *flag.FlagSet) *ckstore.Options {
+	o := &ckstore.Options{}
+	fs.StringVar(&o.Endpoint, "s3-endpoint", "", "S3 endpoint of s3:// checkpoint storage, host:port or http(s)://host:port (default $AWS_ENDPOINT_URL, else AWS)")
+	fs.StringVar(&o.Region, "s3-region", "", "S3 region (default $AWS_REGION or $AWS_DEFAULT_REGION)")
+	fs.StringVar(&o.AccessKey, "s3-access-key", "", "S3 access key (default $AWS_ACCESS_KEY_ID; prefer the environment for secrets)")
+	fs.StringVar(&o.SecretKey, "s3-secret-key", "", "S3 secret key (default $AWS_SECRET_ACCESS_KEY; prefer the environment for secrets)")
+	return o
+}
+
 // signalContext is cancelled by SIGINT or SIGTERM.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -49,6 +61,8 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
 	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
 	ckptStorage := fs.String("checkpoint-storage", "", "default checkpoint storage of jobs: file:///path or s3://bucket/prefix (S3 endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; task managers need the same); default file://DATA-DIR/checkpoints")
+	s3 := s3Flags(fs)
+	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
@@ -64,7 +78,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	s, err := scheduler.NewServer(scheduler.Config{
 		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
-		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, Logger: log,
+		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
@@ -90,6 +104,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
 	maxMemory := fs.Int64("max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
 	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators uninterruptible (faster, trusted code only)")
+	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
@@ -105,7 +120,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tm, err := taskmanager.New(taskmanager.Config{
 		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
-		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, Logger: log,
+		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

@@ -20,6 +20,8 @@ Usage:
                     run a task manager that runs the scheduler's tasks
   floe job submit|list|status|cancel|wait|checkpoints ...
                     manage the jobs of a cluster through its scheduler
+  floe state get --job ID --state NAME KEY... [-o json|text]
+                    read keys of a job's queryable state
   floe version      print the version
   floe help [COMMAND]
 
@@ -44,6 +46,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args[1:], stdout, stderr)
 	case "job":
 		return jobCmd(args[1:], stdout, stderr)
+	case "state":
+		return stateCmd(args[1:], stdout, stderr)
 	case "scheduler":
 		return schedulerCmd(args[1:], stdout, stderr)
 	case "taskmanager":
@@ -63,6 +67,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "job" {
 			return jobCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "state" {
+			return stateCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

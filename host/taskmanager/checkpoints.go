@@ -19,6 +19,7 @@ import (
 
 // stores opens each checkpoint storage URL once per task manager.
 type stores struct {
+	opts ckstore.Options
 	mu   sync.Mutex
 	open map[string]ckstore.Store
 }
@@ -29,7 +30,7 @@ func (s *stores) get(ctx context.Context, url string) (ckstore.Store, error) {
 	if st, ok := s.open[url]; ok {
 		return st, nil
 	}
-	st, err := ckstore.Open(ctx, url, ckstore.Options{})
+	st, err := ckstore.Open(ctx, url, s.opts)
 	if err != nil {
 		return nil, err
 	}

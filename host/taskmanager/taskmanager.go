@@ -17,6 +17,7 @@ import (
 	"github.com/floe-stream/floe/internal/connector/stdout"
 	"github.com/floe-stream/floe/internal/transport"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+	ckstore "github.com/floe-stream/floe/storage/checkpoint"
 )
 
 // Config configures a TaskManager.
@@ -40,6 +41,9 @@ type Config struct {
 	BatchSize int
 	// InboxBatches is the credit each sender gets per channel; 0 means 4.
 	InboxBatches int
+	// CheckpointOptions configure S3 checkpoint storage; unset fields come
+	// from the AWS_* environment.
+	CheckpointOptions ckstore.Options
 	// Stdout receives stdout sinks' lines; nil means os.Stdout.
 	Stdout *stdout.Writer
 	Logger *slog.Logger
@@ -71,6 +75,8 @@ type TaskManager struct {
 	interval time.Duration
 	timeout  time.Duration
 	tasks    map[taskKey]*running
+	kept     map[taskKey]kept
+	canceled map[attemptKey]time.Time
 }
 
 // New opens the task manager's listener; Run registers and serves.
@@ -87,7 +93,7 @@ func New(cfg Config) (*TaskManager, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = stdout.NewWriter(os.Stdout)
 	}
-	tm := &TaskManager{cfg: cfg, log: cfg.Logger, tasks: map[taskKey]*running{}}
+	tm := &TaskManager{cfg: cfg, log: cfg.Logger, tasks: map[taskKey]*running{}, kept: map[taskKey]kept{}, canceled: map[attemptKey]time.Time{}}
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 	if err := tm.open(); err != nil {
 		tm.close()
@@ -113,6 +119,7 @@ func (tm *TaskManager) open() error {
 		return fmt.Errorf("taskmanager: scheduler address %q: %w", tm.cfg.Scheduler, err)
 	}
 	tm.sched = floev1.NewSchedulerClient(tm.conn)
+	tm.stores.opts = tm.cfg.CheckpointOptions
 	tm.modules = newModules(tm.engine, tm.sched, filepath.Join(tm.cfg.DataDir, "artifacts"))
 	tm.peers = newPeers()
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {
@@ -161,6 +168,13 @@ func (tm *TaskManager) close() {
 		tm.lis.Close()
 	}
 	tm.wg.Wait()
+	tm.mu.Lock()
+	for k, kt := range tm.kept {
+		kt.expiry = time.Time{}
+		tm.kept[k] = kt
+	}
+	tm.mu.Unlock()
+	tm.expireKept("")
 	if tm.exchange != nil {
 		tm.exchange.Close()
 	}
@@ -214,6 +228,7 @@ func (tm *TaskManager) beatUntilLost() {
 	tm.mu.Unlock()
 	last := time.Now()
 	for sleep(tm.ctx, interval) == nil {
+		tm.expireKept("")
 		ctx, cancel := context.WithTimeout(tm.ctx, interval+timeout/2)
 		resp, err := tm.sched.Heartbeat(ctx, &floev1.HeartbeatRequest{TaskManagerId: id, Tasks: tm.metrics()})
 		cancel()

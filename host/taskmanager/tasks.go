@@ -31,6 +31,12 @@ func keyOf(id *floev1.TaskID) taskKey {
 	return taskKey{id.JobId, id.Attempt, id.Stage, id.Subtask}
 }
 
+// attemptKey names an attempt of a job.
+type attemptKey struct {
+	job     string
+	attempt int32
+}
+
 // running is a deployed task.
 type running struct {
 	id     *floev1.TaskID
@@ -52,6 +58,11 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 	rctx, cancel := context.WithCancel(tm.ctx)
 	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now()}
 	tm.mu.Lock()
+	if _, gone := tm.canceled[attemptKey{key.job, key.attempt}]; gone {
+		tm.mu.Unlock()
+		cancel()
+		return nil, status.Errorf(codes.FailedPrecondition, "deploy: attempt %d of job %s was canceled", key.attempt, key.job)
+	}
 	if _, dup := tm.tasks[key]; dup {
 		tm.mu.Unlock()
 		cancel()
@@ -66,12 +77,21 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 // CancelTasks implements floev1.TaskManagerServer.
 func (tm *TaskManager) CancelTasks(ctx context.Context, req *floev1.CancelTasksRequest) (*floev1.CancelTasksResponse, error) {
 	tm.mu.Lock()
-	defer tm.mu.Unlock()
+	// A DeployTask of this attempt still on its way must not start a task
+	// after the cancel.
+	tm.canceled[attemptKey{req.JobId, req.Attempt}] = time.Now()
+	for a, at := range tm.canceled {
+		if time.Since(at) > 10*time.Minute {
+			delete(tm.canceled, a)
+		}
+	}
 	for k, r := range tm.tasks {
 		if k.job == req.JobId && k.attempt == req.Attempt {
 			r.cancel()
 		}
 	}
+	tm.mu.Unlock()
+	tm.expireKept(req.JobId)
 	return &floev1.CancelTasksResponse{}, nil
 }
 
@@ -102,7 +122,6 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		r.mu.Lock()
 		r.task = t
 		r.mu.Unlock()
-		tm.report(r, floev1.TaskState_TASK_STATE_RUNNING, "")
 		err = t.Run(ctx)
 	}
 	switch {
@@ -112,8 +131,20 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		tm.log.Warn("task failed", "task", key, "err", err)
 		tm.report(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
 	default:
+		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
+			// The state stays open, and on disk, for lookups.
+			tm.keep(key, t, retention, tm.stateDir(req.Task))
+			tm.report(r, floev1.TaskState_TASK_STATE_FINISHED, "")
+			return
+		}
 		tm.report(r, floev1.TaskState_TASK_STATE_FINISHED, "")
 	}
+	os.RemoveAll(tm.stateDir(req.Task))
+}
+
+// stateDir is where a task keeps its pebble state.
+func (tm *TaskManager) stateDir(id *floev1.TaskID) string {
+	return filepath.Join(tm.cfg.DataDir, "state", id.JobId, fmt.Sprint(id.Attempt), fmt.Sprintf("%d-%d", id.Stage, id.Subtask))
 }
 
 // setup plans the task's job and wires the task's input and output. The
@@ -151,17 +182,19 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 	if err != nil {
 		return nil, cleanup, err
 	}
-	stateDir := filepath.Join(tm.cfg.DataDir, "state", id.JobId, fmt.Sprint(id.Attempt))
-	cleanups = append(cleanups, func() { os.RemoveAll(filepath.Join(stateDir, fmt.Sprintf("%d-%d", id.Stage, id.Subtask))) })
+	stateDir := tm.stateDir(id)
 	env := task.Env{
 		Module: func(ctx context.Context, name string) (*host.Module, error) {
 			return tm.modules.module(ctx, name, req.ModuleDigests[name])
 		},
 		OpenState: func(stage, sub int) (task.StateBackend, error) {
-			return task.OpenState(p.Job.State.Backend, filepath.Join(stateDir, fmt.Sprintf("%d-%d", stage, sub)))
+			return task.OpenState(p.Job.State.Backend, stateDir)
 		},
 		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
-		Checkpoints: ckpts,
+		Checkpoints: ckpts, RetainState: req.StateRetentionMs > 0,
+		Started: func(t *task.Task) {
+			tm.reportStates(r, floev1.TaskState_TASK_STATE_RUNNING, declaredStates(t))
+		},
 	}
 	spec := task.Spec{Plan: p, Stage: int(id.Stage), Subtask: int(id.Subtask), Restore: restore}
 	return task.New(spec, env, io), cleanup, nil
@@ -208,7 +241,16 @@ func (tm *TaskManager) sender(ctx context.Context, id *floev1.TaskID, ep *floev1
 
 // report tells the scheduler a task's new state, retrying briefly.
 func (tm *TaskManager) report(r *running, state floev1.TaskState, msg string) {
-	u := &floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)}
+	tm.send(&floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)})
+}
+
+// reportStates is report with the task's declared states.
+func (tm *TaskManager) reportStates(r *running, state floev1.TaskState, states []*floev1.DeclaredState) {
+	tm.send(&floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Metrics: r.metrics(r.id), States: states})
+}
+
+func (tm *TaskManager) send(u *floev1.TaskStatusUpdate) {
+	state := u.State
 	for attempt := 0; attempt < 5; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := tm.sched.UpdateTaskStatus(ctx, u)

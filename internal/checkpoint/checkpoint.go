@@ -49,9 +49,9 @@ type SubtaskState struct {
 	Keyed []File `json:"keyed,omitempty"`
 	// Source is the source's read position, when the task has a source.
 	Source []byte `json:"source,omitempty"`
-	// Sink lists the sink's files written up to the checkpoint, to commit
-	// once it completes.
-	Sink []string `json:"sink,omitempty"`
+	// Sink is the sink's state at the checkpoint (opaque to all but the
+	// sink): what to commit once it completes, or on a restore.
+	Sink []byte `json:"sink,omitempty"`
 	// IncrementalBytes is what this checkpoint uploaded; FullBytes the
 	// size of the whole chain.
 	IncrementalBytes int64 `json:"incrementalBytes"`
@@ -117,9 +117,9 @@ type Restore struct {
 	// Chain is the restored chain when the task owns exactly the key
 	// groups of one old subtask, so its next checkpoint can be a delta on
 	// it; nil otherwise.
-	Chain  []File   `json:"chain,omitempty"`
-	Source []byte   `json:"source,omitempty"`
-	Sink   []string `json:"sink,omitempty"`
+	Chain  []File `json:"chain,omitempty"`
+	Source []byte `json:"source,omitempty"`
+	Sink   []byte `json:"sink,omitempty"`
 }
 
 // RestoreFor computes the share of checkpoint m that subtask sub of stage

@@ -102,13 +102,14 @@ func CheckNext(ctx context.Context, closed bool, max int) error {
 type Transactional interface {
 	Sink
 	// PreCommit seals what was written since the last call as part of
-	// checkpoint id, and returns every sealed piece not yet committed:
-	// what a restore from checkpoint id must commit.
-	PreCommit(id int64) ([]string, error)
+	// checkpoint id, and returns the sink's state at the checkpoint: what a
+	// restore from it must commit, and where the output then stood.
+	PreCommit(id int64) ([]byte, error)
 	// Commit makes visible every piece sealed for checkpoints up to id.
 	Commit(id int64) error
 	// Recover, called before the first Write of a restored task, commits
-	// the pieces of the restored checkpoint and discards everything else
-	// this subtask left behind.
-	Recover(pieces []string) error
+	// what the restored state says and discards everything this subtask
+	// wrote after that checkpoint, committed or not: a restore may go back
+	// to a checkpoint older than the latest when the latest cannot be read.
+	Recover(state []byte) error
 }

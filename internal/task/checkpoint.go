@@ -50,7 +50,7 @@ type checkpointer struct {
 	cfg      *Checkpointing
 	triggers chan int64
 	commits  chan int64
-	wake     chan struct{}
+	wake     chan<- struct{}
 	chain    []checkpoint.File
 	broken   atomic.Bool // an upload failed: the next snapshot is full
 	// Alignment of barriers from several senders.
@@ -61,8 +61,8 @@ type checkpointer struct {
 	replay     []exchange.Message
 }
 
-func newCheckpointer(cfg *Checkpointing) *checkpointer {
-	return &checkpointer{cfg: cfg, triggers: make(chan int64, 16), commits: make(chan int64, 64), wake: make(chan struct{}, 1)}
+func newCheckpointer(cfg *Checkpointing, wake chan<- struct{}) *checkpointer {
+	return &checkpointer{cfg: cfg, triggers: make(chan int64, 16), commits: make(chan int64, 64), wake: wake}
 }
 
 func (c *checkpointer) poke() {
@@ -100,9 +100,11 @@ func (t *Task) NotifyCheckpointComplete(id int64) {
 	}
 }
 
-// serviceCheckpoints handles the triggers and commit notifications that
-// arrived since the last call. The task loop calls it between batches.
+// serviceCheckpoints handles the state lookups, checkpoint triggers and
+// commit notifications that arrived since the last call. The task loop
+// calls it between batches.
 func (t *Task) serviceCheckpoints(ctx context.Context) error {
+	t.serviceQueries()
 	if t.ckpt == nil {
 		return nil
 	}

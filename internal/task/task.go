@@ -64,6 +64,12 @@ type Env struct {
 	CallTimeout time.Duration
 	// Checkpoints is nil when the job takes no checkpoints.
 	Checkpoints *Checkpointing
+	// RetainState keeps a finished task's keyed state open for Query
+	// until CloseState.
+	RetainState bool
+	// Started, if set, is called once the task has opened its source,
+	// operators and sink and is about to process records.
+	Started func(t *Task)
 }
 
 // Spec names the subtask to run.
@@ -125,6 +131,9 @@ type Task struct {
 	ended []bool
 	// wg tracks the task's background uploads.
 	wg sync.WaitGroup
+	// wake interrupts an idle input wait for checkpoints and queries.
+	wake chan struct{}
+	q    querier
 
 	Metrics Metrics
 }
@@ -141,6 +150,16 @@ func New(spec Spec, env Env, io IO) *Task {
 	return &Task{
 		spec: spec, stage: st, env: env, io: io,
 		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
+		wake: make(chan struct{}, 1),
+		q:    querier{queue: make(chan query, 16)},
+	}
+}
+
+// poke wakes the task loop if it waits for input.
+func (t *Task) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -153,6 +172,7 @@ func (t *Task) Name() string { return t.name }
 // error when cancelled, and the first failure otherwise.
 func (t *Task) Run(ctx context.Context) (err error) {
 	defer func() {
+		t.endQueries(err == nil && t.env.RetainState)
 		if cerr := t.close(ctx, err == nil); err == nil {
 			err = cerr
 		}
@@ -162,6 +182,9 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	}()
 	if err := t.open(ctx); err != nil {
 		return err
+	}
+	if t.env.Started != nil {
+		t.env.Started(t)
 	}
 	if t.source != nil {
 		err = t.runSource(ctx)
@@ -250,7 +273,7 @@ func (t *Task) open(ctx context.Context) error {
 		}
 	}
 	if t.env.Checkpoints != nil {
-		t.ckpt = newCheckpointer(t.env.Checkpoints)
+		t.ckpt = newCheckpointer(t.env.Checkpoints, t.wake)
 		if t.spec.Restore != nil {
 			if err := t.restore(ctx, t.spec.Restore); err != nil {
 				return err
@@ -394,17 +417,15 @@ func (t *Task) runInbox(ctx context.Context) error {
 // next returns the next message: first what alignment held, then the
 // inbox. ok is false when the task was woken to attend to checkpoints.
 func (t *Task) next(ctx context.Context) (exchange.Message, bool, error) {
-	if c := t.ckpt; c != nil {
-		if len(c.replay) > 0 {
-			m := c.replay[0]
-			c.replay = c.replay[1:]
-			return m, true, nil
-		}
-		if w, ok := t.io.In.(interface {
-			RecvWake(context.Context, <-chan struct{}) (exchange.Message, bool, error)
-		}); ok {
-			return w.RecvWake(ctx, c.wake)
-		}
+	if c := t.ckpt; c != nil && len(c.replay) > 0 {
+		m := c.replay[0]
+		c.replay = c.replay[1:]
+		return m, true, nil
+	}
+	if w, ok := t.io.In.(interface {
+		RecvWake(context.Context, <-chan struct{}) (exchange.Message, bool, error)
+	}); ok {
+		return w.RecvWake(ctx, t.wake)
 	}
 	m, err := t.io.In.Recv(ctx)
 	return m, err == nil, err
@@ -485,7 +506,10 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 		errs = append(errs, t.sink.Close())
 	}
 	t.wg.Wait()
-	if t.state != nil {
+	t.q.mu.Lock()
+	kept := t.q.kept
+	t.q.mu.Unlock()
+	if t.state != nil && !kept {
 		errs = append(errs, t.state.Close())
 	}
 	if !ok {

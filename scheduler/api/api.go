@@ -5,6 +5,9 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"time"
 )
@@ -174,6 +177,49 @@ type Service interface {
 	// Checkpoints lists a job's checkpoints, newest first: ErrNotFound for
 	// an unknown job.
 	Checkpoints(ctx context.Context, id string) ([]CheckpointStatus, error)
+	// QueryState reads keys of a job's queryable keyed state from the
+	// subtasks that own them, one StateValue per key in order. Errors wrap
+	// ErrNotFound (unknown job or state), ErrForbidden (state not
+	// queryable), ErrConflict (job ended and past its retention) or
+	// ErrUnavailable (the state is moving: retry).
+	QueryState(ctx context.Context, id, state string, keys [][]byte) ([]StateValue, error)
+}
+
+// StateValue is one key's answer from queryable state.
+type StateValue struct {
+	Key   string `json:"key"`
+	Found bool   `json:"found"`
+	// Type is how Value renders the bytes: int64, string, json or bytes.
+	Type string `json:"type"`
+	// Value is the value rendered by Type (a number, a string, a JSON
+	// value, or for bytes the base64 of the raw bytes); absent when not
+	// found.
+	Value any `json:"value,omitempty"`
+	// Raw is the stored bytes, base64-encoded in JSON.
+	Raw []byte `json:"raw,omitempty"`
+}
+
+// Render fills v.Value from v.Raw according to v.Type.
+func (v *StateValue) Render() {
+	if !v.Found {
+		return
+	}
+	switch v.Type {
+	case "int64":
+		if len(v.Raw) == 8 {
+			v.Value = int64(binary.LittleEndian.Uint64(v.Raw))
+			return
+		}
+	case "string":
+		v.Value = string(v.Raw)
+		return
+	case "json":
+		if json.Valid(v.Raw) {
+			v.Value = json.RawMessage(v.Raw)
+			return
+		}
+	}
+	v.Value = base64.StdEncoding.EncodeToString(v.Raw)
 }
 
 // The errors a Service wraps; one table maps them to HTTP status codes
@@ -183,6 +229,12 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrConflict   = errors.New("conflict")
 	ErrTooLarge   = errors.New("too large")
+	// ErrForbidden: the request is not allowed (a state not declared
+	// queryable).
+	ErrForbidden = errors.New("forbidden")
+	// ErrUnavailable: try again soon (state moving during a restart or
+	// rescale).
+	ErrUnavailable = errors.New("unavailable")
 )
 
 // StatusOf returns the HTTP status code for an error of a Service.
@@ -196,6 +248,10 @@ func StatusOf(err error) int {
 		return 409
 	case errors.Is(err, ErrTooLarge):
 		return 413
+	case errors.Is(err, ErrForbidden):
+		return 403
+	case errors.Is(err, ErrUnavailable):
+		return 503
 	}
 	return 500
 }

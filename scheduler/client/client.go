@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 )
@@ -49,6 +51,13 @@ type Error struct {
 	// Message is the scheduler's message, or a description of the response
 	// if it had none.
 	Message string
+	// RetryAfter is the wait that the response's Retry-After header asks
+	// for, in seconds, or 0 without one. The scheduler sends it with 503.
+	RetryAfter time.Duration
+
+	// body is the start of the response body, for callers that read more
+	// than the message from an error response.
+	body []byte
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -56,7 +65,8 @@ func (e *Error) Error() string { return e.Message }
 // Unwrap returns the api sentinel whose status code api.StatusOf maps to
 // e.StatusCode, or nil.
 func (e *Error) Unwrap() error {
-	for _, s := range []error{api.ErrBadRequest, api.ErrNotFound, api.ErrConflict, api.ErrTooLarge} {
+	for _, s := range []error{api.ErrBadRequest, api.ErrNotFound, api.ErrConflict, api.ErrTooLarge,
+		api.ErrForbidden, api.ErrUnavailable} {
 		if api.StatusOf(s) == e.StatusCode {
 			return s
 		}
@@ -128,7 +138,17 @@ func responseError(resp *http.Response) error {
 	case len(bytes.TrimSpace(data)) > 0:
 		msg += ": " + string(bytes.TrimSpace(data))
 	}
-	return &Error{StatusCode: resp.StatusCode, Message: msg}
+	return &Error{StatusCode: resp.StatusCode, Message: msg, RetryAfter: retryAfter(resp.Header), body: data}
+}
+
+// retryAfter returns the wait of a Retry-After header in seconds, or 0 if
+// it has none or an HTTP date.
+func retryAfter(h http.Header) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
 }
 
 // IsUnreachable reports whether err says that no connection to the

@@ -7,6 +7,7 @@
 // on either side of the wire.
 //
 // Beyond the Service methods, SubmitFiles uploads a job from its spec file
-// and the module files the spec names, as `floe job submit` does, and Wait
-// polls a job until it ends.
+// and the module files the spec names, as `floe job submit` does, Wait
+// polls a job until it ends, and GetInt64 reads one key of a queryable
+// int64 state, such as a counter (docs/queryable-state.md).
 package client

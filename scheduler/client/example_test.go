@@ -31,3 +31,18 @@ func ExampleClient_SubmitFiles() {
 	}
 	fmt.Println("done")
 }
+
+// Read how often the running wordcount job has seen a word, from its
+// queryable state counts, as `floe state get --job ID --state counts the`
+// does.
+func ExampleClient_GetInt64() {
+	c := client.New("http://127.0.0.1:8081", nil)
+	n, found, err := c.GetInt64(context.Background(), "4f2a9c1e0b7d3e65", "counts", "the")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !found {
+		n = 0 // the job has not seen the word yet
+	}
+	fmt.Println("the:", n)
+}

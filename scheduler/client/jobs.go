@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/floe-stream/floe/scheduler/api"
 )
@@ -72,5 +71,5 @@ func (c *Client) TaskManagers(ctx context.Context) ([]api.TaskManagerStatus, err
 }
 
 func jobPath(id string) string {
-	return "/v1/jobs/" + url.PathEscape(id)
+	return "/v1/jobs/" + escapeSegment(id)
 }

@@ -2,9 +2,11 @@ package file
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -138,9 +140,16 @@ func (s *txSink) Flush() error {
 	return s.w.Flush()
 }
 
+// txState is the sink's state at a checkpoint: the sealed files not yet
+// committed, and the sequence number of the next file.
+type txState struct {
+	Pending []string `json:"pending,omitempty"`
+	Next    int      `json:"next"`
+}
+
 // PreCommit implements connector.Transactional: the in-progress file is
 // synced and becomes pending.
-func (s *txSink) PreCommit(id int64) ([]string, error) {
+func (s *txSink) PreCommit(id int64) ([]byte, error) {
 	if s.f != nil {
 		err := errors.Join(s.w.Flush(), s.f.Sync(), s.f.Close())
 		if err == nil {
@@ -152,11 +161,11 @@ func (s *txSink) PreCommit(id int64) ([]string, error) {
 		s.staged = append(s.staged, staged{id, s.name})
 		s.f, s.w = nil, nil
 	}
-	names := make([]string, len(s.staged))
-	for i, st := range s.staged {
-		names[i] = st.name
+	st := txState{Next: s.seq}
+	for _, p := range s.staged {
+		st.Pending = append(st.Pending, p.name)
 	}
-	return names, nil
+	return json.Marshal(st)
 }
 
 // Commit implements connector.Transactional.
@@ -191,11 +200,26 @@ func (s *txSink) commit(name string) error {
 }
 
 // Recover implements connector.Transactional.
-func (s *txSink) Recover(pieces []string) error {
-	for _, name := range pieces {
+func (s *txSink) Recover(state []byte) error {
+	// Without a state (the checkpoint held none for this subtask) nothing
+	// committed is rolled back.
+	st := txState{Next: math.MaxInt}
+	if len(state) > 0 {
+		if err := json.Unmarshal(state, &st); err != nil {
+			return fmt.Errorf("file sink: restored state: %w", err)
+		}
+	}
+	for _, name := range st.Pending {
 		if err := s.commit(name); err != nil {
 			return err
 		}
+	}
+	// Files numbered from st.Next on were written after the checkpoint.
+	if err := s.removeOwn(func(name string) bool {
+		seq, err := strconv.Atoi(strings.TrimPrefix(name, s.prefix()))
+		return err == nil && seq >= st.Next
+	}); err != nil {
+		return err
 	}
 	committed := map[string]bool{}
 	entries, err := os.ReadDir(s.dir)

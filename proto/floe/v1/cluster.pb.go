@@ -450,8 +450,11 @@ type TaskStatusUpdate struct {
 	Task          *TaskID                `protobuf:"bytes,2,opt,name=task,proto3" json:"task,omitempty"`
 	State         TaskState              `protobuf:"varint,3,opt,name=state,proto3,enum=floe.v1.TaskState" json:"state,omitempty"`
 	// error is the failure's message when state is FAILED.
-	Error         string       `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
-	Metrics       *TaskMetrics `protobuf:"bytes,5,opt,name=metrics,proto3" json:"metrics,omitempty"`
+	Error   string       `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	Metrics *TaskMetrics `protobuf:"bytes,5,opt,name=metrics,proto3" json:"metrics,omitempty"`
+	// states are the keyed states the task's operators declared, sent with
+	// RUNNING.
+	States        []*DeclaredState `protobuf:"bytes,6,rep,name=states,proto3" json:"states,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -521,6 +524,91 @@ func (x *TaskStatusUpdate) GetMetrics() *TaskMetrics {
 	return nil
 }
 
+func (x *TaskStatusUpdate) GetStates() []*DeclaredState {
+	if x != nil {
+		return x.States
+	}
+	return nil
+}
+
+type DeclaredState struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Operator  string                 `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	Queryable bool                   `protobuf:"varint,3,opt,name=queryable,proto3" json:"queryable,omitempty"`
+	// type renders values: bytes, int64, string or json.
+	Type string `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
+	// kind is value, list or map.
+	Kind          string `protobuf:"bytes,5,opt,name=kind,proto3" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeclaredState) Reset() {
+	*x = DeclaredState{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeclaredState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeclaredState) ProtoMessage() {}
+
+func (x *DeclaredState) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeclaredState.ProtoReflect.Descriptor instead.
+func (*DeclaredState) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *DeclaredState) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DeclaredState) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *DeclaredState) GetQueryable() bool {
+	if x != nil {
+		return x.Queryable
+	}
+	return false
+}
+
+func (x *DeclaredState) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *DeclaredState) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
 type UpdateTaskStatusResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -529,7 +617,7 @@ type UpdateTaskStatusResponse struct {
 
 func (x *UpdateTaskStatusResponse) Reset() {
 	*x = UpdateTaskStatusResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -541,7 +629,7 @@ func (x *UpdateTaskStatusResponse) String() string {
 func (*UpdateTaskStatusResponse) ProtoMessage() {}
 
 func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -554,7 +642,7 @@ func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskStatusResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskStatusResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 type FetchArtifactRequest struct {
@@ -566,7 +654,7 @@ type FetchArtifactRequest struct {
 
 func (x *FetchArtifactRequest) Reset() {
 	*x = FetchArtifactRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +666,7 @@ func (x *FetchArtifactRequest) String() string {
 func (*FetchArtifactRequest) ProtoMessage() {}
 
 func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +679,7 @@ func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchArtifactRequest.ProtoReflect.Descriptor instead.
 func (*FetchArtifactRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *FetchArtifactRequest) GetSha256() string {
@@ -610,7 +698,7 @@ type ArtifactChunk struct {
 
 func (x *ArtifactChunk) Reset() {
 	*x = ArtifactChunk{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -622,7 +710,7 @@ func (x *ArtifactChunk) String() string {
 func (*ArtifactChunk) ProtoMessage() {}
 
 func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -635,7 +723,7 @@ func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactChunk.ProtoReflect.Descriptor instead.
 func (*ArtifactChunk) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ArtifactChunk) GetData() []byte {
@@ -659,7 +747,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -671,7 +759,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -684,7 +772,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Endpoint) GetSubtask() int32 {
@@ -727,14 +815,17 @@ type DeployTaskRequest struct {
 	CheckpointStorage string `protobuf:"bytes,8,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
 	// restore is the task's share of the checkpoint the attempt restores
 	// (JSON, internal/checkpoint.Restore); empty for a fresh start.
-	Restore       []byte `protobuf:"bytes,9,opt,name=restore,proto3" json:"restore,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Restore []byte `protobuf:"bytes,9,opt,name=restore,proto3" json:"restore,omitempty"`
+	// state_retention_ms keeps a finished task's keyed state queryable this
+	// long.
+	StateRetentionMs int64 `protobuf:"varint,10,opt,name=state_retention_ms,json=stateRetentionMs,proto3" json:"state_retention_ms,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *DeployTaskRequest) Reset() {
 	*x = DeployTaskRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -746,7 +837,7 @@ func (x *DeployTaskRequest) String() string {
 func (*DeployTaskRequest) ProtoMessage() {}
 
 func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -759,7 +850,7 @@ func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskRequest.ProtoReflect.Descriptor instead.
 func (*DeployTaskRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DeployTaskRequest) GetTask() *TaskID {
@@ -825,6 +916,13 @@ func (x *DeployTaskRequest) GetRestore() []byte {
 	return nil
 }
 
+func (x *DeployTaskRequest) GetStateRetentionMs() int64 {
+	if x != nil {
+		return x.StateRetentionMs
+	}
+	return 0
+}
+
 type DeployTaskResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -833,7 +931,7 @@ type DeployTaskResponse struct {
 
 func (x *DeployTaskResponse) Reset() {
 	*x = DeployTaskResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +943,7 @@ func (x *DeployTaskResponse) String() string {
 func (*DeployTaskResponse) ProtoMessage() {}
 
 func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +956,7 @@ func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskResponse.ProtoReflect.Descriptor instead.
 func (*DeployTaskResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
 }
 
 type CancelTasksRequest struct {
@@ -871,7 +969,7 @@ type CancelTasksRequest struct {
 
 func (x *CancelTasksRequest) Reset() {
 	*x = CancelTasksRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +981,7 @@ func (x *CancelTasksRequest) String() string {
 func (*CancelTasksRequest) ProtoMessage() {}
 
 func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +994,7 @@ func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksRequest.ProtoReflect.Descriptor instead.
 func (*CancelTasksRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CancelTasksRequest) GetJobId() string {
@@ -921,7 +1019,7 @@ type CancelTasksResponse struct {
 
 func (x *CancelTasksResponse) Reset() {
 	*x = CancelTasksResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1031,7 @@ func (x *CancelTasksResponse) String() string {
 func (*CancelTasksResponse) ProtoMessage() {}
 
 func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1044,7 @@ func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksResponse.ProtoReflect.Descriptor instead.
 func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
 }
 
 type TriggerCheckpointRequest struct {
@@ -960,7 +1058,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -972,7 +1070,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -985,7 +1083,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TriggerCheckpointRequest) GetJobId() string {
@@ -1017,7 +1115,7 @@ type TriggerCheckpointResponse struct {
 
 func (x *TriggerCheckpointResponse) Reset() {
 	*x = TriggerCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1127,7 @@ func (x *TriggerCheckpointResponse) String() string {
 func (*TriggerCheckpointResponse) ProtoMessage() {}
 
 func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1140,7 @@ func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
 }
 
 type NotifyCheckpointRequest struct {
@@ -1056,7 +1154,7 @@ type NotifyCheckpointRequest struct {
 
 func (x *NotifyCheckpointRequest) Reset() {
 	*x = NotifyCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1068,7 +1166,7 @@ func (x *NotifyCheckpointRequest) String() string {
 func (*NotifyCheckpointRequest) ProtoMessage() {}
 
 func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1081,7 +1179,7 @@ func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *NotifyCheckpointRequest) GetJobId() string {
@@ -1113,7 +1211,7 @@ type NotifyCheckpointResponse struct {
 
 func (x *NotifyCheckpointResponse) Reset() {
 	*x = NotifyCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1223,7 @@ func (x *NotifyCheckpointResponse) String() string {
 func (*NotifyCheckpointResponse) ProtoMessage() {}
 
 func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1236,7 @@ func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 type AcknowledgeCheckpointRequest struct {
@@ -1153,7 +1251,7 @@ type AcknowledgeCheckpointRequest struct {
 
 func (x *AcknowledgeCheckpointRequest) Reset() {
 	*x = AcknowledgeCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1263,7 @@ func (x *AcknowledgeCheckpointRequest) String() string {
 func (*AcknowledgeCheckpointRequest) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1276,7 @@ func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AcknowledgeCheckpointRequest) GetTask() *TaskID {
@@ -1210,7 +1308,7 @@ type AcknowledgeCheckpointResponse struct {
 
 func (x *AcknowledgeCheckpointResponse) Reset() {
 	*x = AcknowledgeCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1222,7 +1320,7 @@ func (x *AcknowledgeCheckpointResponse) String() string {
 func (*AcknowledgeCheckpointResponse) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1235,7 +1333,7 @@ func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 type DeclineCheckpointRequest struct {
@@ -1249,7 +1347,7 @@ type DeclineCheckpointRequest struct {
 
 func (x *DeclineCheckpointRequest) Reset() {
 	*x = DeclineCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1359,7 @@ func (x *DeclineCheckpointRequest) String() string {
 func (*DeclineCheckpointRequest) ProtoMessage() {}
 
 func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1372,7 @@ func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DeclineCheckpointRequest) GetTask() *TaskID {
@@ -1306,7 +1404,7 @@ type DeclineCheckpointResponse struct {
 
 func (x *DeclineCheckpointResponse) Reset() {
 	*x = DeclineCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1416,7 @@ func (x *DeclineCheckpointResponse) String() string {
 func (*DeclineCheckpointResponse) ProtoMessage() {}
 
 func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1429,163 @@ func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
+}
+
+type LookupStateRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Task          *TaskID                `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	State         string                 `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	Keys          [][]byte               `protobuf:"bytes,3,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupStateRequest) Reset() {
+	*x = LookupStateRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupStateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupStateRequest) ProtoMessage() {}
+
+func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupStateRequest.ProtoReflect.Descriptor instead.
+func (*LookupStateRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *LookupStateRequest) GetTask() *TaskID {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *LookupStateRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *LookupStateRequest) GetKeys() [][]byte {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+type LookupStateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []*StateValue          `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupStateResponse) Reset() {
+	*x = LookupStateResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupStateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupStateResponse) ProtoMessage() {}
+
+func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupStateResponse.ProtoReflect.Descriptor instead.
+func (*LookupStateResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *LookupStateResponse) GetValues() []*StateValue {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type StateValue struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Found         bool                   `protobuf:"varint,1,opt,name=found,proto3" json:"found,omitempty"`
+	Value         []byte                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StateValue) Reset() {
+	*x = StateValue{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StateValue) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StateValue) ProtoMessage() {}
+
+func (x *StateValue) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StateValue.ProtoReflect.Descriptor instead.
+func (*StateValue) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *StateValue) GetFound() bool {
+	if x != nil {
+		return x.Found
+	}
+	return false
+}
+
+func (x *StateValue) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
 }
 
 var File_floe_v1_cluster_proto protoreflect.FileDescriptor
@@ -1363,13 +1617,20 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"records_in\x18\x02 \x01(\x03R\trecordsIn\x12\x1f\n" +
 	"\vrecords_out\x18\x03 \x01(\x03R\n" +
 	"recordsOut\x12#\n" +
-	"\rback_pressure\x18\x04 \x01(\x01R\fbackPressure\"\xcf\x01\n" +
+	"\rback_pressure\x18\x04 \x01(\x01R\fbackPressure\"\xff\x01\n" +
 	"\x10TaskStatusUpdate\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12#\n" +
 	"\x04task\x18\x02 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12(\n" +
 	"\x05state\x18\x03 \x01(\x0e2\x12.floe.v1.TaskStateR\x05state\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12.\n" +
-	"\ametrics\x18\x05 \x01(\v2\x14.floe.v1.TaskMetricsR\ametrics\"\x1a\n" +
+	"\ametrics\x18\x05 \x01(\v2\x14.floe.v1.TaskMetricsR\ametrics\x12.\n" +
+	"\x06states\x18\x06 \x03(\v2\x16.floe.v1.DeclaredStateR\x06states\"\x85\x01\n" +
+	"\rDeclaredState\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\boperator\x18\x02 \x01(\tR\boperator\x12\x1c\n" +
+	"\tqueryable\x18\x03 \x01(\bR\tqueryable\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\tR\x04type\x12\x12\n" +
+	"\x04kind\x18\x05 \x01(\tR\x04kind\"\x1a\n" +
 	"\x18UpdateTaskStatusResponse\".\n" +
 	"\x14FetchArtifactRequest\x12\x16\n" +
 	"\x06sha256\x18\x01 \x01(\tR\x06sha256\"#\n" +
@@ -1378,7 +1639,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\bEndpoint\x12\x18\n" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12\x19\n" +
-	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xb7\x04\n" +
+	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xe5\x04\n" +
 	"\x11DeployTaskRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x19\n" +
 	"\bjob_spec\x18\x02 \x01(\fR\ajobSpec\x12>\n" +
@@ -1390,7 +1651,9 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"downstream\x121\n" +
 	"\x14upstream_parallelism\x18\a \x01(\x05R\x13upstreamParallelism\x12-\n" +
 	"\x12checkpoint_storage\x18\b \x01(\tR\x11checkpointStorage\x12\x18\n" +
-	"\arestore\x18\t \x01(\fR\arestore\x1a9\n" +
+	"\arestore\x18\t \x01(\fR\arestore\x12,\n" +
+	"\x12state_retention_ms\x18\n" +
+	" \x01(\x03R\x10stateRetentionMs\x1a9\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
@@ -1421,7 +1684,17 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12#\n" +
 	"\rcheckpoint_id\x18\x02 \x01(\x03R\fcheckpointId\x12\x16\n" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x1b\n" +
-	"\x19DeclineCheckpointResponse*\xb9\x01\n" +
+	"\x19DeclineCheckpointResponse\"c\n" +
+	"\x12LookupStateRequest\x12#\n" +
+	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
+	"\x04keys\x18\x03 \x03(\fR\x04keys\"B\n" +
+	"\x13LookupStateResponse\x12+\n" +
+	"\x06values\x18\x01 \x03(\v2\x13.floe.v1.StateValueR\x06values\"8\n" +
+	"\n" +
+	"StateValue\x12\x14\n" +
+	"\x05found\x18\x01 \x01(\bR\x05found\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value*\xb9\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_DEPLOYING\x10\x01\x12\x16\n" +
@@ -1436,13 +1709,14 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x10UpdateTaskStatus\x12\x19.floe.v1.TaskStatusUpdate\x1a!.floe.v1.UpdateTaskStatusResponse\x12H\n" +
 	"\rFetchArtifact\x12\x1d.floe.v1.FetchArtifactRequest\x1a\x16.floe.v1.ArtifactChunk0\x01\x12f\n" +
 	"\x15AcknowledgeCheckpoint\x12%.floe.v1.AcknowledgeCheckpointRequest\x1a&.floe.v1.AcknowledgeCheckpointResponse\x12Z\n" +
-	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xdb\x02\n" +
+	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xa5\x03\n" +
 	"\vTaskManager\x12E\n" +
 	"\n" +
 	"DeployTask\x12\x1a.floe.v1.DeployTaskRequest\x1a\x1b.floe.v1.DeployTaskResponse\x12H\n" +
 	"\vCancelTasks\x12\x1b.floe.v1.CancelTasksRequest\x1a\x1c.floe.v1.CancelTasksResponse\x12Z\n" +
 	"\x11TriggerCheckpoint\x12!.floe.v1.TriggerCheckpointRequest\x1a\".floe.v1.TriggerCheckpointResponse\x12_\n" +
-	"\x18NotifyCheckpointComplete\x12 .floe.v1.NotifyCheckpointRequest\x1a!.floe.v1.NotifyCheckpointResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
+	"\x18NotifyCheckpointComplete\x12 .floe.v1.NotifyCheckpointRequest\x1a!.floe.v1.NotifyCheckpointResponse\x12H\n" +
+	"\vLookupState\x12\x1b.floe.v1.LookupStateRequest\x1a\x1c.floe.v1.LookupStateResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
 
 var (
 	file_floe_v1_cluster_proto_rawDescOnce sync.Once
@@ -1457,7 +1731,7 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_floe_v1_cluster_proto_goTypes = []any{
 	(TaskState)(0),                        // 0: floe.v1.TaskState
 	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
@@ -1467,24 +1741,28 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	(*TaskID)(nil),                        // 5: floe.v1.TaskID
 	(*TaskMetrics)(nil),                   // 6: floe.v1.TaskMetrics
 	(*TaskStatusUpdate)(nil),              // 7: floe.v1.TaskStatusUpdate
-	(*UpdateTaskStatusResponse)(nil),      // 8: floe.v1.UpdateTaskStatusResponse
-	(*FetchArtifactRequest)(nil),          // 9: floe.v1.FetchArtifactRequest
-	(*ArtifactChunk)(nil),                 // 10: floe.v1.ArtifactChunk
-	(*Endpoint)(nil),                      // 11: floe.v1.Endpoint
-	(*DeployTaskRequest)(nil),             // 12: floe.v1.DeployTaskRequest
-	(*DeployTaskResponse)(nil),            // 13: floe.v1.DeployTaskResponse
-	(*CancelTasksRequest)(nil),            // 14: floe.v1.CancelTasksRequest
-	(*CancelTasksResponse)(nil),           // 15: floe.v1.CancelTasksResponse
-	(*TriggerCheckpointRequest)(nil),      // 16: floe.v1.TriggerCheckpointRequest
-	(*TriggerCheckpointResponse)(nil),     // 17: floe.v1.TriggerCheckpointResponse
-	(*NotifyCheckpointRequest)(nil),       // 18: floe.v1.NotifyCheckpointRequest
-	(*NotifyCheckpointResponse)(nil),      // 19: floe.v1.NotifyCheckpointResponse
-	(*AcknowledgeCheckpointRequest)(nil),  // 20: floe.v1.AcknowledgeCheckpointRequest
-	(*AcknowledgeCheckpointResponse)(nil), // 21: floe.v1.AcknowledgeCheckpointResponse
-	(*DeclineCheckpointRequest)(nil),      // 22: floe.v1.DeclineCheckpointRequest
-	(*DeclineCheckpointResponse)(nil),     // 23: floe.v1.DeclineCheckpointResponse
-	nil,                                   // 24: floe.v1.DeployTaskRequest.ParamsEntry
-	nil,                                   // 25: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	(*DeclaredState)(nil),                 // 8: floe.v1.DeclaredState
+	(*UpdateTaskStatusResponse)(nil),      // 9: floe.v1.UpdateTaskStatusResponse
+	(*FetchArtifactRequest)(nil),          // 10: floe.v1.FetchArtifactRequest
+	(*ArtifactChunk)(nil),                 // 11: floe.v1.ArtifactChunk
+	(*Endpoint)(nil),                      // 12: floe.v1.Endpoint
+	(*DeployTaskRequest)(nil),             // 13: floe.v1.DeployTaskRequest
+	(*DeployTaskResponse)(nil),            // 14: floe.v1.DeployTaskResponse
+	(*CancelTasksRequest)(nil),            // 15: floe.v1.CancelTasksRequest
+	(*CancelTasksResponse)(nil),           // 16: floe.v1.CancelTasksResponse
+	(*TriggerCheckpointRequest)(nil),      // 17: floe.v1.TriggerCheckpointRequest
+	(*TriggerCheckpointResponse)(nil),     // 18: floe.v1.TriggerCheckpointResponse
+	(*NotifyCheckpointRequest)(nil),       // 19: floe.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),      // 20: floe.v1.NotifyCheckpointResponse
+	(*AcknowledgeCheckpointRequest)(nil),  // 21: floe.v1.AcknowledgeCheckpointRequest
+	(*AcknowledgeCheckpointResponse)(nil), // 22: floe.v1.AcknowledgeCheckpointResponse
+	(*DeclineCheckpointRequest)(nil),      // 23: floe.v1.DeclineCheckpointRequest
+	(*DeclineCheckpointResponse)(nil),     // 24: floe.v1.DeclineCheckpointResponse
+	(*LookupStateRequest)(nil),            // 25: floe.v1.LookupStateRequest
+	(*LookupStateResponse)(nil),           // 26: floe.v1.LookupStateResponse
+	(*StateValue)(nil),                    // 27: floe.v1.StateValue
+	nil,                                   // 28: floe.v1.DeployTaskRequest.ParamsEntry
+	nil,                                   // 29: floe.v1.DeployTaskRequest.ModuleDigestsEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
 	6,  // 0: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
@@ -1492,37 +1770,42 @@ var file_floe_v1_cluster_proto_depIdxs = []int32{
 	5,  // 2: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
 	0,  // 3: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
 	6,  // 4: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
-	5,  // 5: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	24, // 6: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	25, // 7: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	11, // 8: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	5,  // 9: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 10: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	1,  // 11: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 12: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 13: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	9,  // 14: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	20, // 15: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	22, // 16: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	12, // 17: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	14, // 18: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	16, // 19: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	18, // 20: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	2,  // 21: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 22: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	8,  // 23: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	10, // 24: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	21, // 25: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	23, // 26: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	13, // 27: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	15, // 28: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	17, // 29: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	19, // 30: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	21, // [21:31] is the sub-list for method output_type
-	11, // [11:21] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	8,  // 5: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
+	5,  // 6: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
+	28, // 7: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	29, // 8: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	12, // 9: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
+	5,  // 10: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 11: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 12: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	27, // 13: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	1,  // 14: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 15: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	7,  // 16: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	10, // 17: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	21, // 18: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	23, // 19: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	13, // 20: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	15, // 21: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	17, // 22: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	19, // 23: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	25, // 24: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	2,  // 25: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 26: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	9,  // 27: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	11, // 28: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	22, // 29: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	24, // 30: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	14, // 31: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	16, // 32: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	18, // 33: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	20, // 34: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	26, // 35: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	25, // [25:36] is the sub-list for method output_type
+	14, // [14:25] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -1536,7 +1819,7 @@ func file_floe_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -345,6 +345,7 @@ const (
 	TaskManager_CancelTasks_FullMethodName              = "/floe.v1.TaskManager/CancelTasks"
 	TaskManager_TriggerCheckpoint_FullMethodName        = "/floe.v1.TaskManager/TriggerCheckpoint"
 	TaskManager_NotifyCheckpointComplete_FullMethodName = "/floe.v1.TaskManager/NotifyCheckpointComplete"
+	TaskManager_LookupState_FullMethodName              = "/floe.v1.TaskManager/LookupState"
 )
 
 // TaskManagerClient is the client API for TaskManager service.
@@ -364,6 +365,12 @@ type TaskManagerClient interface {
 	// FINAL_CHECKPOINT tells sinks that have reached the end of their input
 	// to commit everything and finish.
 	NotifyCheckpointComplete(ctx context.Context, in *NotifyCheckpointRequest, opts ...grpc.CallOption) (*NotifyCheckpointResponse, error)
+	// LookupState reads keys of a queryable keyed state from the subtask
+	// that owns them. It fails with UNAVAILABLE when the subtask is not
+	// running here as that attempt (it moved: a restart or rescale), with
+	// NOT_FOUND for an unknown state and PERMISSION_DENIED for one not
+	// declared queryable.
+	LookupState(ctx context.Context, in *LookupStateRequest, opts ...grpc.CallOption) (*LookupStateResponse, error)
 }
 
 type taskManagerClient struct {
@@ -414,6 +421,16 @@ func (c *taskManagerClient) NotifyCheckpointComplete(ctx context.Context, in *No
 	return out, nil
 }
 
+func (c *taskManagerClient) LookupState(ctx context.Context, in *LookupStateRequest, opts ...grpc.CallOption) (*LookupStateResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LookupStateResponse)
+	err := c.cc.Invoke(ctx, TaskManager_LookupState_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskManagerServer is the server API for TaskManager service.
 // All implementations must embed UnimplementedTaskManagerServer
 // for forward compatibility.
@@ -431,6 +448,12 @@ type TaskManagerServer interface {
 	// FINAL_CHECKPOINT tells sinks that have reached the end of their input
 	// to commit everything and finish.
 	NotifyCheckpointComplete(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error)
+	// LookupState reads keys of a queryable keyed state from the subtask
+	// that owns them. It fails with UNAVAILABLE when the subtask is not
+	// running here as that attempt (it moved: a restart or rescale), with
+	// NOT_FOUND for an unknown state and PERMISSION_DENIED for one not
+	// declared queryable.
+	LookupState(context.Context, *LookupStateRequest) (*LookupStateResponse, error)
 	mustEmbedUnimplementedTaskManagerServer()
 }
 
@@ -452,6 +475,9 @@ func (UnimplementedTaskManagerServer) TriggerCheckpoint(context.Context, *Trigge
 }
 func (UnimplementedTaskManagerServer) NotifyCheckpointComplete(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method NotifyCheckpointComplete not implemented")
+}
+func (UnimplementedTaskManagerServer) LookupState(context.Context, *LookupStateRequest) (*LookupStateResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method LookupState not implemented")
 }
 func (UnimplementedTaskManagerServer) mustEmbedUnimplementedTaskManagerServer() {}
 func (UnimplementedTaskManagerServer) testEmbeddedByValue()                     {}
@@ -546,6 +572,24 @@ func _TaskManager_NotifyCheckpointComplete_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskManager_LookupState_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LookupStateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskManagerServer).LookupState(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskManager_LookupState_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskManagerServer).LookupState(ctx, req.(*LookupStateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskManager_ServiceDesc is the grpc.ServiceDesc for TaskManager service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -568,6 +612,10 @@ var TaskManager_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "NotifyCheckpointComplete",
 			Handler:    _TaskManager_NotifyCheckpointComplete_Handler,
+		},
+		{
+			MethodName: "LookupState",
+			Handler:    _TaskManager_LookupState_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

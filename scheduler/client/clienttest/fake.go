@@ -19,15 +19,17 @@ var Start = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 // Fake is an in-memory api.Service. Submitted jobs start RUNNING, with one
 // vertex per stage of the spec and every subtask RUNNING on task manager
 // "tm-1"; they change state only through Cancel, SetState and Script. They
-// take no checkpoints: AddCheckpoint gives them some. It is safe for
-// concurrent use.
+// take no checkpoints: AddCheckpoint gives them some. They declare no
+// keyed state: AddState and PutState give them some for QueryState. It is
+// safe for concurrent use.
 type Fake struct {
-	mu   sync.Mutex
-	now  time.Time
-	jobs []*fakeJob // oldest first
-	tms  []api.TaskManagerStatus
-	subs []api.Submission
-	fail error
+	mu      sync.Mutex
+	now     time.Time
+	jobs    []*fakeJob // oldest first
+	tms     []api.TaskManagerStatus
+	subs    []api.Submission
+	queries []Query
+	fail    error
 }
 
 // fakeJob is a job and the states it will go through on later Job calls.
@@ -35,6 +37,9 @@ type fakeJob struct {
 	status api.JobStatus
 	script []api.Event
 	ckpts  []api.CheckpointStatus // newest first
+	states map[string]*fakeState
+	// queryErrs are what the next QueryState calls return (FailQueries).
+	queryErrs []error
 }
 
 // NewFake returns a Fake without jobs or task managers.

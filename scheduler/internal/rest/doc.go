@@ -14,6 +14,13 @@
 // streamed part by part under a size limit (Options.MaxUpload) rather than
 // spooled to disk.
 //
+// Reading queryable state (state.go) takes a key as one percent-decoded path
+// segment, GET /v1/jobs/{id}/state/{name}/{key}, or several in a JSON body,
+// POST /v1/jobs/{id}/state/{name}:batchGet. ServeMux needs help with both
+// patterns, a custom method after a wildcard and a segment that is exactly
+// %2F; mux.go gives it. A 503 (api.ErrUnavailable: the state is moving)
+// carries Retry-After.
+//
 // docs/rest.md describes the API for users and docs/openapi.yaml formally; a
 // test keeps the route table and the OpenAPI paths in agreement.
 package rest

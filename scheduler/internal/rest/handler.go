@@ -3,7 +3,9 @@ package rest
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -42,11 +44,14 @@ func New(svc api.Service, opts Options) http.Handler {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
+	all := slices.Collect(maps.Keys(patterns()))
 	for _, b := range table {
-		mux.HandleFunc(b.Method+" "+b.Pattern, h.serve(b.serve))
+		m := serving(b.Pattern, all)
+		mux.Handle(b.Method+" "+m.pattern, h.guard(m, h.serve(b.serve)))
 	}
-	for pattern, methods := range patterns() {
-		mux.HandleFunc(pattern, h.methodNotAllowed(methods))
+	for p, methods := range patterns() {
+		m := serving(p, all)
+		mux.Handle(m.pattern, h.guard(m, h.methodNotAllowed(methods)))
 	}
 	mux.HandleFunc("/", h.serve(notFound))
 	return mux

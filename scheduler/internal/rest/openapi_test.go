@@ -77,6 +77,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"TaskManagerStatus":       reflect.TypeFor[api.TaskManagerStatus](),
 		"CheckpointStatus":        reflect.TypeFor[api.CheckpointStatus](),
 		"CheckpointSubtaskStatus": reflect.TypeFor[api.CheckpointSubtaskStatus](),
+		"StateValue":              reflect.TypeFor[api.StateValue](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

@@ -37,6 +37,9 @@ func statusOf(err error) int {
 	return api.StatusOf(err)
 }
 
+// retryAfter is the Retry-After header of a 503, in seconds.
+const retryAfter = "1"
+
 // errorBody is the JSON body of every error response.
 type errorBody struct {
 	Error string `json:"error"`
@@ -53,6 +56,11 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, bo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if status == http.StatusServiceUnavailable {
+		// NB: a 503 of a Service is api.ErrUnavailable, which asks to try
+		// again soon; say how soon, so clients need not guess.
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	w.WriteHeader(status)
 	if err := json.NewEncoder(w).Encode(body); err != nil {
 		h.log.Debug("write response", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -3,7 +3,9 @@ package rest
 import "net/http"
 
 // Route is one endpoint of the API: an HTTP method and a path pattern in
-// net/http's syntax, e.g. {GET /v1/jobs/{id}}.
+// net/http's syntax, e.g. {GET /v1/jobs/{id}}. A pattern may end in a custom
+// method after its last wildcard, as in {POST
+// /v1/jobs/{id}/state/{name}:batchGet} (see mux.go).
 type Route struct {
 	Method  string
 	Pattern string
@@ -26,6 +28,8 @@ var table = []binding{
 	{Route{http.MethodGet, "/v1/jobs/{id}"}, (*handler).job},
 	{Route{http.MethodDelete, "/v1/jobs/{id}"}, (*handler).cancel},
 	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints"}, (*handler).checkpoints},
+	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}"}, (*handler).stateGet},
+	{Route{http.MethodPost, "/v1/jobs/{id}/state/{name}:batchGet"}, (*handler).stateBatchGet},
 	{Route{http.MethodGet, "/v1/taskmanagers"}, (*handler).taskManagers},
 	{Route{http.MethodGet, "/healthz"}, (*handler).health},
 }

@@ -1,0 +1,154 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/storage/keygroup"
+)
+
+// DefaultStateRetention keeps a finished job's state queryable this long.
+const DefaultStateRetention = 10 * time.Minute
+
+// declared is a keyed state a job's operators declared, and where it lives.
+type declared struct {
+	stage     int
+	queryable bool
+	typ       string
+	kind      string
+}
+
+// recordStates remembers the states a task declared. The caller holds s.mu.
+func (j *job) recordStates(stage int, states []*floev1.DeclaredState) {
+	if j.states == nil {
+		j.states = map[string]declared{}
+	}
+	for _, d := range states {
+		j.states[d.Name] = declared{stage: stage, queryable: d.Queryable, typ: d.Type, kind: d.Kind}
+	}
+}
+
+// lookup is one subtask's share of a query.
+type lookup struct {
+	tm      *taskManager
+	req     *floev1.LookupStateRequest
+	indexes []int
+}
+
+// QueryState implements api.Service.
+func (s *Server) QueryState(ctx context.Context, id, name string, keys [][]byte) ([]api.StateValue, error) {
+	lookups, d, err := s.route(id, name, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]api.StateValue, len(keys))
+	for _, l := range lookups {
+		resp, err := l.tm.client.LookupState(ctx, l.req)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		if len(resp.Values) != len(l.indexes) {
+			return nil, fmt.Errorf("task manager %s answered %d values for %d keys", l.tm.id, len(resp.Values), len(l.indexes))
+		}
+		for i, v := range resp.Values {
+			k := l.indexes[i]
+			out[k] = api.StateValue{Key: string(keys[k]), Found: v.Found, Type: d.typ, Raw: v.Value}
+			out[k].Render()
+		}
+	}
+	return out, nil
+}
+
+// route finds, for each key, the subtask that owns its key group and the
+// task manager it runs on.
+func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, declared, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return nil, declared{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	}
+	d, ok := j.states[name]
+	switch {
+	case !ok && j.states == nil:
+		return nil, d, fmt.Errorf("%w: job %s has not declared its states yet (it is %s)", api.ErrUnavailable, id, j.state)
+	case !ok:
+		return nil, d, fmt.Errorf("%w: job %s has no state named %q (its states: %s)", api.ErrNotFound, id, name, j.stateNames())
+	case !d.queryable:
+		return nil, d, fmt.Errorf("%w: state %q of job %s is not declared queryable", api.ErrForbidden, name, id)
+	}
+	if err := s.queryableNow(j); err != nil {
+		return nil, d, err
+	}
+	st := j.plan.Stages[d.stage]
+	bySub := map[int]*lookup{}
+	for i, k := range keys {
+		kg := keygroup.Of(k, j.plan.Job.MaxParallelism)
+		sub := keygroup.SubtaskFor(int(kg), j.plan.Job.MaxParallelism, st.Parallelism)
+		l, ok := bySub[sub]
+		if !ok {
+			tm, ok := s.tms[j.lastPlacement[sub]]
+			if !ok {
+				return nil, d, fmt.Errorf("%w: the task manager of subtask %d is gone", api.ErrUnavailable, sub)
+			}
+			l = &lookup{tm: tm, req: &floev1.LookupStateRequest{State: name,
+				Task: &floev1.TaskID{JobId: j.id, Attempt: int32(j.attempt), Stage: int32(d.stage), Subtask: int32(sub)}}}
+			bySub[sub] = l
+		}
+		l.req.Keys = append(l.req.Keys, k)
+		l.indexes = append(l.indexes, i)
+	}
+	out := make([]*lookup, 0, len(bySub))
+	for _, l := range bySub {
+		out = append(out, l)
+	}
+	return out, d, nil
+}
+
+// queryableNow says whether a job's state can be read now. The caller
+// holds s.mu.
+func (s *Server) queryableNow(j *job) error {
+	switch j.state {
+	case api.JobRunning:
+		return nil
+	case api.JobFinished:
+		if s.now().Sub(j.ended) < s.cfg.StateRetention {
+			return nil
+		}
+		return fmt.Errorf("%w: job %s finished %s ago; its state was kept for %s", api.ErrConflict, j.id, s.now().Sub(j.ended).Round(time.Second), s.cfg.StateRetention)
+	case api.JobFailed, api.JobCanceled:
+		return fmt.Errorf("%w: job %s is %s; its state is gone", api.ErrConflict, j.id, j.state)
+	}
+	return fmt.Errorf("%w: job %s is %s; its state is moving", api.ErrUnavailable, j.id, j.state)
+}
+
+func (j *job) stateNames() string {
+	names := make([]string, 0, len(j.states))
+	for n := range j.states {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// queryError maps a task manager's answer to the api's errors.
+func queryError(err error) error {
+	msg := status.Convert(err).Message()
+	switch status.Code(err) {
+	case codes.Unavailable:
+		return fmt.Errorf("%w: %s", api.ErrUnavailable, msg)
+	case codes.NotFound:
+		return fmt.Errorf("%w: %s", api.ErrNotFound, msg)
+	case codes.PermissionDenied:
+		return fmt.Errorf("%w: %s", api.ErrForbidden, msg)
+	}
+	return err
+}

@@ -1,0 +1,310 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/internal/connector/connectortest"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client"
+)
+
+// Heartbeats of every test cluster: short, so that a killed task manager is
+// declared lost within seconds.
+const (
+	heartbeatInterval = "300ms"
+	heartbeatTimeout  = "3s"
+)
+
+// startTimeout bounds how long a process may take to start serving.
+const startTimeout = 30 * time.Second
+
+// cluster is a scheduler and its task managers, each a floe process, and
+// clients of the scheduler's REST API.
+type cluster struct {
+	t      *testing.T
+	dir    string
+	server string // the REST API's base URL
+	rpc    string // the address task managers connect to
+
+	sched *proc
+	mu    sync.Mutex
+	tms   []*proc
+
+	hc     *http.Client
+	client *client.Client
+	// wg tracks the goroutines that reap the processes.
+	wg sync.WaitGroup
+}
+
+// clusterConfig says what to start.
+type clusterConfig struct {
+	taskManagers int
+	slots        int
+	// schedulerArgs are extra flags of floe scheduler.
+	schedulerArgs []string
+}
+
+// newCluster starts a scheduler and cfg.taskManagers task managers with
+// cfg.slots slots each, and waits until the scheduler lists them all. Every
+// process is stopped when the test ends.
+func newCluster(t *testing.T, cfg clusterConfig) *cluster {
+	t.Helper()
+	connectortest.CheckGoroutines(t)
+	// NB: the Go client relies on "Expect: 100-continue" for clean 413s,
+	// which needs ExpectContinueTimeout.
+	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
+	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
+	t.Cleanup(c.close)
+	c.startScheduler(cfg.schedulerArgs)
+	for range cfg.taskManagers {
+		c.startTaskManager(cfg.slots)
+	}
+	return c
+}
+
+// close stops every process, reporting those that did not stop cleanly on
+// SIGTERM, and dumps their logs if the test failed.
+func (c *cluster) close() {
+	procs := append([]*proc{c.sched}, c.taskManagerProcs()...)
+	var wg sync.WaitGroup
+	for _, p := range procs {
+		if p == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !p.stop(15 * time.Second) {
+				c.t.Errorf("%s did not stop cleanly on SIGTERM (exit %d)", p.name, p.cmd.ProcessState.ExitCode())
+			}
+		}()
+	}
+	wg.Wait()
+	c.wg.Wait()
+	c.hc.CloseIdleConnections()
+	if c.t.Failed() {
+		for _, p := range procs {
+			if p != nil {
+				c.t.Logf("--- %s (%s) stderr:\n%s", p.name, p.id, p.logTail())
+			}
+		}
+	}
+}
+
+// freeAddr returns a loopback address with a port that was free a moment
+// ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startScheduler starts floe scheduler on free ports and waits until its
+// REST API answers. A port taken between choosing and binding it makes the
+// scheduler exit; it is then started again on other ports.
+func (c *cluster) startScheduler(extra []string) {
+	t := c.t
+	t.Helper()
+	for try := 1; ; try++ {
+		rest, rpc := freeAddr(t), freeAddr(t)
+		args := append([]string{"scheduler", "--rest-addr", rest, "--rpc-addr", rpc,
+			"--data-dir", filepath.Join(c.dir, "scheduler"),
+			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout}, extra...)
+		p := startProc(t, &c.wg, "scheduler", args...)
+		c.sched, c.server, c.rpc = p, "http://"+rest, rpc
+		c.client = client.New(c.server, c.hc)
+		err := c.poll(startTimeout, func() (bool, error) {
+			if p.exited() {
+				return false, fmt.Errorf("exited with %v", p.cmd.ProcessState)
+			}
+			resp, err := c.hc.Get(c.server + "/healthz")
+			if err != nil {
+				return false, nil
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, nil
+		})
+		switch {
+		case err == nil:
+			return
+		case try < 3 && strings.Contains(p.stderr.String(), "address already in use"):
+			continue
+		}
+		t.Fatalf("scheduler did not start: %v\n%s", err, p.logTail())
+	}
+}
+
+// tmAddr matches the line floe taskmanager prints when it serves.
+var tmAddr = regexp.MustCompile(`taskmanager: serving on (\S+) with`)
+
+// startTaskManager starts a task manager with slots slots and waits until
+// the scheduler lists it; the returned proc has its id and address.
+func (c *cluster) startTaskManager(slots int) *proc {
+	t := c.t
+	t.Helper()
+	c.mu.Lock()
+	n := len(c.tms) + 1
+	c.mu.Unlock()
+	name := fmt.Sprintf("taskmanager-%d", n)
+	p := startProc(t, &c.wg, name, "taskmanager", "--scheduler", c.rpc, "--rpc-addr", "127.0.0.1:0",
+		"--slots", fmt.Sprint(slots), "--data-dir", filepath.Join(c.dir, name))
+	c.mu.Lock()
+	c.tms = append(c.tms, p)
+	c.mu.Unlock()
+	err := c.poll(startTimeout, func() (bool, error) {
+		if p.exited() {
+			return false, fmt.Errorf("exited with %v", p.cmd.ProcessState)
+		}
+		m := tmAddr.FindStringSubmatch(p.stdout.String())
+		if m == nil {
+			return false, nil
+		}
+		tms, err := c.client.TaskManagers(context.Background())
+		if err != nil {
+			return false, err
+		}
+		for _, tm := range tms {
+			if tm.Addr == m[1] {
+				p.id, p.addr = tm.ID, tm.Addr
+				if tm.Slots != slots {
+					return false, fmt.Errorf("registered with %d slots, want %d", tm.Slots, slots)
+				}
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s did not register: %v\n%s", name, err, p.logTail())
+	}
+	return p
+}
+
+func (c *cluster) taskManagerProcs() []*proc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]*proc(nil), c.tms...)
+}
+
+// taskManager returns the process of the task manager the scheduler calls
+// id.
+func (c *cluster) taskManager(id string) *proc {
+	c.t.Helper()
+	for _, p := range c.taskManagerProcs() {
+		if p.id == id {
+			return p
+		}
+	}
+	c.t.Fatalf("no task manager process has id %q", id)
+	return nil
+}
+
+// poll calls cond every 50ms until it returns true or an error, or timeout
+// passes.
+func (c *cluster) poll(timeout time.Duration, cond func() (bool, error)) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("not done after %s", timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// floe runs a floe command against the cluster's scheduler, which it finds
+// through $FLOE_SERVER.
+func (c *cluster) floe(timeout time.Duration, args ...string) result {
+	c.t.Helper()
+	return runFloe(c.t, timeout, []string{"FLOE_SERVER=" + c.server}, args...)
+}
+
+// jobID matches what floe job submit prints.
+var jobID = regexp.MustCompile(`^[0-9a-f]{16}\n$`)
+
+// submit runs floe job submit with args and returns the job's id, which
+// must be all it prints.
+func (c *cluster) submit(args ...string) string {
+	c.t.Helper()
+	r := c.floe(time.Minute, append([]string{"job", "submit"}, args...)...)
+	if r.code != 0 || !jobID.MatchString(r.stdout) {
+		c.t.Fatalf("floe job submit: exit %d, stdout %q, want a job id\n%s", r.code, r.stdout, r.stderr)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
+// wait runs floe job wait and fails the test unless the job finished.
+func (c *cluster) wait(id string, timeout time.Duration) {
+	c.t.Helper()
+	r := c.floe(timeout+30*time.Second, "job", "wait", id, "--timeout", timeout.String(), "--poll", "200ms")
+	if r.code != 0 || r.stdout != "FINISHED\n" {
+		job, _ := c.client.Job(context.Background(), id)
+		c.t.Fatalf("floe job wait %s: exit %d, stdout %q\nstderr: %s\njob: %+v", id, r.code, r.stdout, r.stderr, job)
+	}
+}
+
+// job returns the job's status from the REST API.
+func (c *cluster) job(id string) api.JobStatus {
+	c.t.Helper()
+	job, err := c.client.Job(context.Background(), id)
+	if err != nil {
+		c.t.Fatalf("GET job %s: %v", id, err)
+	}
+	return job
+}
+
+// waitJob polls the job until cond holds, failing the test if it ends
+// first or timeout passes. It returns the status that satisfied cond.
+func (c *cluster) waitJob(id string, timeout time.Duration, what string, cond func(api.JobStatus) bool) api.JobStatus {
+	c.t.Helper()
+	var job api.JobStatus
+	err := c.poll(timeout, func() (bool, error) {
+		var err error
+		if job, err = c.client.Job(context.Background(), id); err != nil {
+			return false, err
+		}
+		if cond(job) {
+			return true, nil
+		}
+		if api.Terminal(job.State) {
+			return false, fmt.Errorf("job ended %s: %s", job.State, job.Message)
+		}
+		return false, nil
+	})
+	if err != nil {
+		c.t.Fatalf("waiting for job %s to be %s: %v\nlast status: %+v", id, what, err, job)
+	}
+	return job
+}
+
+// taskManagerIDs returns the ids of the task managers the scheduler lists.
+func (c *cluster) taskManagerIDs() []string {
+	c.t.Helper()
+	tms, err := c.client.TaskManagers(context.Background())
+	if err != nil {
+		c.t.Fatalf("GET /v1/taskmanagers: %v", err)
+	}
+	var ids []string
+	for _, tm := range tms {
+		ids = append(ids, tm.ID)
+	}
+	return ids
+}
