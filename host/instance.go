@@ -202,8 +202,13 @@ func (in *Instance) Close(ctx context.Context) error {
 	return errors.Join(err, in.mod.Close(context.Background()))
 }
 
-// States returns the states the operator declared.
+// States returns the states the operator declared and can use: none for
+// an operator without keyed input (modules declare all their states
+// whichever function runs).
 func (in *Instance) States() []StateInfo {
+	if in.cfg.Keyed == nil || !in.keyed {
+		return nil
+	}
 	out := make([]StateInfo, len(in.states))
 	for i, s := range in.states {
 		out[i] = s.info

@@ -27,6 +27,9 @@ type checkpoints struct {
 	retain    int
 	completed []*checkpoint.Metadata // oldest first
 	history   []*api.CheckpointStatus
+	// pinned are checkpoints being copied into savepoints: their files
+	// stay until the copy is done.
+	pinned map[int64]*checkpoint.Metadata
 }
 
 // openCheckpoints prepares a job's checkpointing, or returns nil when the
@@ -76,6 +79,9 @@ func (s *Server) startCheckpoints(j *job) {
 	var tasks, sources []coordinator.Task
 	for si, st := range j.plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
+			if si == 0 && j.finishedSources[sub] {
+				continue // it finished before the attempt was all running
+			}
 			tasks = append(tasks, coordinator.Task{Stage: si, Subtask: sub})
 			if si == 0 {
 				sources = append(sources, coordinator.Task{Stage: si, Subtask: sub})
@@ -131,6 +137,8 @@ func (s *Server) recordCheckpoint(j *job, st *api.CheckpointStatus) {
 }
 
 func (s *Server) failCheckpoint(j *job, id int64, reason string) {
+	s.rescaleFailed(j, id, reason)
+	j.wakeWaiters(id, nil)
 	if st := j.ckpts.status(id); st != nil && st.Status == api.CheckpointInProgress {
 		st.Status, st.Message = api.CheckpointFailed, reason
 		st.DurationMillis = s.now().Sub(st.TriggeredAt).Milliseconds()
@@ -209,6 +217,12 @@ func (s *Server) metadata(j *job, a coordinator.Complete) (*checkpoint.Metadata,
 		}
 		md.Subtasks = append(md.Subtasks, st)
 	}
+	// A source that finished before acknowledging has read all its splits.
+	for sub := range j.finishedSources {
+		if _, acked := a.Handles[coordinator.Task{Stage: 0, Subtask: sub}]; !acked {
+			md.Subtasks = append(md.Subtasks, checkpoint.SubtaskState{Stage: 0, Subtask: sub, Source: [][]byte{}})
+		}
+	}
 	slices.SortFunc(md.Subtasks, func(a, b checkpoint.SubtaskState) int {
 		if a.Stage != b.Stage {
 			return a.Stage - b.Stage
@@ -247,9 +261,11 @@ func (s *Server) finishCheckpoint(j *job, store ckstore.Store, attempt int, md *
 		}
 	}
 	s.log.Info("checkpoint completed", "job", j.id, "checkpoint", md.ID)
+	j.wakeWaiters(md.ID, md)
 	s.retire(j)
 	if attempt == j.attempt && (j.state == api.JobRunning || j.state == api.JobDeploying) {
 		s.notifyTasks(j, md.ID)
+		s.rescaleAfter(j, md.ID)
 	}
 }
 
@@ -268,8 +284,16 @@ func (s *Server) retire(j *job) {
 			keep[f] = true
 		}
 	}
+	for _, md := range c.pinned {
+		for _, f := range md.Files() {
+			keep[f] = true
+		}
+	}
 	var drop []string
 	for _, md := range old {
+		if md.Store != "" {
+			continue // a savepoint the job started from: not ours to delete
+		}
 		drop = append(drop, checkpoint.MetadataPath(j.id, md.ID))
 		for _, f := range md.Files() {
 			if !keep[f] {

@@ -11,6 +11,7 @@ import (
 	"github.com/floe-stream/floe/internal/checkpoint"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
 	"github.com/floe-stream/floe/scheduler/internal/placement"
 )
 
@@ -43,6 +44,7 @@ func (s *Server) place(j *job) ([]deployment, bool) {
 		s.tms[id].used++
 	}
 	j.attempt++
+	j.finishedSources = nil
 	j.placement = slots
 	j.lastPlacement = slots
 	j.finalSent = false
@@ -105,6 +107,7 @@ func (s *Server) deployments(j *job) ([]deployment, error) {
 				Downstream:          down,
 				UpstreamParallelism: int32(up),
 				StateRetentionMs:    s.cfg.StateRetention.Milliseconds(),
+				OperatorParallelism: opPar(j.opPar),
 			}})
 		}
 	}
@@ -184,11 +187,11 @@ func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskSta
 				j.started = s.now()
 			}
 			s.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.attempt))
+			s.rescaled(j)
 			s.startCheckpoints(j)
 		}
 	case floev1.TaskState_TASK_STATE_ENDING, floev1.TaskState_TASK_STATE_FINISHED:
-		// Tasks that have ended cannot take checkpoints any more.
-		s.stopCheckpoints(j, "the job's input is ending")
+		s.taskEnded(j, id, state)
 		if j.all(api.TaskFinished) {
 			s.freeSlots(j)
 			s.setState(j, api.JobFinished, "every task finished")
@@ -275,4 +278,35 @@ func (s *Server) freeSlots(j *job) {
 		}
 	}
 	j.placement = nil
+}
+
+func opPar(m map[string]int) map[string]int32 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]int32, len(m))
+	for k, v := range m {
+		out[k] = int32(v)
+	}
+	return out
+}
+
+// taskEnded adapts checkpointing to a task whose input has ended. A source
+// that has read all its splits finishes while the others go on; later
+// checkpoints record it as done, so a restore does not read its splits
+// again. Any other ending task means every input has ended: checkpoints
+// stop. The caller holds s.mu.
+func (s *Server) taskEnded(j *job, id *floev1.TaskID, state floev1.TaskState) {
+	if j.ckpts == nil {
+		return
+	}
+	if id.Stage == 0 && j.plan.Stages[0].Sink == nil && state == floev1.TaskState_TASK_STATE_FINISHED {
+		if j.finishedSources == nil {
+			j.finishedSources = map[int]bool{}
+		}
+		j.finishedSources[int(id.Subtask)] = true
+		s.checkpointActions(j, j.ckpts.coord.Finish(s.now(), coordinator.Task{Stage: 0, Subtask: int(id.Subtask)}))
+		return
+	}
+	s.stopCheckpoints(j, "the job's input is ending")
 }

@@ -46,6 +46,15 @@ type job struct {
 	finalSent bool
 	// states are the keyed states its operators declared, by name.
 	states map[string]declared
+	// opPar overrides the parallelism of single operators by uid.
+	opPar map[string]int
+	// waiters wait for checkpoints to complete (savepoints).
+	waiters []waiter
+	// finishedSources are the source subtasks of the current attempt that
+	// have read everything.
+	finishedSources map[int]bool
+	// rescale is the rescale under way, or nil.
+	rescale *rescale
 	// lastPlacement is the placement of the latest attempt, kept after the
 	// job ends so its state stays queryable for the retention time.
 	lastPlacement []string
@@ -95,6 +104,11 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 	}
 	if j.ckpts, err = s.openCheckpoints(ctx, j); err != nil {
 		return "", err
+	}
+	if sub.FromSavepoint != "" {
+		if err := s.startFromSavepoint(ctx, j, sub); err != nil {
+			return "", err
+		}
 	}
 	s.mu.Lock()
 	s.jobs[j.id] = j

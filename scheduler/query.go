@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -50,21 +51,40 @@ func (s *Server) QueryState(ctx context.Context, id, name string, keys [][]byte)
 		return nil, err
 	}
 	out := make([]api.StateValue, len(keys))
-	for _, l := range lookups {
-		resp, err := l.tm.client.LookupState(ctx, l.req)
+	errs := make([]error, len(lookups))
+	var wg sync.WaitGroup
+	for i, l := range lookups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.lookup(ctx, l, keys, d, out)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, queryError(err)
-		}
-		if len(resp.Values) != len(l.indexes) {
-			return nil, fmt.Errorf("task manager %s answered %d values for %d keys", l.tm.id, len(resp.Values), len(l.indexes))
-		}
-		for i, v := range resp.Values {
-			k := l.indexes[i]
-			out[k] = api.StateValue{Key: string(keys[k]), Found: v.Found, Type: d.typ, Raw: v.Value}
-			out[k].Render()
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// lookup asks one subtask for its share of the keys and fills in its
+// answers; the shares of different subtasks are asked in parallel.
+func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d declared, out []api.StateValue) error {
+	resp, err := l.tm.client.LookupState(ctx, l.req)
+	if err != nil {
+		return queryError(err)
+	}
+	if len(resp.Values) != len(l.indexes) {
+		return fmt.Errorf("task manager %s answered %d values for %d keys", l.tm.id, len(resp.Values), len(l.indexes))
+	}
+	for i, v := range resp.Values {
+		k := l.indexes[i]
+		out[k] = api.StateValue{Key: string(keys[k]), Found: v.Found, Type: d.typ, Raw: v.Value}
+		out[k].Render()
+	}
+	return nil
 }
 
 // route finds, for each key, the subtask that owns its key group and the

@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -27,10 +30,18 @@ Manages the jobs of a Floe cluster through the scheduler's REST API.
 Commands:
   submit JOB.yaml [--set key=value]... [--parallelism N]
          [--checkpoint-interval D]
+         [--from-savepoint URL [--allow-non-restored-state]]
                   upload a job with its modules; prints the job id
   list            list the jobs, newest first
   status ID       show a job: state, vertices and subtasks
   checkpoints ID  list a job's checkpoints, newest first
+  rescale ID [--parallelism N] [--operator uid=N]... [--wait]
+                  change a running job's parallelism through a checkpoint
+  savepoint ID [--dir URL]
+                  take a savepoint of a running job; prints its path
+  stop ID --savepoint [--dir URL]
+                  take a savepoint, then stop the job; prints the path
+                  (without --savepoint, cancels the job as cancel does)
   cancel ID       cancel a job; prints its state afterwards
   wait ID         block until a job ends; prints its final state
 
@@ -38,8 +49,9 @@ Every command takes --server URL, the scheduler's REST address; the default
 is $FLOE_SERVER, or http://127.0.0.1:8081 if that is unset.
 
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
-scheduler refused the request or cannot be reached, or a waited-for job did
-not finish); 2 bad command line; 130 interrupted.
+scheduler refused the request or cannot be reached, a waited-for job did not
+finish, or a waited-for rescale did not complete); 2 bad command line; 130
+interrupted.
 
 Run 'floe job COMMAND --help' for the flags of a command.
 `
@@ -53,6 +65,15 @@ const checkpointIntervalHelp = "turn checkpoints on at this interval, e.g. 10s, 
 	"with restartStrategy fixedDelay a failed task then restarts the job from the latest checkpoint, " +
 	"and a file sink commits each record exactly once"
 
+// fromSavepointHelp and allowNonRestoredHelp are the help of the flags of
+// a start from a savepoint, which floe run and floe job submit share.
+const (
+	fromSavepointHelp = "start the job from the savepoint at this `URL` (file:// or s3://, the directory that " +
+		"holds its _metadata), matching its state to the job's sources, operators and sinks by uid"
+	allowNonRestoredHelp = "with --from-savepoint, drop the savepoint's state for uids the job no longer has " +
+		"instead of refusing the savepoint"
+)
+
 // defaultServer is the scheduler address when neither --server nor
 // $FLOE_SERVER gives one.
 const defaultServer = "http://127.0.0.1:8081"
@@ -63,6 +84,9 @@ var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"list":        jobListCmd,
 	"status":      jobStatusCmd,
 	"checkpoints": jobCheckpointsCmd,
+	"rescale":     jobRescaleCmd,
+	"savepoint":   jobSavepointCmd,
+	"stop":        jobStopCmd,
 	"cancel":      jobCancelCmd,
 	"wait":        jobWaitCmd,
 }
@@ -195,27 +219,36 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 }
 
 func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
-	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [--checkpoint-interval D] [flags]",
+	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [--checkpoint-interval D]\n"+
+		"       [--from-savepoint URL [--allow-non-restored-state]] [flags]",
 		"Uploads a job to the scheduler: the spec file as written, and each Wasm module\n"+
 			"it declares, read from its path relative to the spec's directory. The spec is\n"+
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
-			"and nothing else, on stdout.\n", stdout, stderr)
+			"and nothing else, on stdout. With --from-savepoint the job starts from the\n"+
+			"state of a savepoint (docs/savepoints.md).\n", stdout, stderr)
 	var set stringList
 	j.fs.Var(&set, "set", "set a job parameter, `key=value` (repeatable)")
 	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
+	from := j.fs.String("from-savepoint", "", fromSavepointHelp)
+	allow := j.fs.Bool("allow-non-restored-state", false, allowNonRestoredHelp)
 	pos, code, ok := j.parse(args, "JOB.yaml")
 	if !ok {
 		return code
 	}
 	params, err := jobspec.ParseSet(set)
-	if err == nil && *interval < 0 {
+	switch {
+	case err != nil:
+	case *interval < 0:
 		err = fmt.Errorf("--checkpoint-interval %v: want a duration > 0, or 0 for the spec's", *interval)
+	case *allow && *from == "":
+		err = errors.New("--allow-non-restored-state needs --from-savepoint")
 	}
 	if err != nil {
 		return j.usageError(err)
 	}
-	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval}
+	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
+		FromSavepoint: *from, AllowNonRestoredState: *allow}
 	return j.run(func(ctx context.Context, c *client.Client) error {
 		id, err := c.SubmitFiles(ctx, pos[0], opts)
 		if err == nil {
@@ -466,15 +499,20 @@ func jobCancelCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return j.run(func(ctx context.Context, c *client.Client) error {
-		if err := c.Cancel(ctx, pos[0]); err != nil {
-			return err
-		}
-		job, err := c.Job(ctx, pos[0])
-		if err == nil {
-			fmt.Fprintln(stdout, job.State)
-		}
-		return err
+		return cancelJob(ctx, c, pos[0], stdout)
 	})
+}
+
+// cancelJob cancels job id and prints its state afterwards.
+func cancelJob(ctx context.Context, c *client.Client, id string, stdout io.Writer) error {
+	if err := c.Cancel(ctx, id); err != nil {
+		return err
+	}
+	job, err := c.Job(ctx, id)
+	if err == nil {
+		fmt.Fprintln(stdout, job.State)
+	}
+	return err
 }
 
 func jobWaitCmd(args []string, stdout, stderr io.Writer) int {
@@ -514,4 +552,231 @@ func waitJob(ctx context.Context, c *client.Client, id string, timeout, poll tim
 		return fmt.Errorf("job %s %s: %s", id, job.State, orDash(job.Message))
 	}
 	return nil
+}
+
+func jobRescaleCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("rescale", "ID [--parallelism N] [--operator uid=N]... [--wait [--timeout D]] [flags]",
+		"Changes the parallelism of a running job that takes checkpoints (submit it\n"+
+			"with --checkpoint-interval): the scheduler takes a checkpoint, stops the job\n"+
+			"and deploys it again at the new parallelism, each subtask restoring the key\n"+
+			"groups it now owns. Prints what it asked for. With --wait it then waits until\n"+
+			"the job runs at the new parallelism and prints the scheduler's report, with\n"+
+			"the downtime; it exits 1 if the rescale is abandoned, the job ends first or\n"+
+			"--timeout passes. docs/rescaling.md explains rescaling.\n", stdout, stderr)
+	parallelism := j.fs.Int("parallelism", 0, "the job's new default parallelism, for every stage without its own (0 keeps it)")
+	var ops stringList
+	j.fs.Var(&ops, "operator", "the new parallelism of one source, operator or sink, `uid=N` (repeatable)")
+	wait := j.fs.Bool("wait", false, "wait until the job runs at the new parallelism")
+	timeout := j.fs.Duration("timeout", 0, "with --wait, give up after this long, e.g. 5m (0 waits forever)")
+	poll := j.fs.Duration("poll", client.DefaultPoll, "with --wait, how often to ask the scheduler for the job's state")
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	req, err := rescaleRequest(*parallelism, ops)
+	if err == nil && !*wait && (j.isSet("timeout") || j.isSet("poll")) {
+		err = errors.New("--timeout and --poll need --wait")
+	}
+	if err != nil {
+		return j.usageError(err)
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		if !*wait {
+			return askRescale(ctx, c, pos[0], req, stdout)
+		}
+		return rescaleAndWait(ctx, c, pos[0], req, *timeout, *poll, stdout)
+	})
+}
+
+// isSet reports whether the command line set the flag name.
+func (j *jobCLI) isSet(name string) bool {
+	set := false
+	j.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// rescaleRequest builds a rescale from --parallelism and the --operator
+// values, refusing what no job could accept.
+func rescaleRequest(parallelism int, ops []string) (api.RescaleRequest, error) {
+	r := api.RescaleRequest{Parallelism: parallelism}
+	if parallelism < 0 {
+		return r, fmt.Errorf("--parallelism %d: want an integer >= 1, or 0 to keep the job's", parallelism)
+	}
+	for _, op := range ops {
+		uid, value, _ := strings.Cut(op, "=")
+		n, err := strconv.Atoi(value)
+		switch {
+		case uid == "" || err != nil || n < 1:
+			return r, fmt.Errorf("--operator %q: want uid=N with N >= 1", op)
+		case r.Operators[uid] != 0:
+			return r, fmt.Errorf("--operator %q: %s is given twice", op, uid)
+		case r.Operators == nil:
+			r.Operators = make(map[string]int)
+		}
+		r.Operators[uid] = n
+	}
+	if r.Parallelism == 0 && len(r.Operators) == 0 {
+		return r, errors.New("give the new parallelism: --parallelism N, --operator uid=N, or both")
+	}
+	return r, nil
+}
+
+// describeRescale writes what r asks for: "parallelism 4, upper=8".
+func describeRescale(r api.RescaleRequest) string {
+	var parts []string
+	if r.Parallelism != 0 {
+		parts = append(parts, fmt.Sprintf("parallelism %d", r.Parallelism))
+	}
+	for _, uid := range slices.Sorted(maps.Keys(r.Operators)) {
+		parts = append(parts, fmt.Sprintf("%s=%d", uid, r.Operators[uid]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// askRescale asks for the rescale and prints what it asked for.
+func askRescale(ctx context.Context, c *client.Client, id string, r api.RescaleRequest, stdout io.Writer) error {
+	if err := c.Rescale(ctx, id, r); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rescaling %s to %s\n", id, describeRescale(r))
+	return nil
+}
+
+// rescaleAndWait asks for the rescale, then polls the job until its history
+// tells how the rescale ended, and prints the scheduler's report of a
+// completed one. The error says why it did not complete.
+func rescaleAndWait(ctx context.Context, c *client.Client, id string, r api.RescaleRequest, timeout, poll time.Duration,
+	stdout io.Writer) error {
+	// NB: the events of this rescale are those after the history as it was
+	// before the request; the scheduler refuses a rescale while another is
+	// under way, so none of them belongs to an earlier one.
+	job, err := c.Job(ctx, id)
+	if err != nil {
+		return err
+	}
+	since := len(job.History)
+	if err := askRescale(ctx, c, id, r, stdout); err != nil {
+		return err
+	}
+	wctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	msg, job, err := waitRescale(wctx, c, id, since, poll)
+	switch {
+	case err != nil && ctx.Err() == nil && wctx.Err() != nil:
+		return fmt.Errorf("timed out after %v; job %s is %s", timeout, id, stateAndMessage(job))
+	case err != nil:
+		return err
+	}
+	fmt.Fprintln(stdout, msg)
+	return nil
+}
+
+// waitRescale polls job id every poll until its events after the first
+// since tell how a rescale ended, and returns the message of the event
+// that reports it done. It returns the last status seen, with an error for
+// a rescale that did not complete, a poll that failed or the end of ctx.
+func waitRescale(ctx context.Context, c *client.Client, id string, since int, poll time.Duration) (string, api.JobStatus, error) {
+	if poll <= 0 {
+		poll = client.DefaultPoll
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	var last api.JobStatus
+	for {
+		job, err := c.Job(ctx, id)
+		if err != nil {
+			return "", last, err
+		}
+		last = job
+		if msg, ended, err := rescaleEnd(job, since); ended {
+			return msg, job, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", last, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// rescaleEnd looks for the end of a rescale in the events of job after the
+// first since: a RUNNING event whose message starts "rescaled to", whose
+// message it returns; an event that reports the rescale abandoned or
+// failed; or the job's end. ended is false while the rescale goes on.
+func rescaleEnd(job api.JobStatus, since int) (msg string, ended bool, err error) {
+	for _, e := range job.History[min(since, len(job.History)):] {
+		switch {
+		case strings.HasPrefix(e.Message, "rescaled to"):
+			return e.Message, true, nil
+		case strings.HasPrefix(e.Message, "rescale abandoned") || strings.HasPrefix(e.Message, "rescale failed"):
+			return "", true, fmt.Errorf("job %s: %s", job.ID, e.Message)
+		case api.Terminal(e.State):
+			return "", true, fmt.Errorf("job %s %s during the rescale: %s", job.ID, e.State, orDash(e.Message))
+		}
+	}
+	return "", false, nil
+}
+
+// stateAndMessage writes a job's state and, if it has one, its message.
+func stateAndMessage(job api.JobStatus) string {
+	if job.Message == "" {
+		return orDash(job.State)
+	}
+	return job.State + " (" + job.Message + ")"
+}
+
+// dirHelp is the help of --dir of savepoint and stop.
+const dirHelp = "`URL` (file:// or s3://) under which the savepoint's directory is made " +
+	"(default: savepoints/ in the job's checkpoint storage)"
+
+func jobSavepointCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("savepoint", "ID [--dir URL] [flags]",
+		"Takes a savepoint of a running job that takes checkpoints: a self-contained\n"+
+			"copy of its state, which a job submitted with --from-savepoint starts from, at\n"+
+			"any parallelism. The job keeps running. Waits until the savepoint is complete,\n"+
+			"which can take minutes for a job with much state, then prints its path, and\n"+
+			"nothing else, on stdout. docs/savepoints.md explains savepoints.\n", stdout, stderr)
+	dir := j.fs.String("dir", "", dirHelp)
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		sp, err := c.Savepoint(ctx, pos[0], *dir)
+		if err == nil {
+			fmt.Fprintln(stdout, sp.Path)
+		}
+		return err
+	})
+}
+
+func jobStopCmd(args []string, stdout, stderr io.Writer) int {
+	j := newJobCLI("stop", "ID --savepoint [--dir URL] [flags]",
+		"With --savepoint, takes a savepoint of a running job as floe job savepoint\n"+
+			"does and then stops the job, which ends FINISHED; prints the savepoint's\n"+
+			"path, and nothing else, on stdout, once it is complete. Without --savepoint,\n"+
+			"cancels the job and prints its state afterwards, as floe job cancel does.\n", stdout, stderr)
+	savepoint := j.fs.Bool("savepoint", false, "take a savepoint before the job stops")
+	dir := j.fs.String("dir", "", "with --savepoint, "+dirHelp)
+	pos, code, ok := j.parse(args, "ID")
+	if !ok {
+		return code
+	}
+	if *dir != "" && !*savepoint {
+		return j.usageError(errors.New("--dir needs --savepoint"))
+	}
+	return j.run(func(ctx context.Context, c *client.Client) error {
+		if !*savepoint {
+			return cancelJob(ctx, c, pos[0], stdout)
+		}
+		sp, err := c.Stop(ctx, pos[0], *dir)
+		if err == nil {
+			fmt.Fprintln(stdout, sp.Path)
+		}
+		return err
+	})
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -67,6 +69,17 @@ type cluster struct {
 	url  string
 }
 
+// submitCheckpointed submits the test job with checkpoints on, as a job
+// must have them to be rescaled, and returns its id.
+func (c *cluster) submitCheckpointed(t *testing.T) string {
+	t.Helper()
+	r := runFloe("job", "submit", writeTestJob(t, true), "--checkpoint-interval", "10s", "--server", c.url)
+	if r.code != 0 {
+		t.Fatalf("submit: %+v", r)
+	}
+	return strings.TrimSpace(r.stdout)
+}
+
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
 	c := &cluster{fake: clienttest.NewFake()}
@@ -93,6 +106,11 @@ func TestJobSubmit(t *testing.T) {
 			api.Submission{Params: map[string]string{}}},
 		{"checkpoint interval", []string{spec, "--checkpoint-interval", "1m30s", "--server", c.url},
 			api.Submission{Params: map[string]string{}, CheckpointInterval: 90 * time.Second}},
+		{"from a savepoint", []string{"--from-savepoint", "s3://floe/sp/savepoint-abc123-4", spec, "--server", c.url},
+			api.Submission{Params: map[string]string{}, FromSavepoint: "s3://floe/sp/savepoint-abc123-4"}},
+		{"from a savepoint, dropping state", []string{spec, "--from-savepoint=file:///sp/savepoint-abc123-4",
+			"--allow-non-restored-state", "--server", c.url},
+			api.Submission{Params: map[string]string{}, FromSavepoint: "file:///sp/savepoint-abc123-4", AllowNonRestoredState: true}},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +122,7 @@ func TestJobSubmit(t *testing.T) {
 			got := subs[len(subs)-1]
 			if string(got.Spec) != testSpec || string(got.Modules["ops"]) != "\x00asm" ||
 				got.Parallelism != tt.want.Parallelism || got.CheckpointInterval != tt.want.CheckpointInterval ||
+				got.FromSavepoint != tt.want.FromSavepoint || got.AllowNonRestoredState != tt.want.AllowNonRestoredState ||
 				len(got.Params) != len(tt.want.Params) ||
 				got.Params["count"] != tt.want.Params["count"] {
 				t.Errorf("submission %+v", got)
@@ -129,6 +148,7 @@ func TestJobErrors(t *testing.T) {
 	c := startCluster(t)
 	c.fake.SetState("job-1", api.JobRunning, "")
 	spec := writeTestJob(t, true)
+	c.submitCheckpointed(t) // job-2
 	tests := []struct {
 		name   string
 		args   []string
@@ -161,6 +181,45 @@ func TestJobErrors(t *testing.T) {
 		{"wait for unknown job", []string{"wait", "job-9"}, 1, `not found: no job "job-9"`},
 		{"timeout", []string{"wait", "job-1", "--timeout", "30ms", "--poll", "5ms"}, 1,
 			"floe job wait: timed out after 30ms; job job-1 is RUNNING"},
+		{"rescale without id", []string{"rescale", "--parallelism", "2"}, 2, "missing ID"},
+		{"rescale to nothing", []string{"rescale", "job-2"}, 2,
+			"give the new parallelism: --parallelism N, --operator uid=N, or both"},
+		{"negative parallelism", []string{"rescale", "job-2", "--parallelism", "-1"}, 2,
+			"--parallelism -1: want an integer >= 1, or 0 to keep the job's"},
+		{"operator without value", []string{"rescale", "job-2", "--operator", "upper"}, 2, `--operator "upper": want uid=N with N >= 1`},
+		{"operator at zero", []string{"rescale", "job-2", "--operator", "upper=0"}, 2, `--operator "upper=0": want uid=N`},
+		{"operator without uid", []string{"rescale", "job-2", "--operator", "=2"}, 2, `--operator "=2": want uid=N`},
+		{"operator twice", []string{"rescale", "job-2", "--operator", "upper=2", "--operator", "upper=3"}, 2,
+			`--operator "upper=3": upper is given twice`},
+		{"timeout without wait", []string{"rescale", "job-2", "--parallelism", "2", "--timeout", "1m"}, 2,
+			"--timeout and --poll need --wait"},
+		{"rescale unknown job", []string{"rescale", "job-9", "--parallelism", "2"}, 1,
+			`floe job rescale: not found: no job "job-9"`},
+		{"rescale and wait for unknown job", []string{"rescale", "job-9", "--parallelism", "2", "--wait"}, 1,
+			`floe job rescale: not found: no job "job-9"`},
+		{"rescale without checkpoints", []string{"rescale", "job-1", "--parallelism", "4", "--wait"}, 1,
+			"floe job rescale: conflict: job job-1 takes no checkpoints; rescaling moves state through one (submit it with --checkpoint-interval)"},
+		{"rescale unknown uid", []string{"rescale", "job-2", "--operator", "lower=2"}, 1,
+			`floe job rescale: bad request: no source, operator or sink with uid "lower"`},
+		{"rescale above maxParallelism", []string{"rescale", "job-2", "--parallelism", "200"}, 1,
+			"floe job rescale: bad request: parallelism override: 200 exceeds maxParallelism 128"},
+		{"allow non-restored state without a savepoint", []string{"submit", spec, "--allow-non-restored-state"}, 2,
+			"floe job submit: --allow-non-restored-state needs --from-savepoint"},
+		{"savepoint not a URL", []string{"submit", spec, "--from-savepoint", "/tmp/sp"}, 1,
+			`floe job submit: bad request: fromSavepoint "/tmp/sp": want a file:// or s3:// URL`},
+		{"savepoint without id", []string{"savepoint", "--dir", "s3://b/sp"}, 2, "missing ID"},
+		{"savepoint of two jobs", []string{"savepoint", "job-1", "job-2"}, 2, `unexpected arguments ["job-2"]`},
+		{"savepoint unknown job", []string{"savepoint", "job-9"}, 1, `floe job savepoint: not found: no job "job-9"`},
+		{"savepoint without checkpoints", []string{"savepoint", "job-1"}, 1,
+			"floe job savepoint: conflict: job job-1 takes no checkpoints; submit it with --checkpoint-interval to take savepoints"},
+		{"savepoint into a bad dir", []string{"savepoint", "job-2", "--dir", "/tmp/sp"}, 1,
+			`floe job savepoint: bad request: savepoint dir "/tmp/sp": want a file:// or s3:// URL`},
+		{"stop without id", []string{"stop", "--savepoint"}, 2, "missing ID"},
+		{"stop dir without savepoint", []string{"stop", "job-2", "--dir", "s3://b/sp"}, 2, "floe job stop: --dir needs --savepoint"},
+		{"stop unknown job", []string{"stop", "job-9", "--savepoint"}, 1, `floe job stop: not found: no job "job-9"`},
+		{"cancel unknown job with stop", []string{"stop", "job-9"}, 1, `floe job stop: not found: no job "job-9"`},
+		{"stop without checkpoints", []string{"stop", "job-1", "--savepoint"}, 1,
+			"floe job stop: conflict: job job-1 takes no checkpoints; submit it with --checkpoint-interval to take savepoints"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -326,6 +385,97 @@ func TestRunCheckpointInterval(t *testing.T) {
 	}
 }
 
+// TestRunFromSavepoint checks that floe run's --from-savepoint and
+// --allow-non-restored-state reach the submission.
+func TestRunFromSavepoint(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs)
+	if err := fs.Parse([]string{"--from-savepoint", "file:///sp/savepoint-abc123-4", "--allow-non-restored-state"}); err != nil {
+		t.Fatal(err)
+	}
+	_, sub, err := loadJob(writeTestJob(t, true), &f)
+	if err != nil || sub.FromSavepoint != "file:///sp/savepoint-abc123-4" || !sub.AllowNonRestoredState {
+		t.Errorf("loadJob = %q, %v, %v; want the savepoint, allowing non-restored state", sub.FromSavepoint, sub.AllowNonRestoredState, err)
+	}
+	r := runFloe("run", "--help")
+	if !strings.Contains(r.stderr, "-from-savepoint URL") || !strings.Contains(r.stderr, "-allow-non-restored-state") {
+		t.Errorf("floe run --help does not show the savepoint flags:\n%s", r.stderr)
+	}
+}
+
+func TestJobSavepoint(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string // the ID goes before them
+		call   clienttest.SavepointCall
+		stdout string
+	}{
+		{"default dir", nil, clienttest.SavepointCall{Job: "job-2"}, clienttest.DefaultSavepointDir + "/savepoint-job-2-1\n"},
+		{"dir", []string{"--dir", "s3://floe/sp"}, clienttest.SavepointCall{Job: "job-2", Dir: "s3://floe/sp"},
+			"s3://floe/sp/savepoint-job-2-1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t)
+			id := c.submitCheckpointed(t)
+			r := runFloe(append([]string{"job", "savepoint", id, "--server", c.url}, tt.args...)...)
+			if r.code != 0 || r.stdout != tt.stdout || r.stderr != "" {
+				t.Errorf("got %+v, want exit 0 and stdout %q", r, tt.stdout)
+			}
+			if calls := c.fake.Savepoints(); len(calls) != 1 || calls[0] != tt.call {
+				t.Errorf("the scheduler was asked %+v, want %+v", calls, tt.call)
+			}
+			if job, _ := c.fake.Job(t.Context(), id); job.State != api.JobRunning {
+				t.Errorf("after a savepoint the job is %s", job.State)
+			}
+		})
+	}
+}
+
+// TestJobStop stops a job with a savepoint, and without one, which cancels
+// it, and then starts a job from the savepoint.
+func TestJobStop(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string // the ID goes after them
+		calls  []clienttest.SavepointCall
+		stdout string
+		state  string
+	}{
+		{"savepoint", []string{"--savepoint"}, []clienttest.SavepointCall{{Job: "job-2", Stop: true}},
+			clienttest.DefaultSavepointDir + "/savepoint-job-2-1\n", api.JobFinished},
+		{"savepoint into dir", []string{"--dir", "file:///sp", "--savepoint"},
+			[]clienttest.SavepointCall{{Job: "job-2", Dir: "file:///sp", Stop: true}}, "file:///sp/savepoint-job-2-1\n", api.JobFinished},
+		{"no savepoint", nil, nil, "CANCELED\n", api.JobCanceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t)
+			id := c.submitCheckpointed(t)
+			r := runFloe(append(append([]string{"job", "stop", "--server", c.url}, tt.args...), id)...)
+			if r.code != 0 || r.stdout != tt.stdout || r.stderr != "" {
+				t.Fatalf("got %+v, want exit 0 and stdout %q", r, tt.stdout)
+			}
+			if calls := c.fake.Savepoints(); !slices.Equal(calls, tt.calls) {
+				t.Errorf("the scheduler was asked %+v, want %+v", calls, tt.calls)
+			}
+			if job, _ := c.fake.Job(t.Context(), id); job.State != tt.state {
+				t.Errorf("the job is %s, want %s", job.State, tt.state)
+			}
+			if tt.calls == nil {
+				return
+			}
+			path := strings.TrimSpace(r.stdout)
+			r = runFloe("job", "submit", writeTestJob(t, true), "--from-savepoint", path, "--server", c.url)
+			subs := c.fake.Submissions()
+			if r.code != 0 || r.stdout != "job-3\n" || subs[2].FromSavepoint != path {
+				t.Errorf("submit --from-savepoint: %+v, %+v", r, subs[2])
+			}
+		})
+	}
+}
+
 func TestJobCancel(t *testing.T) {
 	c := startCluster(t)
 	if r := runFloe("job", "cancel", "job-1", "--server", c.url); r.code != 0 || r.stdout != "CANCELED\n" {
@@ -367,10 +517,14 @@ func TestJobWait(t *testing.T) {
 // own flags.
 func TestJobHelp(t *testing.T) {
 	flags := map[string][]string{
-		"submit":      {"-set key=value", "-parallelism", "-checkpoint-interval", "-server URL"},
+		"submit": {"-set key=value", "-parallelism", "-checkpoint-interval", "-from-savepoint URL", "-allow-non-restored-state",
+			"-server URL"},
 		"list":        {"-o format", "-server URL"},
 		"status":      {"-o format", "-server URL"},
 		"checkpoints": {"-o format", "-server URL"},
+		"rescale":     {"-parallelism", "-operator uid=N", "-wait", "-timeout", "-poll", "-server URL"},
+		"savepoint":   {"-dir URL", "-server URL"},
+		"stop":        {"-savepoint", "-dir URL", "-server URL"},
 		"cancel":      {"-server URL"},
 		"wait":        {"-timeout", "-poll", "-server URL"},
 	}
@@ -424,5 +578,108 @@ Error of src -> map, subtask 0: trap: unreachable
 `
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", &buf, want)
+	}
+}
+
+func TestJobRescale(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string // the ID goes before them
+		want   api.RescaleRequest
+		stdout string
+	}{
+		{"parallelism", []string{"--parallelism", "4"}, api.RescaleRequest{Parallelism: 4},
+			"rescaling job-2 to parallelism 4\n"},
+		{"operators", []string{"--operator", "upper=8", "--operator=out=2"},
+			api.RescaleRequest{Operators: map[string]int{"upper": 8, "out": 2}}, "rescaling job-2 to out=2, upper=8\n"},
+		{"both", []string{"--operator", "gen=1", "--parallelism=3"},
+			api.RescaleRequest{Parallelism: 3, Operators: map[string]int{"gen": 1}}, "rescaling job-2 to parallelism 3, gen=1\n"},
+		{"wait", []string{"--parallelism", "4", "--wait", "--poll", "1ms"}, api.RescaleRequest{Parallelism: 4},
+			"rescaling job-2 to parallelism 4\nrescaled to 4/4/4: 0s downtime (0s since the request)\n"},
+		{"wait with a timeout", []string{"--operator", "upper=8", "--wait", "--timeout", "1m", "--poll", "1ms"},
+			api.RescaleRequest{Operators: map[string]int{"upper": 8}},
+			"rescaling job-2 to upper=8\nrescaled to 2/8/2: 0s downtime (0s since the request)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t)
+			id := c.submitCheckpointed(t)
+			r := runFloe(append([]string{"job", "rescale", id, "--server", c.url}, tt.args...)...)
+			if r.code != 0 || r.stdout != tt.stdout || r.stderr != "" {
+				t.Errorf("got %+v, want exit 0 and stdout %q", r, tt.stdout)
+			}
+			calls := c.fake.Rescales()
+			if len(calls) != 1 || calls[0].Job != id || calls[0].Request.Parallelism != tt.want.Parallelism ||
+				!maps.Equal(calls[0].Request.Operators, tt.want.Operators) {
+				t.Errorf("the scheduler was asked %+v, want %+v", calls, tt.want)
+			}
+		})
+	}
+}
+
+// TestJobRescaleWaitFails covers the ways a waited-for rescale does not
+// complete. The first scripted step is for the status that rescale reads
+// before its request; the handler of the request reads the next.
+func TestJobRescaleWaitFails(t *testing.T) {
+	running := api.Event{State: api.JobRunning}
+	tests := []struct {
+		name   string
+		script []api.Event
+		args   []string
+		stderr string
+	}{
+		{"job fails", []api.Event{running, {State: api.JobFailed, Message: "task manager tm-1 lost"}}, nil,
+			"floe job rescale: job job-2 FAILED during the rescale: task manager tm-1 lost\n"},
+		{"job canceled", []api.Event{running, running, {State: api.JobCanceled}}, nil,
+			"floe job rescale: job job-2 CANCELED during the rescale: -\n"},
+		{"checkpoint fails", []api.Event{running, {State: api.JobRunning, Message: "rescale abandoned: checkpoint 1 failed: timed out after 1m0s"}}, nil,
+			"floe job rescale: job job-2: rescale abandoned: checkpoint 1 failed: timed out after 1m0s\n"},
+		{"plan fails", []api.Event{running, running, {State: api.JobRunning, Message: "rescale failed: no slots"}}, nil,
+			"floe job rescale: job job-2: rescale failed: no slots\n"},
+		{"timeout", nil, []string{"--timeout", "30ms", "--poll", "1h"},
+			"floe job rescale: timed out after 30ms; job job-2 is DEPLOYING (attempt 2 on 4 slots, restoring checkpoint 1)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startCluster(t)
+			id := c.submitCheckpointed(t)
+			c.fake.Script(id, tt.script...)
+			args := append([]string{"job", "rescale", id, "--parallelism", "4", "--wait", "--poll", "1ms", "--server", c.url}, tt.args...)
+			r := runFloe(args...)
+			if r.code != 1 || r.stdout != "rescaling job-2 to parallelism 4\n" || r.stderr != tt.stderr {
+				t.Errorf("got %+v, want exit 1 and stderr %q", r, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestRescaleEnd(t *testing.T) {
+	ev := func(state, msg string) api.Event { return api.Event{State: state, Message: msg} }
+	old := ev(api.JobRunning, "rescaled to 1/1/1: 2s downtime (3s since the request)")
+	tests := []struct {
+		name   string
+		events []api.Event
+		msg    string
+		ended  bool
+		err    string
+	}{
+		{"under way", []api.Event{old, ev(api.JobRunning, "rescaling: taking checkpoint 3"), ev(api.JobWaiting, "rescaling from 1/1/1 to 2/2/2")},
+			"", false, ""},
+		{"done", []api.Event{old, ev(api.JobRunning, "rescaling: taking checkpoint 3"), ev(api.JobRunning, "attempt 3 running"),
+			ev(api.JobRunning, "rescaled to 2/2/2: 1.2s downtime (1.5s since the request)")},
+			"rescaled to 2/2/2: 1.2s downtime (1.5s since the request)", true, ""},
+		{"done, then failed", []api.Event{old, ev(api.JobRunning, "rescaled to 2/2/2: 1s downtime (1s since the request)"),
+			ev(api.JobFailed, "boom")}, "rescaled to 2/2/2: 1s downtime (1s since the request)", true, ""},
+		{"finished", []api.Event{old, ev(api.JobFinished, "every task finished")}, "", true,
+			"job j FINISHED during the rescale: every task finished"},
+		{"history shorter than before", nil, "", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, ended, err := rescaleEnd(api.JobStatus{ID: "j", History: tt.events}, 1)
+			if msg != tt.msg || ended != tt.ended || fmt.Sprint(err) != cmp.Or(tt.err, "<nil>") {
+				t.Errorf("got %q %v %v, want %q %v %q", msg, ended, err, tt.msg, tt.ended, tt.err)
+			}
+		})
 	}
 }

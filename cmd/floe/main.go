@@ -18,7 +18,7 @@ Usage:
                     run the job manager: REST API and task-manager endpoint
   floe taskmanager --scheduler ADDR --slots N [flags]
                     run a task manager that runs the scheduler's tasks
-  floe job submit|list|status|cancel|wait|checkpoints ...
+  floe job submit|list|status|cancel|wait|checkpoints|rescale|savepoint|stop ...
                     manage the jobs of a cluster through its scheduler
   floe state get --job ID --state NAME KEY... [-o json|text]
                     read keys of a job's queryable state

@@ -37,12 +37,18 @@ type runFlags struct {
 	progress    time.Duration
 	// checkpointInterval, if not 0, sets Submission.CheckpointInterval.
 	checkpointInterval time.Duration
+	// fromSavepoint and allowNonRestored set Submission.FromSavepoint and
+	// Submission.AllowNonRestoredState.
+	fromSavepoint    string
+	allowNonRestored bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.set, "set", "set a job parameter, `key=value` (repeatable)")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
+	fs.StringVar(&f.fromSavepoint, "from-savepoint", "", fromSavepointHelp)
+	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
 	fs.Int64Var(&f.maxMemory, "max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", host.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators uninterruptible, 2-3x faster for Go modules, for trusted code only (a call that never returns then hangs the job)")
@@ -246,7 +252,7 @@ func loadJob(path string, f *runFlags) (*jobspec.Job, api.Submission, error) {
 		return nil, api.Submission{}, err
 	}
 	sub := api.Submission{Spec: spec, Params: set, Parallelism: f.parallelism, Modules: map[string][]byte{},
-		CheckpointInterval: f.checkpointInterval}
+		CheckpointInterval: f.checkpointInterval, FromSavepoint: f.fromSavepoint, AllowNonRestoredState: f.allowNonRestored}
 	for name, p := range job.Modules {
 		if sub.Modules[name], err = os.ReadFile(p); err != nil {
 			return nil, api.Submission{}, err

@@ -62,9 +62,15 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 			return nil, nil, fmt.Errorf("restore handle: %w", err)
 		}
 	}
+	restoreStore := task.CheckpointStore(store)
+	if restore != nil && restore.Store != "" {
+		if restoreStore, err = tm.stores.get(ctx, restore.Store); err != nil {
+			return nil, nil, fmt.Errorf("restoring from %s: %w", restore.Store, err)
+		}
+	}
 	id := req.Task
 	return &task.Checkpointing{
-		Store: store, JobID: id.JobId, Attempt: int(id.Attempt), TempDir: tmp,
+		Store: store, RestoreStore: restoreStore, JobID: id.JobId, Attempt: int(id.Attempt), TempDir: tmp,
 		Ack: func(ckpt int64, st checkpoint.SubtaskState) {
 			b, err := checkpoint.Marshal(st)
 			if err == nil {

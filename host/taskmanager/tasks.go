@@ -212,6 +212,11 @@ func (tm *TaskManager) planJob(ctx context.Context, req *floev1.DeployTaskReques
 			return nil, err
 		}
 	}
+	for uid, n := range req.OperatorParallelism {
+		if err := job.WithOperatorParallelism(uid, int(n)); err != nil {
+			return nil, err
+		}
+	}
 	for name := range job.Modules {
 		d, ok := req.ModuleDigests[name]
 		if !ok {

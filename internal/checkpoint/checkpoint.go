@@ -20,6 +20,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
@@ -47,8 +48,11 @@ type SubtaskState struct {
 	// Keyed is the chain of snapshot files to apply in order: a full
 	// snapshot, then deltas. Empty for a stateless task.
 	Keyed []File `json:"keyed,omitempty"`
-	// Source is the source's read position, when the task has a source.
-	Source []byte `json:"source,omitempty"`
+	// Source is the source's read position when the task has a source: its
+	// list of split states (connector.Source.Position), possibly empty, and
+	// nil when the task has no source. NB: no omitempty, so that an empty
+	// list survives JSON and still marks the stage as a source.
+	Source [][]byte `json:"source"`
 	// Sink is the sink's state at the checkpoint (opaque to all but the
 	// sink): what to commit once it completes, or on a restore.
 	Sink []byte `json:"sink,omitempty"`
@@ -80,6 +84,12 @@ type Metadata struct {
 	Subtasks       []SubtaskState `json:"subtasks"`
 	TriggeredAt    time.Time      `json:"triggeredAt"`
 	CompletedAt    time.Time      `json:"completedAt"`
+	// Savepoint marks a self-contained savepoint: its file paths are
+	// relative to its own directory.
+	Savepoint bool `json:"savepoint,omitempty"`
+	// Store is the URL the files are relative to when it is not the job's
+	// checkpoint storage (a savepoint being restored). Not written.
+	Store string `json:"-"`
 }
 
 // Files returns every snapshot file the checkpoint refers to.
@@ -112,33 +122,49 @@ type KeyedShare struct {
 
 // Restore is a task's share of the checkpoint it restarts from.
 type Restore struct {
-	CheckpointID int64        `json:"checkpointId"`
-	Keyed        []KeyedShare `json:"keyed,omitempty"`
+	CheckpointID int64 `json:"checkpointId"`
+	// Store is the URL of the storage holding the files, when it is not
+	// the job's checkpoint storage (a savepoint).
+	Store string       `json:"store,omitempty"`
+	Keyed []KeyedShare `json:"keyed,omitempty"`
 	// Chain is the restored chain when the task owns exactly the key
 	// groups of one old subtask, so its next checkpoint can be a delta on
 	// it; nil otherwise.
-	Chain  []File `json:"chain,omitempty"`
-	Source []byte `json:"source,omitempty"`
-	Sink   []byte `json:"sink,omitempty"`
+	Chain []File `json:"chain,omitempty"`
+	// Source is the list of split states the task's source Seeks to: its
+	// share, under connector.EvenSplit, of the lists of the stage's old
+	// subtasks. It is nil when the stage recorded no source state, and
+	// non-nil but possibly empty otherwise: a task given no split reads
+	// nothing, rather than its fresh share. NB: no omitempty, so that an
+	// empty list survives the trip to the task as JSON.
+	Source [][]byte `json:"source"`
+	// Sink holds the sink states of the old subtasks this one takes over:
+	// its own at an unchanged parallelism; after a rescale, those of the
+	// old subtasks j with j % parallelism == this subtask.
+	Sink [][]byte `json:"sink,omitempty"`
 }
 
 // RestoreFor computes the share of checkpoint m that subtask sub of stage
 // stage restores when the stage runs at parallelism par: the keyed state of
-// every old subtask whose key groups overlap the new ones, and, at an
-// unchanged parallelism, the subtask's own source position and sink files.
+// every old subtask whose key groups overlap the new ones, its share of the
+// source's split states at any parallelism (see sourceFor), and, at an
+// unchanged parallelism, its own sink files.
 func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
 	if stage >= len(m.Stages) {
 		return nil, fmt.Errorf("checkpoint %d has no stage %d", m.ID, stage)
 	}
-	r := &Restore{CheckpointID: m.ID}
+	r := &Restore{CheckpointID: m.ID, Store: m.Store}
+	var err error
+	if r.Source, err = m.sourceFor(stage, sub, par); err != nil {
+		return nil, err
+	}
 	mine := keygroup.RangeFor(m.MaxParallelism, par, sub)
-	samePar := m.Stages[stage].Parallelism == par
 	for _, s := range m.Subtasks {
 		if s.Stage != stage {
 			continue
 		}
-		if samePar && s.Subtask == sub {
-			r.Source, r.Sink = s.Source, s.Sink
+		if s.Sink != nil && s.Subtask%par == sub {
+			r.Sink = append(r.Sink, s.Sink)
 		}
 		if len(s.Keyed) == 0 {
 			continue
@@ -153,6 +179,32 @@ func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
 		}
 	}
 	return r, nil
+}
+
+// sourceFor returns the split states that subtask sub of stage restores at
+// parallelism par: connector.EvenSplit of the old subtasks' lists, in subtask
+// order. At an unchanged parallelism that is the subtask's own list. It is nil
+// when no old subtask of the stage recorded source state.
+func (m *Metadata) sourceFor(stage, sub, par int) ([][]byte, error) {
+	old := m.Stages[stage].Parallelism
+	lists := make([][][]byte, old)
+	isSource := false
+	for _, s := range m.Subtasks {
+		if s.Stage != stage || s.Source == nil {
+			continue
+		}
+		if s.Subtask < 0 || s.Subtask >= old {
+			return nil, fmt.Errorf("checkpoint %d: stage %d has subtask %d at parallelism %d", m.ID, stage, s.Subtask, old)
+		}
+		lists[s.Subtask], isSource = s.Source, true
+	}
+	if !isSource {
+		return nil, nil
+	}
+	if sub < 0 || sub >= par {
+		return nil, fmt.Errorf("checkpoint %d: restoring subtask %d at parallelism %d", m.ID, sub, par)
+	}
+	return connector.EvenSplit(lists, par)[sub], nil
 }
 
 // SnapshotPath is where a task's snapshot for a checkpoint goes.

@@ -28,15 +28,29 @@ type Source interface {
 	// name of the resource; the caller should Close the source.
 	Next(ctx context.Context, b *record.Batch, max int) error
 
-	// Position returns an opaque encoding of how far the source has read:
-	// restoring it with Seek resumes right after the last record that Next
-	// returned before the call to Position. The slice belongs to the caller.
-	Position() ([]byte, error)
+	// Position returns the states of the splits this instance reads: one
+	// self-describing element per split, each an opaque encoding of the
+	// split and of how far it has been read. Restoring the elements with
+	// Seek, into one instance or spread over several, resumes each split
+	// right after the last record that Next returned from it before the
+	// call to Position. The list is the source's operator list state: at a
+	// rescale it is redistributed with EvenSplit.
+	//
+	// The list is non-nil, possibly empty (an instance with no split), and
+	// keeps the splits that are exhausted, so that the state of a source
+	// never vanishes. The list and its elements belong to the caller.
+	Position() ([][]byte, error)
 
-	// Seek restores a position returned by Position of a source opened with
-	// the same configuration and SplitInfo. It is meant to be called before
-	// the first Next. A malformed pos yields an error wrapping ErrBadPosition.
-	Seek(pos []byte) error
+	// Seek replaces the splits this instance reads with splits, elements
+	// returned by Position of instances of a source with the same
+	// configuration, whatever their SplitInfo. The instance then reads
+	// exactly those splits, in its own order, and not the share its
+	// SplitInfo names. With no splits it reads nothing: a bounded source
+	// returns io.EOF at once, an unbounded one idles. Seek is meant to be
+	// called before the first Next. It does not retain the slices. A
+	// malformed element yields an error wrapping ErrBadPosition, and the
+	// instance keeps its splits.
+	Seek(splits [][]byte) error
 
 	// Close releases the source's resources, such as open files. Calling any
 	// method after Close returns an error wrapping ErrClosed.
@@ -63,7 +77,9 @@ type Sink interface {
 }
 
 // SplitInfo tells a parallel instance of a connector which share of the
-// stream it owns: share Subtask of Parallelism equal shares.
+// stream it owns: share Subtask of Parallelism equal shares. A source
+// restored with Seek reads the splits it is given instead, but still paces
+// itself as one of Parallelism instances.
 type SplitInfo struct {
 	Subtask, Parallelism int
 }
@@ -80,8 +96,8 @@ func (s SplitInfo) Validate() error {
 // ErrClosed is returned, wrapped, by the methods of a closed source or sink.
 var ErrClosed = errors.New("connector: closed")
 
-// ErrBadPosition is returned, wrapped, by Seek when the position cannot have
-// come from Position of the same kind of source.
+// ErrBadPosition is returned, wrapped, by Seek when a split state cannot have
+// come from Position of the same kind of source with the same configuration.
 var ErrBadPosition = errors.New("connector: malformed position")
 
 // CheckNext returns the error that Next must return before doing any work:
@@ -108,8 +124,10 @@ type Transactional interface {
 	// Commit makes visible every piece sealed for checkpoints up to id.
 	Commit(id int64) error
 	// Recover, called before the first Write of a restored task, commits
-	// what the restored state says and discards everything this subtask
-	// wrote after that checkpoint, committed or not: a restore may go back
-	// to a checkpoint older than the latest when the latest cannot be read.
-	Recover(state []byte) error
+	// what the restored states say (its own, or after a rescale those of
+	// the old subtasks it takes over) and discards everything written after
+	// that checkpoint by those subtasks, committed or not: a restore may go
+	// back to a checkpoint older than the latest when the latest cannot be
+	// read.
+	Recover(states [][]byte) error
 }

@@ -6,6 +6,11 @@
 // which share it owns through a SplitInfo. Sources and sinks are driven by the
 // task's loop from a single goroutine, so they hold no locks of their own.
 //
+// A source's read position is operator list state: a list of self-describing
+// split states, which EvenSplit redistributes over the new subtasks when a
+// job is rescaled. Union, which gives every new subtask all the elements, is
+// there for state that each instance filters for itself.
+//
 // The connectors themselves live in subpackages:
 //
 //   - file: a source that reads lines of a file, bounded and split by byte

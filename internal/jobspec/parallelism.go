@@ -32,3 +32,26 @@ func (j *Job) WithParallelism(n int) error {
 	j.Parallelism = n
 	return nil
 }
+
+// WithOperatorParallelism sets the parallelism of the source, operator or
+// sink whose uid is uid, overriding the job's default for it.
+func (j *Job) WithOperatorParallelism(uid string, n int) error {
+	if n < 1 || n > j.MaxParallelism {
+		return fmt.Errorf("parallelism of %s: %d is not within 1..maxParallelism %d", uid, n, j.MaxParallelism)
+	}
+	switch {
+	case j.Source.UID == uid:
+		j.Source.Parallelism = n
+	case j.Sink.UID == uid:
+		j.Sink.Parallelism = n
+	default:
+		for i := range j.Operators {
+			if j.Operators[i].UID == uid {
+				j.Operators[i].Parallelism = n
+				return nil
+			}
+		}
+		return fmt.Errorf("no source, operator or sink with uid %q", uid)
+	}
+	return nil
+}

@@ -221,3 +221,22 @@ func show[T any](p *T) string {
 	}
 	return fmt.Sprintf("%+v", *p)
 }
+
+func TestWithOperatorParallelism(t *testing.T) {
+	job, err := Load("testdata/full.yaml", map[string]string{"output": "/tmp/out"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.WithOperatorParallelism(job.Operators[0].UID, 3); err != nil || job.OperatorParallelism(0) != 3 {
+		t.Fatalf("operator 0: %v, parallelism %d", err, job.OperatorParallelism(0))
+	}
+	if err := job.WithOperatorParallelism(job.Sink.UID, 2); err != nil || job.SinkParallelism() != 2 {
+		t.Fatalf("sink: %v, parallelism %d", err, job.SinkParallelism())
+	}
+	if err := job.WithOperatorParallelism("no-such-uid", 2); err == nil {
+		t.Fatal("unknown uid accepted")
+	}
+	if err := job.WithOperatorParallelism(job.Sink.UID, job.MaxParallelism+1); err == nil {
+		t.Fatal("parallelism above maxParallelism accepted")
+	}
+}

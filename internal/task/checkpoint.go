@@ -31,9 +31,12 @@ type CheckpointStore interface {
 // Checkpointing connects a task to its job's checkpoints. A nil
 // *Checkpointing in Env means the job takes none.
 type Checkpointing struct {
-	Store   CheckpointStore
-	JobID   string
-	Attempt int
+	Store CheckpointStore
+	// RestoreStore holds the files of the checkpoint or savepoint being
+	// restored; nil means Store.
+	RestoreStore CheckpointStore
+	JobID        string
+	Attempt      int
 	// TempDir holds snapshot files until they are uploaded.
 	TempDir string
 	// Ack reports the task's stored snapshot; Decline a failed one. Both
@@ -246,7 +249,11 @@ func (t *Task) restore(ctx context.Context, r *checkpoint.Restore) error {
 				}
 			}
 		}
-		t.ckpt.chain = r.Chain
+		if r.Store == "" {
+			// A chain in another store (a savepoint) cannot be extended
+			// with deltas here: the next snapshot is full.
+			t.ckpt.chain = r.Chain
+		}
 	}
 	if t.source != nil && r.Source != nil {
 		if err := t.source.Seek(r.Source); err != nil {
@@ -262,7 +269,11 @@ func (t *Task) restore(ctx context.Context, r *checkpoint.Restore) error {
 }
 
 func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.Range) error {
-	rc, err := t.ckpt.cfg.Store.Get(ctx, f.Path)
+	store := t.ckpt.cfg.RestoreStore
+	if store == nil {
+		store = t.ckpt.cfg.Store
+	}
+	rc, err := store.Get(ctx, f.Path)
 	if err != nil {
 		return err
 	}

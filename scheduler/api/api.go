@@ -60,6 +60,21 @@ type Submission struct {
 	// CheckpointInterval, when set, turns checkpoints on at that interval
 	// (or changes the spec's interval).
 	CheckpointInterval time.Duration
+	// FromSavepoint is the URL of a savepoint to start from (the directory
+	// holding its _metadata); its state is matched to the job's stages by
+	// their operators' uids.
+	FromSavepoint string
+	// AllowNonRestoredState accepts a savepoint with state for operators
+	// the job no longer has (that state is dropped).
+	AllowNonRestoredState bool
+}
+
+// Savepoint is a completed savepoint.
+type Savepoint struct {
+	// ID is the checkpoint id the savepoint was taken as.
+	ID int64 `json:"id"`
+	// Path is the savepoint's URL: pass it to FromSavepoint.
+	Path string `json:"path"`
 }
 
 // Checkpoint states.
@@ -177,12 +192,38 @@ type Service interface {
 	// Checkpoints lists a job's checkpoints, newest first: ErrNotFound for
 	// an unknown job.
 	Checkpoints(ctx context.Context, id string) ([]CheckpointStatus, error)
+	// Savepoint takes a savepoint of a running job with checkpoints into
+	// dir (a file:// or s3:// URL; empty means the job's checkpoint storage,
+	// under savepoints/) and returns once it is complete: a self-contained
+	// copy of the job's state, independent of parallelism. Errors wrap
+	// ErrNotFound, ErrConflict (not running, no checkpoints) or
+	// ErrBadRequest (bad dir).
+	Savepoint(ctx context.Context, id, dir string) (Savepoint, error)
+	// Stop takes a savepoint like Savepoint and then stops the job, which
+	// ends FINISHED.
+	Stop(ctx context.Context, id, dir string) (Savepoint, error)
+	// Rescale changes the parallelism of a running job with checkpoints:
+	// it takes a checkpoint, stops the job and redeploys it at the new
+	// parallelism, each subtask restoring the key groups it now owns. It
+	// returns once the checkpoint is triggered; the job's status and
+	// history report the rest, with the downtime. Errors wrap ErrNotFound,
+	// ErrConflict (not running, no checkpoints, a rescale already under
+	// way) or ErrBadRequest (parallelism out of range, unknown uid).
+	Rescale(ctx context.Context, id string, r RescaleRequest) error
 	// QueryState reads keys of a job's queryable keyed state from the
 	// subtasks that own them, one StateValue per key in order. Errors wrap
 	// ErrNotFound (unknown job or state), ErrForbidden (state not
 	// queryable), ErrConflict (job ended and past its retention) or
 	// ErrUnavailable (the state is moving: retry).
 	QueryState(ctx context.Context, id, state string, keys [][]byte) ([]StateValue, error)
+}
+
+// RescaleRequest is a new parallelism for a whole job (Parallelism, the
+// default of every source, operator and sink without its own), and/or for
+// single ones by uid (Operators).
+type RescaleRequest struct {
+	Parallelism int            `json:"parallelism,omitempty"`
+	Operators   map[string]int `json:"operators,omitempty"`
 }
 
 // StateValue is one key's answer from queryable state.

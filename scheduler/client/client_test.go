@@ -226,7 +226,7 @@ func TestSubmitFilesLocalErrors(t *testing.T) {
 
 func TestReservedModuleName(t *testing.T) {
 	_, c := start(t)
-	for _, name := range []string{"spec", "set", "parallelism", "checkpointInterval"} {
+	for _, name := range []string{"spec", "set", "parallelism", "checkpointInterval", "fromSavepoint", "allowNonRestoredState"} {
 		_, err := c.Submit(context.Background(), api.Submission{Spec: []byte(spec), Modules: map[string][]byte{name: nil}})
 		if !errors.Is(err, api.ErrBadRequest) || !strings.Contains(err.Error(), fmt.Sprintf("module %q", name)) {
 			t.Errorf("module %q: got %v", name, err)

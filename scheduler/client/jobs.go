@@ -2,15 +2,17 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
 // Submit uploads a job. The modules are sent under their names, which must
-// not be "spec", "set", "parallelism" or "checkpointInterval": those form
-// fields carry the rest of the submission, the last two only when they are
-// not zero. Errors of the scheduler wrap api.ErrBadRequest or
+// not be "spec", "set", "parallelism", "checkpointInterval",
+// "fromSavepoint" or "allowNonRestoredState": those form fields carry the
+// rest of the submission, all but the first two only when they are not
+// zero. Errors of the scheduler wrap api.ErrBadRequest or
 // api.ErrTooLarge as api.Service documents.
 func (c *Client) Submit(ctx context.Context, s api.Submission) (string, error) {
 	body, contentType, err := encodeSubmission(s)
@@ -59,6 +61,24 @@ func (c *Client) Checkpoints(ctx context.Context, id string) ([]api.CheckpointSt
 		out.Checkpoints = []api.CheckpointStatus{}
 	}
 	return out.Checkpoints, err
+}
+
+// Rescale asks the scheduler to change the parallelism of a running job
+// that takes checkpoints: r.Parallelism for the whole job, r.Operators for
+// single sources, operators and sinks by uid. It returns once the scheduler
+// has triggered the checkpoint that the rescale goes through; the job's
+// history reports the rest, ending in a RUNNING event whose message starts
+// "rescaled to" and gives the downtime (docs/rescaling.md). The error wraps
+// api.ErrNotFound for an unknown id, api.ErrConflict for a job that is not
+// running, takes no checkpoints or is being rescaled already, and
+// api.ErrBadRequest for a parallelism out of range or an unknown uid.
+func (c *Client) Rescale(ctx context.Context, id string, r api.RescaleRequest) error {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, request{method: http.MethodPatch, path: jobPath(id), body: body,
+		contentType: "application/json", want: http.StatusAccepted})
 }
 
 // TaskManagers lists the live task managers.

@@ -16,7 +16,7 @@ import (
 )
 
 // reserved are the form fields of an upload that are not modules.
-var reserved = []string{"spec", "set", "parallelism", "checkpointInterval"}
+var reserved = []string{"spec", "set", "parallelism", "checkpointInterval", "fromSavepoint", "allowNonRestoredState"}
 
 // SubmitOptions are what SubmitFiles sends besides the spec and its modules.
 // The zero value submits the spec as written.
@@ -28,6 +28,14 @@ type SubmitOptions struct {
 	// CheckpointInterval, if not 0, turns checkpoints on at this interval or
 	// changes the spec's.
 	CheckpointInterval time.Duration
+	// FromSavepoint, if not empty, is the URL of a savepoint (the directory
+	// holding its _metadata) for the job to start from; its state goes to
+	// the job's sources, operators and sinks by uid (docs/savepoints.md).
+	FromSavepoint string
+	// AllowNonRestoredState accepts a savepoint that holds state for uids
+	// the job no longer has; that state is dropped. Without it, such a
+	// savepoint is refused.
+	AllowNonRestoredState bool
 }
 
 // SubmitFiles uploads the job whose spec is the file at specPath, as
@@ -63,7 +71,8 @@ func readSubmission(specPath string, opts SubmitOptions) (api.Submission, error)
 		return api.Submission{}, fmt.Errorf("read job spec: %w", err)
 	}
 	s := api.Submission{Spec: spec, Params: opts.Set, Parallelism: opts.Parallelism,
-		CheckpointInterval: opts.CheckpointInterval, Modules: make(map[string][]byte)}
+		CheckpointInterval: opts.CheckpointInterval, FromSavepoint: opts.FromSavepoint,
+		AllowNonRestoredState: opts.AllowNonRestoredState, Modules: make(map[string][]byte)}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
 		if s.Modules[name], err = os.ReadFile(job.Modules[name]); err != nil {
 			return api.Submission{}, fmt.Errorf("module %q: %w", name, err)
@@ -95,6 +104,9 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 			return nil, "", err
 		}
 	}
+	if err := writeSavepoint(w, s); err != nil {
+		return nil, "", err
+	}
 	if err := writeModules(w, s.Modules); err != nil {
 		return nil, "", err
 	}
@@ -102,6 +114,20 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// writeSavepoint writes the fields of a start from a savepoint, those that
+// are set.
+func writeSavepoint(w *multipart.Writer, s api.Submission) error {
+	if s.FromSavepoint != "" {
+		if err := w.WriteField("fromSavepoint", s.FromSavepoint); err != nil {
+			return err
+		}
+	}
+	if s.AllowNonRestoredState {
+		return w.WriteField("allowNonRestoredState", "true")
+	}
+	return nil
 }
 
 func writeModules(w *multipart.Writer, modules map[string][]byte) error {

@@ -22,6 +22,14 @@ type Result struct {
 	NativeRecordsPerSec float64 `json:"native_records_per_sec"`
 	// Ratio is RecordsPerSec / NativeRecordsPerSec.
 	Ratio float64 `json:"ratio"`
+	// Baseline names what NativeRecordsPerSec measured when it is not the
+	// operator written in native Go: "one process", "no checkpoints".
+	Baseline string `json:"baseline,omitempty"`
+	// Extra holds a benchmark's other measurements, each name ending in
+	// its unit: "p99_ms", "full_bytes".
+	Extra map[string]any `json:"extra,omitempty"`
+	// Summary says what the row measured, in a line for people.
+	Summary string `json:"summary,omitempty"`
 }
 
 // Config is the scale of a harness run.
@@ -51,6 +59,10 @@ func benchmarks() []benchmark {
 	return []benchmark{
 		{"q1-map", benchQ1},
 		{"keyed-count-pebble", benchKeyedCount},
+		{"shuffle-keyby", benchShuffle},
+		{"checkpoint-1m-keys", benchCheckpoint1MKeys},
+		{"checkpointed-throughput", benchCheckpointedThroughput},
+		{"query-latency", benchQueryLatency},
 	}
 }
 
@@ -208,12 +220,22 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// printTable writes the results as an aligned table.
+// printTable writes the results as an aligned table, then the summary
+// line of each row that has one.
 func printTable(w io.Writer, results []Result) {
-	const row = "%-20s %12s %14s %7s\n"
-	fmt.Fprintf(w, row, "name", "wasm rec/s", "native rec/s", "ratio")
+	const row = "%-24s %12s %14s %7s  %s\n"
+	fmt.Fprintf(w, row, "name", "rec/s", "baseline rec/s", "ratio", "baseline")
 	for _, r := range results {
-		fmt.Fprintf(w, row, r.Name, human(r.RecordsPerSec), human(r.NativeRecordsPerSec), fmt.Sprintf("%.2f", r.Ratio))
+		base := r.Baseline
+		if base == "" {
+			base = "native Go"
+		}
+		fmt.Fprintf(w, row, r.Name, human(r.RecordsPerSec), human(r.NativeRecordsPerSec), fmt.Sprintf("%.2f", r.Ratio), base)
+	}
+	for _, r := range results {
+		if r.Summary != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Name, r.Summary)
+		}
 	}
 }
 

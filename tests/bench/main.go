@@ -61,7 +61,9 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 	var results []Result
 	for _, b := range selected {
 		fmt.Fprintf(cfg.Log, "== %s\n", b.name)
+		stop := watch(b.name, cfg.Log)
 		r, err := b.run(e)
+		stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.name, err)
 		}
@@ -71,7 +73,7 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 	if cfg.Uninterruptible {
 		mode = "uninterruptible"
 	}
-	fmt.Printf("median of %d runs of %d records; guests %s\n", cfg.Runs, cfg.Records, mode)
+	fmt.Printf("median of %d runs (operator rows: %d records each); guests %s\n", cfg.Runs, cfg.Records, mode)
 	printTable(os.Stdout, results)
 	if out == "" {
 		return nil

@@ -18,15 +18,29 @@
 // In follow mode the source is unbounded, like tail -f: it reads the file from
 // the beginning, then polls for appended data every PollInterval and never
 // returns io.EOF. A last line without its newline yet is held back until the
-// newline arrives. The file cannot be split while it grows, so only subtask 0
-// reads; the other subtasks idle, returning empty batches, until their context
-// is done. Truncation or replacement of a followed file is not detected.
+// newline arrives. The file cannot be split while it grows, so there is a
+// single follow split, which a fresh subtask 0 holds; the other subtasks idle,
+// returning empty batches, until their context is done. Truncation or
+// replacement of a followed file is not detected.
 //
 // A rate limit applies to the whole source: in bounded mode each subtask gets
-// an equal share of it, in follow mode the single reader gets all of it.
+// an equal share of it, in follow mode every subtask may use all of it, since
+// only the one holding the follow split reads.
 //
-// A Position holds the byte offset just after the last line emitted and the
-// end of the subtask's range, so Seek resumes the same split exactly.
+// # Positions and rescaling
+//
+// Position returns one self-describing state per split the instance holds:
+// the split's byte range [start, end) and the offset of the next line to
+// emit. The follow split is the range [0, +inf) with the reader's offset.
+// Seek replaces an instance's splits with any such states, so the states of
+// all instances at one parallelism can be redistributed over another (with
+// connector.EvenSplit); an instance reads its splits one after another, and
+// one given none reads nothing. Exhausted splits stay in the list.
+//
+// Restored splits keep the ranges they recorded, even if the file changed
+// size in between: lines appended after the checkpoint, beyond the end of the
+// last bounded split, are not read, and a split of a file that shrank reads
+// what is left of its range. Follow mode reads appended lines, as ever.
 //
 // # Sink
 //

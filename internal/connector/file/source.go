@@ -12,30 +12,30 @@ import (
 	"github.com/floe-stream/floe/internal/record"
 )
 
-// source reads the lines of one split of a file, or follows a whole file.
+// source reads the lines of the splits it holds, one split after another:
+// its own share of the file when fresh, or the splits that Seek gave it.
 type source struct {
-	path    string
-	f       *os.File
-	lines   lineReader
-	pos     int64 // offset of the first line not yet emitted
-	end     int64 // lines starting at or after end belong to a later split
-	aligned bool  // whether pos is known to be the start of a line
-	follow  bool
-	done    bool
-	closed  bool
-	limit   *ratelimit.Limiter
-	clock   connector.Clock
+	path   string
+	f      *os.File
+	lines  lineReader
+	splits []split
+	cur    int  // index of the split being read; len(splits) once all are done
+	ready  bool // whether the next read starts at splits[cur].offset, aligned
+	follow bool // whether the source is unbounded, and its splits follow the file
+	closed bool
+	limit  *ratelimit.Limiter
+	clock  connector.Clock
 }
 
-// OpenSource opens the file of cfg and returns the source of split's share of
+// OpenSource opens the file of cfg and returns the source of info's share of
 // its lines. It fails, naming the path, if the file cannot be opened or is a
-// directory. In follow mode, subtasks other than 0 get a source that only
-// idles; they still check that the file exists.
-func OpenSource(cfg SourceConfig, split connector.SplitInfo) (connector.Source, error) {
+// directory. In follow mode, subtasks other than 0 start with no split, and
+// idle unless Seek gives them one; they still open the file.
+func OpenSource(cfg SourceConfig, info connector.SplitInfo) (connector.Source, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if err := split.Validate(); err != nil {
+	if err := info.Validate(); err != nil {
 		return nil, fmt.Errorf("file source %s: %w", cfg.Path, err)
 	}
 	f, size, err := openFile(cfg.Path)
@@ -43,18 +43,18 @@ func OpenSource(cfg SourceConfig, split connector.SplitInfo) (connector.Source, 
 		return nil, err
 	}
 	clock := connector.OrSystem(cfg.Clock)
-	if cfg.Follow && split.Subtask != 0 {
-		return &idle{clock: clock}, closeFile(f, cfg.Path)
-	}
-	s := &source{path: cfg.Path, f: f, follow: cfg.Follow, clock: clock}
+	s := &source{path: cfg.Path, f: f, follow: cfg.Follow, clock: clock, splits: []split{}}
 	s.lines.r = bufio.NewReaderSize(f, bufferSize(cfg.BufferSize))
 	if cfg.Follow {
-		s.end, s.aligned, s.limit = unbounded, true, ratelimit.New(cfg.Rate, clock)
+		s.limit = ratelimit.New(cfg.Rate, clock)
+		if info.Subtask == 0 {
+			s.splits = append(s.splits, split{start: 0, end: unbounded})
+		}
 		return s, nil
 	}
-	s.pos, s.end = splitRange(size, split)
-	s.aligned = s.pos == 0
-	s.limit = ratelimit.New(cfg.Rate/float64(split.Parallelism), clock)
+	start, end := splitRange(size, info)
+	s.splits = append(s.splits, split{start: start, end: end, offset: start})
+	s.limit = ratelimit.New(cfg.Rate/float64(info.Parallelism), clock)
 	return s, nil
 }
 
@@ -90,11 +90,14 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
 	}
-	if s.done {
-		return io.EOF
-	}
-	if err := s.align(); err != nil {
+	sp, err := s.current()
+	switch {
+	case err != nil:
 		return err
+	case sp == nil && s.follow:
+		return s.clock.Sleep(ctx, PollInterval)
+	case sp == nil:
+		return io.EOF
 	}
 	n, err := s.limit.Take(ctx, max)
 	if err != nil || n == 0 {
@@ -106,87 +109,116 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	return s.nextBounded(b, n)
 }
 
-// nextBounded reads up to n lines of the split into b, and notes when the
-// split is exhausted so that the following call returns io.EOF.
+// nextBounded reads up to n lines of the splits into b. Once no split has a
+// line left it returns io.EOF, with b empty.
 func (s *source) nextBounded(b *record.Batch, n int) error {
-	count, atEnd, err := s.read(b, n)
-	if err != nil {
-		return err
-	}
-	s.done = atEnd
-	if s.done && count == 0 {
+	count, err := s.read(b, n)
+	if err == nil && count == 0 {
 		return io.EOF
 	}
-	return nil
+	return err
 }
 
 // nextFollowing reads up to n complete lines into b; if none is there yet it
 // waits one PollInterval and tries once more, so it returns well within the
 // 100 ms that an unbounded source may block.
 func (s *source) nextFollowing(ctx context.Context, b *record.Batch, n int) error {
-	count, _, err := s.read(b, n)
+	count, err := s.read(b, n)
 	if err != nil || count > 0 {
 		return err
 	}
 	if err := s.clock.Sleep(ctx, PollInterval); err != nil {
 		return err
 	}
-	_, _, err = s.read(b, n)
+	_, err = s.read(b, n)
 	return err
 }
 
-// read appends up to n lines to b. It returns how many it appended and
-// whether it stopped because no line is left to read: the split's range or
-// the file's data has ended. In follow mode a last line without its newline
-// is not emitted but left to be read again once it is complete.
-func (s *source) read(b *record.Batch, n int) (count int, atEnd bool, err error) {
-	for ; count < n; count++ {
-		if s.pos >= s.end {
-			return count, true, nil
+// read appends up to n lines to b, from the current split and, once it is
+// exhausted, from the next ones. It returns how many it appended: fewer than
+// n when no split has a line left or, in follow mode, when no complete line
+// is there yet. In follow mode a last line without its newline is not
+// emitted but left to be read again once it is complete.
+func (s *source) read(b *record.Batch, n int) (int, error) {
+	count := 0
+	for count < n {
+		sp, err := s.current()
+		if sp == nil || err != nil {
+			return count, err
 		}
-		line, err := s.lines.next()
-		if err != nil && err != io.EOF {
-			return count, true, fmt.Errorf("file source: read %s: %w", s.path, err)
+		line, rerr := s.lines.next()
+		if rerr != nil && rerr != io.EOF {
+			return count, fmt.Errorf("file source: read %s: %w", s.path, rerr)
 		}
-		if err == io.EOF && (s.follow || len(line) == 0) {
-			return count, true, s.holdBack(len(line))
+		if rerr == io.EOF && s.follow {
+			return count, s.holdBack(sp, len(line))
 		}
-		s.pos += int64(len(line))
+		if rerr == io.EOF && len(line) == 0 {
+			s.finish()
+			continue
+		}
+		sp.offset += int64(len(line))
 		b.Append(nil, trimEOL(line), record.NoTimestamp)
-		if err == io.EOF {
-			return count + 1, true, nil
+		count++
+		if rerr == io.EOF {
+			s.finish()
 		}
 	}
-	return count, false, nil
+	return count, nil
 }
 
-// holdBack undoes the reading of a partial last line of partial bytes, so the
-// next read starts again at its beginning.
-func (s *source) holdBack(partial int) error {
-	if partial == 0 {
-		return nil
+// current returns the split being read, with the next read starting at its
+// offset, after moving past the exhausted splits; nil when none is left.
+func (s *source) current() (*split, error) {
+	for s.cur < len(s.splits) {
+		sp := &s.splits[s.cur]
+		switch {
+		case !s.follow && sp.done():
+			s.finish()
+		case !s.ready:
+			if err := s.position(sp); err != nil {
+				return nil, err
+			}
+			s.ready = true // NB: aligning may have moved past the end.
+		default:
+			return sp, nil
+		}
 	}
-	return s.reposition(s.pos)
+	return nil, nil
 }
 
-// align moves pos, on first use, from the start of the split's range to the
-// first line that starts in the range, by skipping the rest of the line that
-// straddles the range's start. An empty range needs no alignment.
-func (s *source) align() error {
-	if s.aligned || s.pos >= s.end {
-		s.aligned = true
-		return nil
+// finish moves on to the next split.
+func (s *source) finish() {
+	s.cur++
+	s.ready = false
+}
+
+// position makes the next read start at sp's offset. It first aligns a split
+// whose offset may lie within a line, by skipping the rest of the line that
+// straddles its start, so that a line beginning exactly at start is kept.
+func (s *source) position(sp *split) error {
+	if sp.offset > sp.start || sp.start == 0 {
+		return s.reposition(sp.offset)
 	}
-	if err := s.reposition(s.pos - 1); err != nil {
+	if err := s.reposition(sp.start - 1); err != nil {
 		return err
 	}
 	line, err := s.lines.next()
 	if err != nil && err != io.EOF {
 		return fmt.Errorf("file source: read %s: %w", s.path, err)
 	}
-	s.pos += int64(len(line)) - 1
-	s.aligned = true
+	// NB: a file that shrank may end before start; the split is then empty.
+	sp.offset = max(sp.start, sp.start-1+int64(len(line)))
 	return nil
+}
+
+// holdBack undoes the reading of a partial last line of partial bytes, so the
+// next read starts again at its beginning.
+func (s *source) holdBack(sp *split, partial int) error {
+	if partial == 0 {
+		return nil
+	}
+	return s.reposition(sp.offset)
 }
 
 // reposition makes the next read start at offset, dropping buffered data.
@@ -198,31 +230,37 @@ func (s *source) reposition(offset int64) error {
 	return nil
 }
 
-// Position implements connector.Source. Before the first Next it aligns the
-// split, so that the position it returns is always the start of a line.
-func (s *source) Position() ([]byte, error) {
+// Position implements connector.Source: one state per split, exhausted ones
+// included. It does no I/O: a split not yet aligned is recorded as such.
+func (s *source) Position() ([][]byte, error) {
 	if s.closed {
 		return nil, connector.ErrClosed
 	}
-	if err := s.align(); err != nil {
-		return nil, err
+	states := make([][]byte, len(s.splits))
+	for i, sp := range s.splits {
+		states[i] = sp.encode()
 	}
-	return encodePosition(s.pos, s.end), nil
+	return states, nil
 }
 
-// Seek implements connector.Source.
-func (s *source) Seek(pos []byte) error {
+// Seek implements connector.Source. A split of follow mode is refused by a
+// bounded source, and a bounded split by a source in follow mode.
+func (s *source) Seek(states [][]byte) error {
 	if s.closed {
 		return connector.ErrClosed
 	}
-	offset, end, err := decodePosition(pos)
-	if err != nil {
-		return err
+	splits := make([]split, len(states))
+	for i, st := range states {
+		sp, err := decodeSplit(st)
+		if err != nil {
+			return err
+		}
+		if sp.follows() != s.follow {
+			return fmt.Errorf("file source %s: %w: split [%d, %d) does not match follow mode %v", s.path, connector.ErrBadPosition, sp.start, sp.end, s.follow)
+		}
+		splits[i] = sp
 	}
-	if err := s.reposition(offset); err != nil {
-		return err
-	}
-	s.pos, s.end, s.aligned, s.done = offset, end, true, false
+	s.splits, s.cur, s.ready = splits, 0, false
 	return nil
 }
 

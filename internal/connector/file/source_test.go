@@ -319,17 +319,39 @@ func TestOpenSourceErrorsNameThePath(t *testing.T) {
 	}
 }
 
-func TestSeekRejectsMalformedPositions(t *testing.T) {
-	src, err := OpenSource(SourceConfig{Path: writeTemp(t, []byte("a\n"))}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
+func TestSeekRejectsMalformedSplitStates(t *testing.T) {
+	path := writeTemp(t, []byte("a\n"))
+	v1 := append([]byte{1}, make([]byte, 16)...)
+	tests := []struct {
+		name   string
+		follow bool
+		states [][]byte
+	}{
+		{"nil state", false, [][]byte{nil}},
+		{"short state", false, [][]byte{{2, 2, 3}}},
+		{"version 1 position", false, [][]byte{v1}},
+		{"unknown version", false, [][]byte{append([]byte{9}, make([]byte, 24)...)}},
+		{"negative start", false, [][]byte{split{start: -5, end: 3, offset: 0}.encode()}},
+		{"end before start", false, [][]byte{split{start: 4, end: 3, offset: 4}.encode()}},
+		{"offset before start", false, [][]byte{split{start: 2, end: 3, offset: 1}.encode()}},
+		{"good then bad", false, [][]byte{split{end: 2}.encode(), {2}}},
+		{"follow split in a bounded source", false, [][]byte{split{end: unbounded}.encode()}},
+		{"bounded split in a followed file", true, [][]byte{split{end: 2}.encode()}},
 	}
-	defer src.Close()
-	tests := [][]byte{nil, {1, 2, 3}, append([]byte{9}, make([]byte, 16)...), encodePosition(-5, 3)}
-	for _, pos := range tests {
-		if err := src.Seek(pos); !errors.Is(err, connector.ErrBadPosition) {
-			t.Errorf("Seek(%x) = %v, want ErrBadPosition", pos, err)
+	for _, tt := range tests {
+		clock := connectortest.NewFakeClock(epoch)
+		src, err := OpenSource(SourceConfig{Path: path, Follow: tt.follow, Clock: clock}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if err := src.Seek(tt.states); !errors.Is(err, connector.ErrBadPosition) {
+			t.Errorf("%s: Seek(%x) = %v, want ErrBadPosition", tt.name, tt.states, err)
+		}
+		// A failed Seek leaves the source with its own split.
+		if got := nextOnce(t, src, clock, 10); !slices.Equal(got, []string{"a"}) {
+			t.Errorf("%s: after the failed Seek got %q, want the file's lines", tt.name, got)
+		}
+		src.Close()
 	}
 }
 
@@ -346,7 +368,7 @@ func TestClosedSourceRefusesCalls(t *testing.T) {
 	for name, err := range map[string]error{
 		"Next":     src.Next(context.Background(), &b, 1),
 		"Position": posErr,
-		"Seek":     src.Seek(encodePosition(0, 2)),
+		"Seek":     src.Seek([][]byte{split{end: 2}.encode()}),
 		"Close":    src.Close(),
 	} {
 		if !errors.Is(err, connector.ErrClosed) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,6 +142,8 @@ func (s *txSink) Flush() error {
 // txState is the sink's state at a checkpoint: the sealed files not yet
 // committed, and the sequence number of the next file.
 type txState struct {
+	Dir     string   `json:"dir"`
+	Subtask int      `json:"subtask"`
 	Pending []string `json:"pending,omitempty"`
 	Next    int      `json:"next"`
 }
@@ -161,7 +162,7 @@ func (s *txSink) PreCommit(id int64) ([]byte, error) {
 		s.staged = append(s.staged, staged{id, s.name})
 		s.f, s.w = nil, nil
 	}
-	st := txState{Next: s.seq}
+	st := txState{Dir: s.dir, Subtask: s.subtask, Next: s.seq}
 	for _, p := range s.staged {
 		st.Pending = append(st.Pending, p.name)
 	}
@@ -200,26 +201,31 @@ func (s *txSink) commit(name string) error {
 }
 
 // Recover implements connector.Transactional.
-func (s *txSink) Recover(state []byte) error {
-	// Without a state (the checkpoint held none for this subtask) nothing
-	// committed is rolled back.
-	st := txState{Next: math.MaxInt}
-	if len(state) > 0 {
-		if err := json.Unmarshal(state, &st); err != nil {
+func (s *txSink) Recover(states [][]byte) error {
+	for _, b := range states {
+		var st txState
+		if err := json.Unmarshal(b, &st); err != nil {
 			return fmt.Errorf("file sink: restored state: %w", err)
 		}
-	}
-	for _, name := range st.Pending {
-		if err := s.commit(name); err != nil {
+		if filepath.Clean(st.Dir) != filepath.Clean(s.dir) {
+			// A job resumed into another directory: what the old one
+			// holds stays there, untouched.
+			continue
+		}
+		for _, name := range st.Pending {
+			if err := s.commit(name); err != nil {
+				return err
+			}
+		}
+		// The subtask's files numbered from st.Next on were written after
+		// the checkpoint.
+		old := &txSink{dir: s.dir, subtask: st.Subtask}
+		if err := old.removeOwn(func(name string) bool {
+			seq, err := strconv.Atoi(strings.TrimPrefix(name, old.prefix()))
+			return err == nil && seq >= st.Next
+		}); err != nil {
 			return err
 		}
-	}
-	// Files numbered from st.Next on were written after the checkpoint.
-	if err := s.removeOwn(func(name string) bool {
-		seq, err := strconv.Atoi(strings.TrimPrefix(name, s.prefix()))
-		return err == nil && seq >= st.Next
-	}); err != nil {
-		return err
 	}
 	committed := map[string]bool{}
 	entries, err := os.ReadDir(s.dir)
@@ -229,7 +235,8 @@ func (s *txSink) Recover(state []byte) error {
 	for _, e := range entries {
 		committed[e.Name()] = true
 	}
-	// Everything not committed by now was written after the checkpoint.
+	// Everything of this subtask not committed by now was written after
+	// the checkpoint.
 	return s.removeOwn(func(name string) bool { return !committed[name] })
 }
 

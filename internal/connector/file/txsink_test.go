@@ -68,7 +68,7 @@ func TestTransactionalSinkShowsOnlyCommittedCheckpoints(t *testing.T) {
 	s.Close()
 	r, err := OpenTransactionalSink(SinkConfig{Path: dir}, split, true)
 	must(err)
-	must(r.Recover(cp2))
+	must(r.Recover([][]byte{cp2}))
 	if got := strings.Join(visible(t, dir), ","); got != "a,b,c" {
 		t.Fatalf("after recovery: %s", got)
 	}
@@ -84,7 +84,7 @@ func TestTransactionalSinkShowsOnlyCommittedCheckpoints(t *testing.T) {
 	// committed output back to it: what followed is replayed.
 	o, err := OpenTransactionalSink(SinkConfig{Path: dir}, split, true)
 	must(err)
-	must(o.Recover(cp1))
+	must(o.Recover([][]byte{cp1}))
 	must(o.Close())
 	if got := strings.Join(visible(t, dir), ","); got != "a,b" {
 		t.Fatalf("after restoring checkpoint 1: %s", got)

@@ -15,8 +15,23 @@
 //
 // The k-th record of a subtask is a pure function of the configuration, the
 // subtask and k: random draws come from a SplitMix64 stream seeded by Seed and
-// the subtask, indexed by k. So a Position is just the number of records the
-// subtask has emitted, and Seek resumes the same stream exactly.
+// the subtask, indexed by k.
+//
+// # Positions and rescaling
+//
+// Each subtask's share is a split, and a split's state is the triple (subtask
+// j, parallelism n, records emitted k): it describes itself, so an instance
+// of any SplitInfo restored with it by Seek continues that split's own
+// stream: for "sequence" the numbers congruent to j modulo n from the k-th
+// on, for "random" the k-th draw on of j's stream, and for a bounded
+// generator up to the split's share of Count. Position lists the states of
+// the splits an instance holds, exhausted ones included, so the states of all
+// instances can be redistributed over a new parallelism (with
+// connector.EvenSplit) without losing or repeating a record. An instance with
+// several splits takes each batch from the next split in turn, so that every
+// split of an unbounded generator advances; one with none ends at once when
+// bounded and idles when not. Rate stays divided by the instance's own
+// Parallelism.
 //
 // Records carry no key and record.NoTimestamp.
 package generator

@@ -2,112 +2,129 @@ package generator
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/internal/connector/ratelimit"
 	"github.com/floe-stream/floe/internal/record"
 )
 
-// source emits one subtask's share of a generated stream.
+// idleWait is how long Next of an unbounded generator without a split waits
+// before it returns an empty batch.
+const idleWait = 50 * time.Millisecond
+
+// source emits the records of the splits it holds: its own share of the
+// stream when fresh, or the splits that Seek gave it.
 type source struct {
-	value   valuer
-	quota   int64 // records this subtask emits in all; -1 when unbounded
-	emitted int64
-	buf     []byte
-	limit   *ratelimit.Limiter
-	closed  bool
+	cfg    Config
+	splits []split
+	next   int // index of the split the next batch starts with
+	buf    []byte
+	limit  *ratelimit.Limiter
+	clock  connector.Clock
+	closed bool
 }
 
-// NewSource returns the source of split's share of the stream cfg describes.
-func NewSource(cfg Config, split connector.SplitInfo) (connector.Source, error) {
+// NewSource returns the source of info's share of the stream cfg describes.
+func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if err := split.Validate(); err != nil {
+	if err := info.Validate(); err != nil {
 		return nil, fmt.Errorf("generator: %w", err)
 	}
-	s := &source{
-		value: sequence(split),
-		quota: quota(cfg.Count, split),
-		limit: ratelimit.New(cfg.Rate/float64(split.Parallelism), cfg.Clock),
-	}
-	if cfg.Kind == KindRandom {
-		s.value = random(cfg, split)
-	}
-	return s, nil
+	clock := connector.OrSystem(cfg.Clock)
+	return &source{
+		cfg:    cfg,
+		splits: []split{newSplit(cfg, info, 0)},
+		limit:  ratelimit.New(cfg.Rate/float64(info.Parallelism), clock),
+		clock:  clock,
+	}, nil
 }
 
-// quota returns how many of count records split emits, or -1 when count is 0
-// (unbounded). The first count%n subtasks emit one record more than the rest.
-func quota(count int64, split connector.SplitInfo) int64 {
-	if count == 0 {
-		return -1
-	}
-	n, i := int64(split.Parallelism), int64(split.Subtask)
-	q := count / n
-	if i < count%n {
-		q++
-	}
-	return q
-}
-
-// Next implements connector.Source.
+// Next implements connector.Source. It takes records from one split after
+// another in turn, moving to the next split at each call, so that the splits
+// of an unbounded generator all advance.
 func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
 	}
 	n := s.remaining(max)
-	if n == 0 {
+	switch {
+	case n == 0 && s.cfg.Count == 0:
+		return s.clock.Sleep(ctx, idleWait)
+	case n == 0:
 		return io.EOF
 	}
 	n, err := s.limit.Take(ctx, n)
 	if err != nil {
 		return err
 	}
-	for range n {
-		s.buf = s.value(s.buf, s.emitted)
-		b.Append(nil, s.buf, record.NoTimestamp)
-		s.emitted++
+	for n > 0 {
+		i := s.unfinished()
+		sp := &s.splits[i]
+		k := sp.remaining(n)
+		for range k {
+			s.buf = sp.value(s.buf, sp.emitted)
+			b.Append(nil, s.buf, record.NoTimestamp)
+			sp.emitted++
+		}
+		n -= k
+		s.next = (i + 1) % len(s.splits)
 	}
 	return nil
 }
 
-// remaining returns how many records, up to max, the subtask has left.
+// remaining returns how many records, up to max, the splits have left.
 func (s *source) remaining(max int) int {
-	if s.quota < 0 {
-		return max
+	n := 0
+	for i := range s.splits {
+		n += s.splits[i].remaining(max - n)
 	}
-	return int(min(int64(max), s.quota-s.emitted))
+	return n
 }
 
-// positionLen is the length of an encoded position: the number of records
-// emitted, as a big-endian 64-bit integer.
-const positionLen = 8
+// unfinished returns the index of the first split from s.next on, cyclically,
+// that has records left. The caller knows that one has.
+func (s *source) unfinished() int {
+	for j := range s.splits {
+		i := (s.next + j) % len(s.splits)
+		if s.splits[i].remaining(1) > 0 {
+			return i
+		}
+	}
+	panic("generator: no split has records left")
+}
 
-// Position implements connector.Source.
-func (s *source) Position() ([]byte, error) {
+// Position implements connector.Source: one state per split, exhausted ones
+// included.
+func (s *source) Position() ([][]byte, error) {
 	if s.closed {
 		return nil, connector.ErrClosed
 	}
-	return binary.BigEndian.AppendUint64(nil, uint64(s.emitted)), nil
+	states := make([][]byte, len(s.splits))
+	for i, sp := range s.splits {
+		states[i] = sp.encode()
+	}
+	return states, nil
 }
 
 // Seek implements connector.Source.
-func (s *source) Seek(pos []byte) error {
+func (s *source) Seek(states [][]byte) error {
 	if s.closed {
 		return connector.ErrClosed
 	}
-	if len(pos) != positionLen {
-		return fmt.Errorf("generator: %w: want %d bytes, got %d", connector.ErrBadPosition, positionLen, len(pos))
+	splits := make([]split, len(states))
+	for i, st := range states {
+		sp, err := decodeSplit(s.cfg, st)
+		if err != nil {
+			return err
+		}
+		splits[i] = sp
 	}
-	k := int64(binary.BigEndian.Uint64(pos))
-	if k < 0 || (s.quota >= 0 && k > s.quota) {
-		return fmt.Errorf("generator: %w: %d records emitted, quota %d", connector.ErrBadPosition, k, s.quota)
-	}
-	s.emitted = k
+	s.splits, s.next = splits, 0
 	return nil
 }
 

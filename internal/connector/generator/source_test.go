@@ -2,6 +2,7 @@ package generator
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -195,12 +196,39 @@ func TestNewSourceRejectsBadConfigs(t *testing.T) {
 	}
 }
 
-func TestSeekRejectsMalformedPositions(t *testing.T) {
-	src := open(t, Config{Count: 10}, connector.SplitInfo{Subtask: 0, Parallelism: 2})
-	tests := [][]byte{nil, {1, 2, 3}, {0, 0, 0, 0, 0, 0, 0, 6}, {0x80, 0, 0, 0, 0, 0, 0, 0}}
-	for _, pos := range tests {
-		if err := src.Seek(pos); !errors.Is(err, connector.ErrBadPosition) {
-			t.Errorf("Seek(%x) = %v, want ErrBadPosition", pos, err)
+func TestSeekRejectsMalformedSplitStates(t *testing.T) {
+	cfg := Config{Count: 10}
+	state := func(sub, par, emitted uint64) []byte {
+		p := []byte{stateVersion}
+		for _, v := range []uint64{sub, par, emitted} {
+			p = binary.BigEndian.AppendUint64(p, v)
+		}
+		return p
+	}
+	tests := []struct {
+		name   string
+		states [][]byte
+	}{
+		{"nil state", [][]byte{nil}},
+		{"short state", [][]byte{{1, 2, 3}}},
+		{"version 0 position", [][]byte{{0, 0, 0, 0, 0, 0, 0, 3}}},
+		{"unknown version", [][]byte{append([]byte{9}, state(0, 1, 0)[1:]...)}},
+		{"zero parallelism", [][]byte{state(0, 0, 0)}},
+		{"subtask out of range", [][]byte{state(2, 2, 0)}},
+		{"huge parallelism", [][]byte{state(0, 1<<63, 0)}},
+		{"beyond the quota", [][]byte{state(0, 2, 6)}},
+		{"negative count", [][]byte{state(0, 2, 1<<63)}},
+		{"good then bad", [][]byte{state(0, 2, 1), nil}},
+	}
+	for _, tt := range tests {
+		src := open(t, cfg, connector.SplitInfo{Subtask: 0, Parallelism: 2})
+		if err := src.Seek(tt.states); !errors.Is(err, connector.ErrBadPosition) {
+			t.Errorf("%s: Seek(%x) = %v, want ErrBadPosition", tt.name, tt.states, err)
+		}
+		// A failed Seek leaves the source with its own split.
+		got, err := connectortest.Drain(context.Background(), src, 3)
+		if err != nil || !slices.Equal(got, []string{"0", "2", "4", "6", "8"}) {
+			t.Errorf("%s: after the failed Seek got %q, %v", tt.name, got, err)
 		}
 	}
 }
@@ -251,7 +279,7 @@ func drain(t *testing.T, cfg Config, split connector.SplitInfo, max int) []strin
 }
 
 // position returns src's Position.
-func position(t *testing.T, src connector.Source) []byte {
+func position(t *testing.T, src connector.Source) [][]byte {
 	t.Helper()
 	pos, err := src.Position()
 	if err != nil {

@@ -819,8 +819,11 @@ type DeployTaskRequest struct {
 	// state_retention_ms keeps a finished task's keyed state queryable this
 	// long.
 	StateRetentionMs int64 `protobuf:"varint,10,opt,name=state_retention_ms,json=stateRetentionMs,proto3" json:"state_retention_ms,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// operator_parallelism overrides the parallelism of single sources,
+	// operators or sinks, by uid (after parallelism).
+	OperatorParallelism map[string]int32 `protobuf:"bytes,11,rep,name=operator_parallelism,json=operatorParallelism,proto3" json:"operator_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *DeployTaskRequest) Reset() {
@@ -921,6 +924,13 @@ func (x *DeployTaskRequest) GetStateRetentionMs() int64 {
 		return x.StateRetentionMs
 	}
 	return 0
+}
+
+func (x *DeployTaskRequest) GetOperatorParallelism() map[string]int32 {
+	if x != nil {
+		return x.OperatorParallelism
+	}
+	return nil
 }
 
 type DeployTaskResponse struct {
@@ -1639,7 +1649,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\bEndpoint\x12\x18\n" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12\x19\n" +
-	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xe5\x04\n" +
+	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\x95\x06\n" +
 	"\x11DeployTaskRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x19\n" +
 	"\bjob_spec\x18\x02 \x01(\fR\ajobSpec\x12>\n" +
@@ -1653,13 +1663,17 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x12checkpoint_storage\x18\b \x01(\tR\x11checkpointStorage\x12\x18\n" +
 	"\arestore\x18\t \x01(\fR\arestore\x12,\n" +
 	"\x12state_retention_ms\x18\n" +
-	" \x01(\x03R\x10stateRetentionMs\x1a9\n" +
+	" \x01(\x03R\x10stateRetentionMs\x12f\n" +
+	"\x14operator_parallelism\x18\v \x03(\v23.floe.v1.DeployTaskRequest.OperatorParallelismEntryR\x13operatorParallelism\x1a9\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
 	"\x12ModuleDigestsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aF\n" +
+	"\x18OperatorParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x14\n" +
 	"\x12DeployTaskResponse\"E\n" +
 	"\x12CancelTasksRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
@@ -1731,7 +1745,7 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_floe_v1_cluster_proto_goTypes = []any{
 	(TaskState)(0),                        // 0: floe.v1.TaskState
 	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
@@ -1763,6 +1777,7 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	(*StateValue)(nil),                    // 27: floe.v1.StateValue
 	nil,                                   // 28: floe.v1.DeployTaskRequest.ParamsEntry
 	nil,                                   // 29: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	nil,                                   // 30: floe.v1.DeployTaskRequest.OperatorParallelismEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
 	6,  // 0: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
@@ -1775,37 +1790,38 @@ var file_floe_v1_cluster_proto_depIdxs = []int32{
 	28, // 7: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
 	29, // 8: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
 	12, // 9: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	5,  // 10: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 11: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 12: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
-	27, // 13: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
-	1,  // 14: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 15: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 16: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	10, // 17: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	21, // 18: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	23, // 19: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	13, // 20: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	15, // 21: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	17, // 22: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	19, // 23: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	25, // 24: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
-	2,  // 25: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 26: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	9,  // 27: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	11, // 28: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	22, // 29: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	24, // 30: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	14, // 31: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	16, // 32: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	18, // 33: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	20, // 34: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	26, // 35: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
-	25, // [25:36] is the sub-list for method output_type
-	14, // [14:25] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	30, // 10: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	5,  // 11: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 12: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 13: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	27, // 14: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	1,  // 15: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 16: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	7,  // 17: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	10, // 18: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	21, // 19: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	23, // 20: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	13, // 21: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	15, // 22: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	17, // 23: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	19, // 24: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	25, // 25: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	2,  // 26: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 27: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	9,  // 28: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	11, // 29: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	22, // 30: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	24, // 31: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	14, // 32: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	16, // 33: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	18, // 34: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	20, // 35: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	26, // 36: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	26, // [26:37] is the sub-list for method output_type
+	15, // [15:26] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -1819,7 +1835,7 @@ func file_floe_v1_cluster_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   29,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

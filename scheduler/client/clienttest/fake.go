@@ -18,28 +18,57 @@ var Start = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // Fake is an in-memory api.Service. Submitted jobs start RUNNING, with one
 // vertex per stage of the spec and every subtask RUNNING on task manager
-// "tm-1"; they change state only through Cancel, SetState and Script. They
-// take no checkpoints: AddCheckpoint gives them some. They declare no
-// keyed state: AddState and PutState give them some for QueryState. It is
-// safe for concurrent use.
+// "tm-1"; they change state only through Cancel, Stop, SetState, Script and
+// Rescale. They take no checkpoints: AddCheckpoint gives them some, and
+// Savepoint takes savepoints at once (savepoint.go). They
+// declare no keyed state: AddState and PutState give them some for
+// QueryState. It is safe for concurrent use.
 type Fake struct {
-	mu      sync.Mutex
-	now     time.Time
-	jobs    []*fakeJob // oldest first
-	tms     []api.TaskManagerStatus
-	subs    []api.Submission
-	queries []Query
-	fail    error
+	mu       sync.Mutex
+	now      time.Time
+	jobs     []*fakeJob // oldest first
+	tms      []api.TaskManagerStatus
+	subs     []api.Submission
+	queries  []Query
+	rescales []RescaleCall
+	// savepoints are the calls of Savepoint and Stop; taken the savepoints
+	// taken, by path.
+	savepoints []SavepointCall
+	taken      map[string]shape
+	fail       error
 }
 
 // fakeJob is a job and the states it will go through on later Job calls.
 type fakeJob struct {
 	status api.JobStatus
-	script []api.Event
+	// spec is the job as submitted, at its current parallelism.
+	spec   *jobspec.Job
+	script []step
 	ckpts  []api.CheckpointStatus // newest first
 	states map[string]*fakeState
 	// queryErrs are what the next QueryState calls return (FailQueries).
 	queryErrs []error
+	// rescaleErrs are what the next Rescale calls return (FailRescales).
+	rescaleErrs []error
+	// rescaling is whether a rescale is under way.
+	rescaling bool
+	// savepointErrs are what the next Savepoint or Stop calls return
+	// (FailSavepoints), savepointScript the savepoints they return
+	// (ScriptSavepoints); lastSavepoint is the ID of the latest one.
+	savepointErrs   []error
+	savepointScript []api.Savepoint
+	lastSavepoint   int64
+}
+
+// step is one state a job goes through on a later Job call: a scripted
+// event, or a step of a rescale (rescale.go).
+type step struct {
+	event api.Event
+	// rescale marks a step of a rescale. deploy, if not nil, is the spec
+	// of the attempt that the step deploys; done ends the rescale.
+	rescale bool
+	deploy  *jobspec.Job
+	done    bool
 }
 
 // NewFake returns a Fake without jobs or task managers.
@@ -50,8 +79,10 @@ func NewFake() *Fake {
 var _ api.Service = (*Fake)(nil)
 
 // Submit parses the spec with jobspec and checks that the uploaded modules
-// are exactly the ones the spec declares; both kinds of error wrap
-// api.ErrBadRequest. The job gets the id job-N for the N-th submission.
+// are exactly the ones the spec declares, and that FromSavepoint is a
+// file:// or s3:// URL whose savepoint, if the Fake took it, fits the job
+// (checkRestore); every error wraps api.ErrBadRequest. The job gets the id
+// job-N for the N-th submission.
 func (f *Fake) Submit(_ context.Context, s api.Submission) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,10 +93,13 @@ func (f *Fake) Submit(_ context.Context, s api.Submission) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	if err := f.checkRestore(s, job); err != nil {
+		return "", err
+	}
 	f.subs = append(f.subs, s)
 	f.now = f.now.Add(time.Second)
 	id := fmt.Sprintf("job-%d", len(f.subs))
-	f.jobs = append(f.jobs, &fakeJob{status: running(id, job, f.now)})
+	f.jobs = append(f.jobs, &fakeJob{status: running(id, job, f.now), spec: job})
 	return id, nil
 }
 
@@ -151,8 +185,9 @@ func (f *Fake) Job(_ context.Context, id string) (api.JobStatus, error) {
 		return api.JobStatus{}, err
 	}
 	if len(j.script) > 0 {
-		f.setState(j, j.script[0].State, j.script[0].Message)
+		st := j.script[0]
 		j.script = j.script[1:]
+		f.take(j, st)
 	}
 	return clone(j.status), nil
 }
@@ -241,7 +276,8 @@ func (f *Fake) SetState(id, state, message string) {
 
 // Script makes each of the next len(steps) calls of Job(id) first move the
 // job to the state and message of the next step; the fake's clock stamps the
-// step, not its Time. It panics for an unknown id.
+// step, not its Time. The steps of a later Rescale come after these. It
+// panics for an unknown id.
 func (f *Fake) Script(id string, steps ...api.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -249,7 +285,9 @@ func (f *Fake) Script(id string, steps ...api.Event) {
 	if err != nil {
 		panic(err)
 	}
-	j.script = append(j.script, steps...)
+	for _, e := range steps {
+		j.script = append(j.script, step{event: e})
+	}
 }
 
 // FailNext makes the next call of any Service method return err.
@@ -293,8 +331,8 @@ func (f *Fake) lookup(id string) (*fakeJob, error) {
 	return nil, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 }
 
-// setState moves j to state, and its subtasks too if state is terminal.
-// f.mu is held.
+// setState moves j to state, and its subtasks too if state is terminal; a
+// job that ends drops the rest of a rescale. f.mu is held.
 func (f *Fake) setState(j *fakeJob, state, message string) {
 	s := &j.status
 	s.State, s.Message = state, message
@@ -302,6 +340,8 @@ func (f *Fake) setState(j *fakeJob, state, message string) {
 	if !api.Terminal(state) {
 		return
 	}
+	j.rescaling = false
+	j.script = slices.DeleteFunc(j.script, func(st step) bool { return st.rescale })
 	ended := f.now
 	s.EndedAt = &ended
 	for _, v := range s.Vertices {

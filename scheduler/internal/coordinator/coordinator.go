@@ -147,13 +147,46 @@ func (c *Coordinator) Ack(now time.Time, id int64, task Task, handle []byte) []A
 	}
 	p := c.pending[i]
 	p.handles[task] = handle
-	if len(p.handles) < len(c.tasks) {
+	if !c.acked(p) {
 		return nil
 	}
-	c.pending = slices.Delete(c.pending, i, i+1)
+	return c.complete(now, p)
+}
+
+// complete completes p, subsuming older pending checkpoints.
+func (c *Coordinator) complete(now time.Time, p *pending) []Action {
+	c.pending = slices.DeleteFunc(c.pending, func(q *pending) bool { return q == p })
 	c.lastEnd = now
-	acts := c.abortAll(func(q *pending) bool { return q.id < id }, fmt.Sprintf("subsumed by checkpoint %d", id))
-	return append(acts, Complete{ID: id, Triggered: p.triggered, Handles: p.handles})
+	acts := c.abortAll(func(q *pending) bool { return q.id < p.id }, fmt.Sprintf("subsumed by checkpoint %d", p.id))
+	return append(acts, Complete{ID: p.id, Triggered: p.triggered, Handles: p.handles})
+}
+
+// Finish records that a task has finished: it takes no more checkpoints,
+// and checkpoints no longer wait for it. When no source is left, the
+// attempt stops checkpointing.
+func (c *Coordinator) Finish(now time.Time, task Task) []Action {
+	c.tasks = slices.DeleteFunc(c.tasks, func(t Task) bool { return t == task })
+	c.sources = slices.DeleteFunc(c.sources, func(t Task) bool { return t == task })
+	if c.running && len(c.sources) == 0 {
+		return c.Stop("every source has finished")
+	}
+	var acts []Action
+	for _, p := range slices.Clone(c.pending) {
+		if c.acked(p) {
+			acts = append(acts, c.complete(now, p)...)
+		}
+	}
+	return acts
+}
+
+// acked reports whether every task still taking part acknowledged p.
+func (c *Coordinator) acked(p *pending) bool {
+	for _, t := range c.tasks {
+		if _, ok := p.handles[t]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Decline aborts checkpoint id because a task could not take it.

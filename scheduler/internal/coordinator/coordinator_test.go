@@ -18,6 +18,7 @@ import (
 //	tick at=D
 //	ack id=N task=S/T at=D [handle=X]
 //	decline id=N task=S/T at=D reason=X
+//	finish task=S/T at=D
 //	trigger-now at=D
 //	stop reason=X
 //
@@ -50,6 +51,8 @@ func TestCoordinator(t *testing.T) {
 				var reason string
 				d.ScanArgs(t, "reason", &reason)
 				acts = c.Decline(at(), id(t, d), tasks(t, d, "task")[0], reason)
+			case "finish":
+				acts = c.Finish(at(), tasks(t, d, "task")[0])
 			case "trigger-now":
 				if tr, ok := c.TriggerNow(at()); ok {
 					acts = []Action{tr}

@@ -10,9 +10,20 @@
 //
 // Submitting a job (submit.go) is a multipart/form-data upload: the job spec,
 // one file part per Wasm module named after the module, and the --set,
-// --parallelism and --checkpoint-interval equivalents. The upload is
+// --parallelism, --checkpoint-interval, --from-savepoint and
+// --allow-non-restored-state equivalents. The upload is
 // streamed part by part under a size limit (Options.MaxUpload) rather than
 // spooled to disk.
+//
+// Rescaling a job (rescale.go), PATCH /v1/jobs/{id}, takes a JSON body with
+// the new parallelism and answers 202 with the job's status: the Service
+// only starts the rescale, and the job's history reports how it ends.
+//
+// Taking a savepoint (savepoint.go), POST /v1/jobs/{id}/savepoints, and
+// stopping a job with one, POST /v1/jobs/{id}/stop, answer 200 with the
+// savepoint only once it is complete, which can take minutes for a job with
+// much state: the request waits up to Options.SavepointTimeout. A stop
+// without "savepoint": true cancels the job, as DELETE /v1/jobs/{id} does.
 //
 // Reading queryable state (state.go) takes a key as one percent-decoded path
 // segment, GET /v1/jobs/{id}/state/{name}/{key}, or several in a JSON body,

@@ -9,3 +9,9 @@ func Serving(p string, all []string) (pattern, wildcard, verb string, segments i
 	m := serving(p, all)
 	return m.pattern, m.wildcard, m.verb, m.segments
 }
+
+// The bodies of the savepoint endpoints, for the OpenAPI schema test.
+type (
+	SavepointRequest = savepointRequest
+	StopRequest      = stopRequest
+)

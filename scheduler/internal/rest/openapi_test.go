@@ -78,6 +78,10 @@ func TestOpenAPISchemas(t *testing.T) {
 		"CheckpointStatus":        reflect.TypeFor[api.CheckpointStatus](),
 		"CheckpointSubtaskStatus": reflect.TypeFor[api.CheckpointSubtaskStatus](),
 		"StateValue":              reflect.TypeFor[api.StateValue](),
+		"RescaleRequest":          reflect.TypeFor[api.RescaleRequest](),
+		"Savepoint":               reflect.TypeFor[api.Savepoint](),
+		"SavepointRequest":        reflect.TypeFor[rest.SavepointRequest](),
+		"StopRequest":             reflect.TypeFor[rest.StopRequest](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

@@ -216,14 +216,16 @@ func TestErrors(t *testing.T) {
 		{"unknown job", "GET", "/v1/jobs/nope", 404, `no job "nope"`, ""},
 		{"cancel unknown job", "DELETE", "/v1/jobs/nope", 404, `no job "nope"`, ""},
 		{"checkpoints of unknown job", "GET", "/v1/jobs/nope/checkpoints", 404, `no job "nope"`, ""},
-		{"unknown job subresource", "GET", "/v1/jobs/" + ended + "/savepoints", 404, "no such endpoint", ""},
+		{"unknown job subresource", "GET", "/v1/jobs/" + ended + "/metrics", 404, "no such endpoint", ""},
 		{"cancel ended job", "DELETE", "/v1/jobs/" + ended, 409, "already ended (FINISHED)", ""},
 		{"unknown route", "GET", "/v2/jobs", 404, "no such endpoint: GET /v2/jobs", ""},
 		{"trailing slash", "GET", "/v1/jobs/", 404, "no such endpoint", ""},
 		{"wrong method", "PUT", "/v1/jobs", 405, "method PUT not allowed on /v1/jobs", "POST, GET"},
-		{"wrong method with id", "POST", "/v1/jobs/x", 405, "not allowed", "GET, DELETE"},
+		{"wrong method with id", "POST", "/v1/jobs/x", 405, "not allowed", "GET, DELETE, PATCH"},
 		{"wrong method on health", "DELETE", "/healthz", 405, "not allowed", "GET"},
 		{"wrong method on checkpoints", "POST", "/v1/jobs/x/checkpoints", 405, "not allowed", "GET"},
+		{"wrong method on savepoints", "GET", "/v1/jobs/x/savepoints", 405, "not allowed", "POST"},
+		{"wrong method on stop", "PUT", "/v1/jobs/x/stop", 405, "not allowed", "POST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,8 +2,6 @@ package rest
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,16 +69,14 @@ func (h *handler) stateBatchGet(r *http.Request) (int, any, error) {
 	return http.StatusOK, values{vals}, nil
 }
 
+// keysShape is what a batchGet body looks like, for its 400 errors.
+const keysShape = `{"keys": ["..."], "keysBase64": ["..."]}`
+
 // readKeys decodes the body of a batchGet into the keys it asks for.
 func readKeys(body io.Reader) ([][]byte, error) {
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
 	var req batchGetRequest
-	if err := dec.Decode(&req); err != nil {
-		return nil, bodyError(err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, badRequest(`want one JSON object {"keys": [...]} as the body, found more after it`)
+	if err := decodeBody(body, &req, keysShape); err != nil {
+		return nil, err
 	}
 	keys := make([][]byte, 0, len(req.Keys)+len(req.KeysBase64))
 	for _, k := range req.Keys {
@@ -94,13 +90,4 @@ func readKeys(body io.Reader) ([][]byte, error) {
 		keys = append(keys, b)
 	}
 	return keys, nil
-}
-
-// bodyError classifies an error met while decoding a JSON body.
-func bodyError(err error) error {
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return &statusError{api.ErrTooLarge, fmt.Sprintf("body larger than the %s limit (--max-upload)", formatSize(tooBig.Limit))}
-	}
-	return badRequest(`want a JSON object {"keys": ["..."], "keysBase64": ["..."]} as the body: %v`, err)
 }

@@ -22,6 +22,8 @@ const (
 	fieldSet                = "set"
 	fieldParallelism        = "parallelism"
 	fieldCheckpointInterval = "checkpointInterval"
+	fieldFromSavepoint      = "fromSavepoint"
+	fieldAllowNonRestored   = "allowNonRestoredState"
 )
 
 // submitted is the body of a 201 response to a job upload.
@@ -106,6 +108,8 @@ type upload struct {
 	sets        []string
 	parallelism int
 	interval    time.Duration
+	savepoint   string
+	allowLost   bool
 	seen        map[string]bool
 	modules     map[string][]byte
 }
@@ -133,6 +137,10 @@ func (u *upload) add(p *multipart.Part) error {
 		return u.setParallelism(string(data))
 	case name == fieldCheckpointInterval:
 		return u.setInterval(string(data))
+	case name == fieldFromSavepoint:
+		u.savepoint = strings.TrimSpace(string(data))
+	case name == fieldAllowNonRestored:
+		return u.setAllowNonRestored(string(data))
 	case p.FileName() == "":
 		return badRequest("unknown form field %q: a module must be a file part", name)
 	default:
@@ -166,6 +174,15 @@ func (u *upload) setInterval(s string) error {
 	return nil
 }
 
+func (u *upload) setAllowNonRestored(s string) error {
+	b, err := strconv.ParseBool(strings.TrimSpace(s))
+	if err != nil {
+		return badRequest("%s %q: want true or false", fieldAllowNonRestored, s)
+	}
+	u.allowLost = b
+	return nil
+}
+
 // submission checks that the upload is complete and returns it.
 func (u *upload) submission() (api.Submission, error) {
 	if !u.seen[fieldSpec] {
@@ -176,5 +193,5 @@ func (u *upload) submission() (api.Submission, error) {
 		return api.Submission{}, badRequest("%v", err)
 	}
 	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules,
-		CheckpointInterval: u.interval}, nil
+		CheckpointInterval: u.interval, FromSavepoint: u.savepoint, AllowNonRestoredState: u.allowLost}, nil
 }

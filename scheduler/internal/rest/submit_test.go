@@ -22,6 +22,8 @@ func TestSubmitParts(t *testing.T) {
 		part{"ops", "whatever.bin", "\x00asm\x01"},
 		part{"set", "", "note=a=b"},
 		part{"checkpointInterval", "", " 1m30s "},
+		part{"fromSavepoint", "", " s3://floe/sp/savepoint-abc123-7 "},
+		part{"allowNonRestoredState", "", "true"},
 	)
 	var out struct{ ID string }
 	decode(t, rec, http.StatusCreated, &out)
@@ -35,6 +37,9 @@ func TestSubmitParts(t *testing.T) {
 	s := subs[0]
 	if string(s.Spec) != spec || s.Parallelism != 3 || s.CheckpointInterval != 90*time.Second {
 		t.Errorf("spec %q, parallelism %d, checkpoint interval %v", s.Spec, s.Parallelism, s.CheckpointInterval)
+	}
+	if s.FromSavepoint != "s3://floe/sp/savepoint-abc123-7" || !s.AllowNonRestoredState {
+		t.Errorf("from savepoint %q, allow non-restored state %v", s.FromSavepoint, s.AllowNonRestoredState)
 	}
 	if want := map[string]string{"count": "5", "note": "a=b"}; !maps.Equal(s.Params, want) {
 		t.Errorf("params %v, want %v", s.Params, want)
@@ -64,6 +69,12 @@ func TestSubmitErrors(t *testing.T) {
 			`more than one "checkpointInterval"`},
 		{"checkpoint interval too short, as the service reports it", []part{spec, ops, {"checkpointInterval", "", "1ms"}},
 			"checkpoint interval 1ms is below the minimum 10ms"},
+		{"bad allowNonRestoredState", []part{spec, ops, {"allowNonRestoredState", "", "yes"}},
+			`allowNonRestoredState "yes": want true or false`},
+		{"two savepoints", []part{spec, ops, {"fromSavepoint", "", "file:///a"}, {"fromSavepoint", "", "file:///b"}},
+			`more than one "fromSavepoint"`},
+		{"savepoint not a URL, as the service reports it", []part{spec, ops, {"fromSavepoint", "", "/tmp/sp"}},
+			`fromSavepoint "/tmp/sp": want a file:// or s3:// URL`},
 		{"two copies of a module", []part{spec, ops, ops}, `more than one "ops" part`},
 		{"module as a field", []part{spec, {"ops", "", "wasm"}}, `unknown form field "ops"`},
 		{"bad spec, as the service reports it", []part{{"spec", "", "name: [x"}, ops}, "bad request"},
@@ -82,6 +93,29 @@ func TestSubmitErrors(t *testing.T) {
 				t.Errorf("%d submissions accepted", n)
 			}
 		})
+	}
+}
+
+// TestSubmitFromSavepoint starts a job from a savepoint of another, whose
+// operator has a new uid: the savepoint's state for the old uid is refused
+// unless allowNonRestoredState drops it.
+func TestSubmitFromSavepoint(t *testing.T) {
+	e := withCheckpoints(t, rest.Options{})
+	var sp api.Savepoint
+	decode(t, e.do("POST", "/v1/jobs/job-1/savepoints", nil, ""), http.StatusOK, &sp)
+	renamed := part{"spec", "job.yaml", strings.Replace(spec, "uid: upper", "uid: upper2", 1)}
+	ops := part{"ops", "ops.wasm", "wasm"}
+	from := part{"fromSavepoint", "", sp.Path}
+	var out struct{ Error string }
+	decode(t, e.submit(t, renamed, ops, from), http.StatusBadRequest, &out)
+	if want := `bad request: savepoint ` + sp.Path + ` has state for "upper", which the job lacks (pass --allow-non-restored-state to drop it)`; out.Error != want {
+		t.Errorf("error %q, want %q", out.Error, want)
+	}
+	decode(t, e.submit(t, renamed, ops, from, part{"allowNonRestoredState", "", "true"}), http.StatusCreated, &out)
+	decode(t, e.submit(t, validJob[0], ops, from, part{"allowNonRestoredState", "", "false"}), http.StatusCreated, &out)
+	subs := e.fake.Submissions()
+	if len(subs) != 3 || subs[1].FromSavepoint != sp.Path || !subs[1].AllowNonRestoredState || subs[2].AllowNonRestoredState {
+		t.Errorf("submissions %+v", subs)
 	}
 }
 

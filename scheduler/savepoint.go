@@ -1,0 +1,257 @@
+package scheduler
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+)
+
+// savepointTimeout bounds how long a savepoint may take.
+const savepointTimeout = 10 * time.Minute
+
+// Savepoint implements api.Service.
+func (s *Server) Savepoint(ctx context.Context, id, dir string) (api.Savepoint, error) {
+	return s.savepoint(ctx, id, dir, false)
+}
+
+// Stop implements api.Service.
+func (s *Server) Stop(ctx context.Context, id, dir string) (api.Savepoint, error) {
+	return s.savepoint(ctx, id, dir, true)
+}
+
+// savepoint takes a checkpoint now, waits for it and copies it, with every
+// file it refers to, into a self-contained savepoint. With stop, the job
+// then stops.
+func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.Savepoint, error) {
+	s.mu.Lock()
+	j, ok := s.jobs[id]
+	switch {
+	case !ok:
+		s.mu.Unlock()
+		return api.Savepoint{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	case j.state != api.JobRunning:
+		s.mu.Unlock()
+		return api.Savepoint{}, fmt.Errorf("%w: job %s is %s; savepoints are taken of running jobs", api.ErrConflict, id, j.state)
+	case j.ckpts == nil:
+		s.mu.Unlock()
+		return api.Savepoint{}, fmt.Errorf("%w: job %s takes no checkpoints; submit it with --checkpoint-interval to take savepoints", api.ErrConflict, id)
+	}
+	if dir == "" {
+		dir = strings.TrimSuffix(j.ckpts.url, "/") + "/savepoints"
+	}
+	trig, ok := j.ckpts.coord.TriggerNow(s.now())
+	if !ok {
+		s.mu.Unlock()
+		return api.Savepoint{}, fmt.Errorf("%w: job %s cannot take a checkpoint now", api.ErrConflict, id)
+	}
+	done := make(chan *checkpoint.Metadata, 1)
+	j.waiters = append(j.waiters, waiter{id: trig.ID, done: done})
+	s.checkpointActions(j, []coordinator.Action{trig})
+	src := j.ckpts.store
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
+	defer cancel()
+	var md *checkpoint.Metadata
+	select {
+	case md = <-done:
+	case <-ctx.Done():
+		return api.Savepoint{}, fmt.Errorf("savepoint of job %s: %w", id, ctx.Err())
+	}
+	if md == nil {
+		return api.Savepoint{}, fmt.Errorf("%w: the checkpoint of the savepoint failed; see the job's checkpoints", api.ErrConflict)
+	}
+	defer s.unpin(j, md.ID)
+	sp, err := s.copySavepoint(ctx, src, dir, md)
+	if err != nil {
+		return api.Savepoint{}, err
+	}
+	s.log.Info("savepoint taken", "job", id, "path", sp.Path)
+	if stop {
+		s.mu.Lock()
+		if j.state == api.JobRunning || j.state == api.JobDeploying {
+			s.stopCheckpoints(j, "stopped with a savepoint")
+			s.stopAttempt(j)
+			s.setState(j, api.JobFinished, "stopped with savepoint "+sp.Path)
+		}
+		s.mu.Unlock()
+	}
+	return sp, nil
+}
+
+// unpin lets retention delete a checkpoint copied into a savepoint.
+func (s *Server) unpin(j *job, id int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(j.ckpts.pinned, id)
+}
+
+// waiter waits for a checkpoint to complete (or fail: nil).
+type waiter struct {
+	id   int64
+	done chan *checkpoint.Metadata
+}
+
+// wakeWaiters tells those waiting for checkpoint id how it ended. The
+// caller holds s.mu.
+func (j *job) wakeWaiters(id int64, md *checkpoint.Metadata) {
+	keep := j.waiters[:0]
+	for _, w := range j.waiters {
+		if w.id == id {
+			if md != nil {
+				if j.ckpts.pinned == nil {
+					j.ckpts.pinned = map[int64]*checkpoint.Metadata{}
+				}
+				j.ckpts.pinned[id] = md
+			}
+			w.done <- md
+			continue
+		}
+		keep = append(keep, w)
+	}
+	j.waiters = keep
+}
+
+// copySavepoint copies a completed checkpoint into dir as a savepoint: its
+// snapshot files under state/, and its metadata, with paths relative to
+// the savepoint, written last.
+func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir string, md *checkpoint.Metadata) (api.Savepoint, error) {
+	dst, err := ckstore.Open(ctx, dir, s.cfg.CheckpointOptions)
+	if err != nil {
+		return api.Savepoint{}, fmt.Errorf("%w: savepoint directory: %v", api.ErrBadRequest, err)
+	}
+	name := fmt.Sprintf("savepoint-%s-%d", md.JobID[:min(6, len(md.JobID))], md.ID)
+	sp := *md
+	sp.Savepoint = true
+	sp.Subtasks = append([]checkpoint.SubtaskState(nil), md.Subtasks...)
+	copied := map[string]string{}
+	for i := range sp.Subtasks {
+		st := &sp.Subtasks[i]
+		files := append([]checkpoint.File(nil), st.Keyed...)
+		for k, f := range files {
+			to, ok := copied[f.Path]
+			if !ok {
+				to = path.Join("state", fmt.Sprintf("%d-%d-%d.snap", st.Stage, st.Subtask, k))
+				if err := copyObject(ctx, src, f.Path, dst, path.Join(name, to)); err != nil {
+					return api.Savepoint{}, fmt.Errorf("savepoint: copying %s: %w", f.Path, err)
+				}
+				copied[f.Path] = to
+			}
+			files[k].Path = to
+		}
+		st.Keyed = files
+	}
+	b, err := checkpoint.Marshal(&sp)
+	if err == nil {
+		err = dst.Put(ctx, path.Join(name, "_metadata"), bytes.NewReader(b), int64(len(b)))
+	}
+	if err != nil {
+		return api.Savepoint{}, fmt.Errorf("savepoint: writing metadata: %w", err)
+	}
+	return api.Savepoint{ID: md.ID, Path: strings.TrimSuffix(dst.String(), "/") + "/" + name}, nil
+}
+
+func copyObject(ctx context.Context, src ckstore.Store, from string, dst ckstore.Store, to string) error {
+	size, err := src.Stat(ctx, from)
+	if err != nil {
+		return err
+	}
+	r, err := src.Get(ctx, from)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return dst.Put(ctx, to, r, size)
+}
+
+// loadSavepoint reads a savepoint's metadata and maps its state onto the
+// plan of the job that starts from it: stages are matched by their name
+// (the uids of their steps). State of a stage the new job lacks is refused
+// unless allowed.
+func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, allowDropped bool) (*checkpoint.Metadata, error) {
+	store, err := ckstore.Open(ctx, url, s.cfg.CheckpointOptions)
+	if err != nil {
+		return nil, fmt.Errorf("%w: savepoint %s: %v", api.ErrBadRequest, url, err)
+	}
+	rc, err := store.Get(ctx, "_metadata")
+	if err != nil {
+		return nil, fmt.Errorf("%w: savepoint %s: %v", api.ErrBadRequest, url, err)
+	}
+	b, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: savepoint %s: %v", api.ErrBadRequest, url, err)
+	}
+	var md checkpoint.Metadata
+	if err := checkpoint.Unmarshal(b, &md); err != nil || md.Version != checkpoint.Version {
+		return nil, fmt.Errorf("%w: savepoint %s: not a version %d savepoint (%v)", api.ErrBadRequest, url, checkpoint.Version, err)
+	}
+	if md.MaxParallelism != p.Job.MaxParallelism {
+		return nil, fmt.Errorf("%w: savepoint %s has maxParallelism %d, the job %d: it is fixed for the life of the state",
+			api.ErrBadRequest, url, md.MaxParallelism, p.Job.MaxParallelism)
+	}
+	return remap(&md, p, url, allowDropped)
+}
+
+// remap renumbers a savepoint's stages to the plan's, by stage name.
+func remap(md *checkpoint.Metadata, p *plan.Plan, url string, allowDropped bool) (*checkpoint.Metadata, error) {
+	index := map[string]int{}
+	for i, st := range p.Stages {
+		index[st.Name] = i
+	}
+	out := *md
+	out.Store = url
+	out.Stages = make([]checkpoint.Stage, len(p.Stages))
+	for i, st := range p.Stages {
+		out.Stages[i] = checkpoint.Stage{Name: st.Name, Parallelism: st.Parallelism}
+	}
+	for oldIdx, st := range md.Stages {
+		if _, ok := index[st.Name]; !ok && !allowDropped {
+			return nil, fmt.Errorf("%w: savepoint %s has state for stage %q, which the job lacks (pass --allow-non-restored-state to drop it)",
+				api.ErrBadRequest, url, st.Name)
+		}
+		if i, ok := index[st.Name]; ok {
+			out.Stages[i].Parallelism = md.Stages[oldIdx].Parallelism
+		}
+	}
+	out.Subtasks = nil
+	for _, sub := range md.Subtasks {
+		i, ok := index[md.Stages[sub.Stage].Name]
+		if !ok {
+			continue
+		}
+		sub.Stage = i
+		out.Subtasks = append(out.Subtasks, sub)
+	}
+	return &out, nil
+}
+
+// startFromSavepoint makes a submitted job restore a savepoint on its first
+// attempt. A job without checkpoints of its own still restores it (with
+// checkpoints that are never triggered).
+func (s *Server) startFromSavepoint(ctx context.Context, j *job, sub api.Submission) error {
+	if j.ckpts == nil {
+		c, err := ckstore.Open(ctx, s.cfg.CheckpointStorage, s.cfg.CheckpointOptions)
+		if err != nil {
+			return err
+		}
+		j.ckpts = &checkpoints{coord: coordinator.New(coordinator.Config{}), url: s.cfg.CheckpointStorage, store: c, retain: 1}
+	}
+	md, err := s.loadSavepoint(ctx, strings.TrimSuffix(sub.FromSavepoint, "/"), j.plan, sub.AllowNonRestoredState)
+	if err != nil {
+		return err
+	}
+	j.ckpts.completed = []*checkpoint.Metadata{md}
+	j.ckpts.coord.SetNextID(md.ID + 1)
+	return nil
+}
