@@ -273,6 +273,12 @@ func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.
 	if store == nil {
 		store = t.ckpt.cfg.Store
 	}
+	if rr, ok := store.(rangeGetter); ok {
+		// Read only the index and the blocks of the key groups this
+		// subtask owns.
+		_, err := t.state.Restore(&objectReaderAt{ctx: ctx, rr: rr, path: f.Path}, f.Size, rng)
+		return err
+	}
 	rc, err := store.Get(ctx, f.Path)
 	if err != nil {
 		return err
@@ -287,4 +293,25 @@ func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.
 	}
 	_, err = t.state.Restore(bytes.NewReader(b), int64(len(b)), rng)
 	return err
+}
+
+// rangeGetter is a store that reads parts of objects.
+type rangeGetter interface {
+	GetRange(ctx context.Context, path string, off, n int64) (io.ReadCloser, error)
+}
+
+// objectReaderAt reads an object in checkpoint storage by ranges.
+type objectReaderAt struct {
+	ctx  context.Context
+	rr   rangeGetter
+	path string
+}
+
+func (o *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	rc, err := o.rr.GetRange(o.ctx, o.path, off, int64(len(p)))
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	return io.ReadFull(rc, p)
 }

@@ -65,3 +65,11 @@ type Store interface {
 	// String returns the store's URL, free of secrets, for messages.
 	String() string
 }
+
+// RangeReader is implemented by stores that can read part of an object, so
+// a restore fetches only the key groups it owns.
+type RangeReader interface {
+	// GetRange returns bytes [off, off+n) of the object at path. The
+	// caller closes the reader.
+	GetRange(ctx context.Context, path string, off, n int64) (io.ReadCloser, error)
+}

@@ -165,21 +165,34 @@ func Read(r io.ReaderAt, size int64, rng keygroup.Range, fn func(op Op, key, val
 		return read, err
 	}
 	i := sort.Search(len(blocks), func(i int) bool { return int(blocks[i].kg) >= rng.Start })
-	var buf []byte
-	for ; i < len(blocks) && int(blocks[i].kg) < rng.End; i++ {
-		blk := blocks[i]
-		if blk.off+blk.length > uint64(size) {
-			return read, fmt.Errorf("%w: block of key group %d beyond the end", ErrCorrupt, blk.kg)
+	j := i
+	for j < len(blocks) && int(blocks[j].kg) < rng.End {
+		j++
+	}
+	if i == j {
+		return read, nil
+	}
+	// The blocks of a range are contiguous: one read fetches them all.
+	first, last := blocks[i], blocks[j-1]
+	end := last.off + last.length
+	if end > uint64(size) || first.off > end {
+		return read, fmt.Errorf("%w: blocks of key groups %d..%d beyond the end", ErrCorrupt, first.kg, last.kg)
+	}
+	buf := make([]byte, end-first.off)
+	if _, err := r.ReadAt(buf, int64(first.off)); err != nil {
+		return read, fmt.Errorf("snapshot: reading key groups %d..%d: %w", first.kg, last.kg, err)
+	}
+	read += int64(len(buf))
+	for _, blk := range blocks[i:j] {
+		lo := blk.off - first.off
+		if lo+blk.length > uint64(len(buf)) {
+			return read, fmt.Errorf("%w: block of key group %d overlaps", ErrCorrupt, blk.kg)
 		}
-		buf = append(buf[:0], make([]byte, blk.length)...)
-		if _, err := r.ReadAt(buf, int64(blk.off)); err != nil {
-			return read, fmt.Errorf("snapshot: reading key group %d: %w", blk.kg, err)
-		}
-		read += int64(blk.length)
-		if crc32.Checksum(buf, table) != blk.crc {
+		b := buf[lo : lo+blk.length]
+		if crc32.Checksum(b, table) != blk.crc {
 			return read, fmt.Errorf("%w: checksum mismatch in key group %d", ErrCorrupt, blk.kg)
 		}
-		if err := parseBlock(buf, fn); err != nil {
+		if err := parseBlock(b, fn); err != nil {
 			return read, err
 		}
 	}

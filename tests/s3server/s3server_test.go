@@ -37,6 +37,19 @@ func TestCheckpointStoreAgainstVersitygw(t *testing.T) {
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("multipart object came back with %d bytes (equal: %v), err %v", len(got), bytes.Equal(got, big), err)
 	}
+	rr, ok := store.(checkpoint.RangeReader)
+	if !ok {
+		t.Fatal("the S3 store cannot read ranges")
+	}
+	part, err := rr.GetRange(ctx, "job/shared/big.snap", 12345, 6789)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = io.ReadAll(part)
+	part.Close()
+	if err != nil || !bytes.Equal(got, big[12345:12345+6789]) {
+		t.Fatalf("range read: %d bytes, err %v", len(got), err)
+	}
 	names, err := store.List(ctx, "job/")
 	if err != nil || len(names) != 1 || names[0] != "job/shared/big.snap" {
 		t.Fatalf("List = %v, %v", names, err)

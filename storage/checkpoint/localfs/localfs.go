@@ -142,3 +142,16 @@ func (s *Store) fail(op, p string, err error) error {
 func missing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
+
+// GetRange implements checkpoint.RangeReader.
+func (s *Store) GetRange(ctx context.Context, p string, off, n int64) (io.ReadCloser, error) {
+	rc, err := s.Get(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	f := rc.(*os.File)
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, off, n), f}, nil
+}

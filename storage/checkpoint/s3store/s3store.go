@@ -232,3 +232,23 @@ func errorCode(err error) string {
 	}
 	return resp.Code
 }
+
+// GetRange implements checkpoint.RangeReader with an HTTP range request.
+func (s *Store) GetRange(ctx context.Context, p string, off, n int64) (io.ReadCloser, error) {
+	key, err := s.key("get", p)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	opts := minio.GetObjectOptions{}
+	if err := opts.SetRange(off, off+n-1); err != nil {
+		return nil, s.fail("get", p, err)
+	}
+	body, _, _, err := s.core.GetObject(ctx, s.bucket, key, opts)
+	if err != nil {
+		return nil, s.fail("get", p, err)
+	}
+	return body, nil
+}
