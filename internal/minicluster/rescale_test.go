@@ -144,4 +144,15 @@ func TestRescaleRefusesWhatItCannotDo(t *testing.T) {
 			t.Errorf("Rescale(%+v) = %v, want a bad request", req, err)
 		}
 	}
+	// A job that is not running cannot be rescaled; the refusals above left
+	// it running.
+	if st, _ := c.Scheduler.Job(context.Background(), id2); st.State != api.JobRunning {
+		t.Fatalf("job %s after refused rescales: %s", st.State, st.Message)
+	}
+	if err := c.Scheduler.Cancel(context.Background(), id2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Scheduler.Rescale(context.Background(), id2, api.RescaleRequest{Parallelism: 2}); !errors.Is(err, api.ErrConflict) {
+		t.Errorf("rescaling a canceled job: %v", err)
+	}
 }
