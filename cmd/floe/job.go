@@ -114,6 +114,8 @@ func jobCmd(args []string, stdout, stderr io.Writer) int {
 // jobCLI is what every job command shares: its flags, the scheduler address
 // and where it writes.
 type jobCLI struct {
+	// group is the command group, "job" or "state": floe GROUP NAME.
+	group          string
 	name           string
 	fs             *flag.FlagSet
 	server         string
@@ -123,7 +125,13 @@ type jobCLI struct {
 // newJobCLI prepares floe job name; synopsis follows the command name in
 // the usage line and about explains the command.
 func newJobCLI(name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
-	j := &jobCLI{name: name, fs: flag.NewFlagSet("job "+name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	return newGroupCLI("job", name, synopsis, about, stdout, stderr)
+}
+
+// newGroupCLI prepares floe group name, a command that talks to the
+// scheduler's REST API.
+func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
+	j := &jobCLI{group: group, name: name, fs: flag.NewFlagSet(group+" "+name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
 	j.fs.SetOutput(stderr)
 	server := os.Getenv("FLOE_SERVER")
 	if server == "" {
@@ -131,7 +139,7 @@ func newJobCLI(name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
 	}
 	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API; $FLOE_SERVER sets the default")
 	j.fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe job %s %s\n\n%s\nFlags:\n", name, synopsis, about)
+		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
 	}
 	return j
@@ -193,7 +201,7 @@ func (j *jobCLI) checkServer() error {
 
 // usageError reports a bad command line and returns its exit code, 2.
 func (j *jobCLI) usageError(err error) int {
-	fmt.Fprintf(j.stderr, "floe job %s: %v\n", j.name, err)
+	fmt.Fprintf(j.stderr, "floe %s %s: %v\n", j.group, j.name, err)
 	j.fs.Usage()
 	return 2
 }
@@ -209,12 +217,12 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil:
-		fmt.Fprintf(j.stderr, "floe job %s: interrupted\n", j.name)
+		fmt.Fprintf(j.stderr, "floe %s %s: interrupted\n", j.group, j.name)
 		return 130
 	case client.IsUnreachable(err):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
 	}
-	fmt.Fprintf(j.stderr, "floe job %s: %v\n", j.name, err)
+	fmt.Fprintf(j.stderr, "floe %s %s: %v\n", j.group, j.name, err)
 	return 1
 }
 

@@ -8,11 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -74,12 +71,7 @@ type stateCLI struct {
 }
 
 func newStateCLI(name, synopsis, about string, stdout, stderr io.Writer) *stateCLI {
-	s := &stateCLI{newJobCLI(name, synopsis, about, stdout, stderr)}
-	s.fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe state %s %s\n\n%s\nFlags:\n", name, synopsis, about)
-		s.fs.PrintDefaults()
-	}
-	return s
+	return &stateCLI{newGroupCLI("state", name, synopsis, about, stdout, stderr)}
 }
 
 // parse parses args, flags and positional arguments in any order, and
@@ -97,33 +89,6 @@ func (s *stateCLI) parse(args []string) (pos []string, code int, ok bool) {
 		return nil, s.usageError(err), false
 	}
 	return pos, 0, true
-}
-
-// usageError reports a bad command line and returns its exit code, 2.
-func (s *stateCLI) usageError(err error) int {
-	fmt.Fprintf(s.stderr, "floe state %s: %v\n", s.name, err)
-	s.fs.Usage()
-	return 2
-}
-
-// run calls fn with a client of the scheduler and a context that SIGINT and
-// SIGTERM cancel, and returns the exit code: 0 if fn succeeds, 130 if it was
-// interrupted, 1 after reporting any other error.
-func (s *stateCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := fn(ctx, client.New(s.server, nil))
-	switch {
-	case err == nil:
-		return 0
-	case ctx.Err() != nil:
-		fmt.Fprintf(s.stderr, "floe state %s: interrupted\n", s.name)
-		return 130
-	case client.IsUnreachable(err):
-		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", s.server, err)
-	}
-	fmt.Fprintf(s.stderr, "floe state %s: %v\n", s.name, err)
-	return 1
 }
 
 func stateGetCmd(args []string, stdout, stderr io.Writer) int {

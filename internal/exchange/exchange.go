@@ -37,48 +37,6 @@ type Receiver interface {
 	Senders() int
 }
 
-// Inbox is an in-process Sender and Receiver: a bounded queue shared by all
-// senders of one receiving subtask.
-type Inbox struct {
-	ch      chan Message
-	senders int
-}
-
-// NewInbox returns an inbox for senders senders holding at most capacity
-// batches in flight.
-func NewInbox(senders, capacity int) *Inbox {
-	if capacity < 1 {
-		capacity = 1
-	}
-	return &Inbox{ch: make(chan Message, capacity), senders: senders}
-}
-
-// Send implements Sender.
-func (in *Inbox) Send(ctx context.Context, m Message) error {
-	select {
-	case in.ch <- m:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// Recv implements Receiver.
-func (in *Inbox) Recv(ctx context.Context) (Message, error) {
-	select {
-	case m := <-in.ch:
-		return m, nil
-	case <-ctx.Done():
-		return Message{}, ctx.Err()
-	}
-}
-
-// Senders implements Receiver.
-func (in *Inbox) Senders() int { return in.senders }
-
-// Pending returns how many messages wait in the inbox.
-func (in *Inbox) Pending() int { return len(in.ch) }
-
 var pool = sync.Pool{New: func() any { return new(record.Batch) }}
 
 // GetBatch returns an empty batch from the pool.

@@ -1,14 +1,12 @@
 package minicluster
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,29 +16,12 @@ import (
 )
 
 // allCounts reads the committed "word,count" lines and returns, per word,
-// every count seen, failing on malformed lines.
+// every count seen.
 func allCounts(t *testing.T, dir string) map[string][]int64 {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
+	got, _, err := textgen.ReadCounts(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	got := map[string][]int64{}
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			w, c, ok := strings.Cut(sc.Text(), ",")
-			n, err := strconv.ParseInt(c, 10, 64)
-			if !ok || err != nil {
-				t.Fatalf("%s: bad line %q", f, sc.Text())
-			}
-			got[w] = append(got[w], n)
-		}
-		fh.Close()
 	}
 	return got
 }

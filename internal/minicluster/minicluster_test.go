@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -50,26 +49,9 @@ func wordcount(t testing.TB, dir, input, output, extra string, parallelism int) 
 // count.
 func maxCounts(t testing.TB, dir string) map[string]int64 {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no part files in %s (%v)", dir, err)
-	}
-	got := map[string]int64{}
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			w, c, ok := strings.Cut(sc.Text(), ",")
-			n, err := strconv.ParseInt(c, 10, 64)
-			if !ok || err != nil {
-				t.Fatalf("%s: bad line %q", f, sc.Text())
-			}
-			got[w] = max(got[w], n)
-		}
-		fh.Close()
+	got, err := textgen.MaxCounts(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return got
 }

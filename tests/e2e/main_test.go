@@ -1,20 +1,19 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/floe-stream/floe/internal/wasmbuild"
+	"github.com/floe-stream/floe/tests/textgen"
 )
 
 // The binary and modules the tests run, built once in TestMain.
@@ -137,26 +136,9 @@ func writeSpec(t *testing.T, text string) string {
 // count.
 func maxCounts(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no part files in %s (%v)", dir, err)
-	}
-	got := map[string]int64{}
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			w, c, ok := strings.Cut(sc.Text(), ",")
-			n, err := strconv.ParseInt(c, 10, 64)
-			if !ok || err != nil {
-				t.Fatalf("%s: bad line %q", f, sc.Text())
-			}
-			got[w] = max(got[w], n)
-		}
-		fh.Close()
+	got, err := textgen.MaxCounts(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return got
 }

@@ -4,8 +4,11 @@
 package textgen
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -81,4 +84,54 @@ func Count(text []byte) map[string]int64 {
 	}
 	flush()
 	return counts
+}
+
+// ReadCounts reads the "word,count" lines of the part files (part-*) in
+// dir, the word count's output, and returns every count seen per word and
+// the number of lines. Hidden (uncommitted) files are not read.
+func ReadCounts(dir string) (map[string][]int64, int64, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(files) == 0 {
+		return nil, 0, fmt.Errorf("no part files in %s", dir)
+	}
+	got := map[string][]int64{}
+	var lines int64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			w, c, ok := strings.Cut(line, ",")
+			n, err := strconv.ParseInt(c, 10, 64)
+			if !ok || err != nil {
+				return nil, 0, fmt.Errorf("%s: bad line %q", f, line)
+			}
+			got[w] = append(got[w], n)
+			lines++
+		}
+	}
+	return got, lines, nil
+}
+
+// MaxCounts is ReadCounts keeping each word's largest count: for the word
+// count, its number of occurrences.
+func MaxCounts(dir string) (map[string]int64, error) {
+	all, _, err := ReadCounts(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(all))
+	for w, cs := range all {
+		for _, c := range cs {
+			out[w] = max(out[w], c)
+		}
+	}
+	return out, nil
 }
