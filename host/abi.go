@@ -39,8 +39,8 @@ func init() {
 		"map_delete":        {hMapDelete, []api.ValueType{i32, i32, i32, i32}, nil},
 		"map_entries":       {hMapEntries, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}},
 		"map_clear":         {hMapClear, []api.ValueType{i32, i32}, nil},
-		"timer_register":    {hTimerUnsupported, []api.ValueType{i32, i32, i64}, nil},
-		"timer_delete":      {hTimerUnsupported, []api.ValueType{i32, i32, i64}, nil},
+		"timer_register":    {hTimerRegister, []api.ValueType{i32, i32, i64}, nil},
+		"timer_delete":      {hTimerDelete, []api.ValueType{i32, i32, i64}, nil},
 		"current_watermark": {hCurrentWatermark, nil, []api.ValueType{i64}},
 		"processing_time":   {hProcessingTime, nil, []api.ValueType{i64}},
 	}
@@ -200,19 +200,37 @@ func hValueDelete(in *Instance, s []uint64) {
 	check(st.value.Delete(kg, key))
 }
 
+// opList returns the operator list behind a state id when it is one (kinds
+// 4 and 5), whose calls ignore rec.
+func (in *Instance) opList(id64 uint64) OperatorList {
+	if id := uint32(id64); id < uint32(len(in.states)) {
+		return in.states[id].op
+	}
+	return nil
+}
+
 func hListAppend(in *Instance, s []uint64) {
+	if l := in.opList(s[0]); l != nil {
+		check(l.Append(in.bytes(s[2], s[3])))
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindList)
 	check(st.list.Append(kg, key, in.bytes(s[2], s[3])))
 }
 
 func hListGet(in *Instance, s []uint64) {
-	st, kg, key := in.scope(s[0], s[1], KindList)
 	in.scratch = in.scratch[:0]
-	check(st.list.Get(kg, key, func(e []byte) error {
+	collect := func(e []byte) error {
 		in.scratch = binary.LittleEndian.AppendUint32(in.scratch, uint32(len(e)))
 		in.scratch = append(in.scratch, e...)
 		return nil
-	}))
+	}
+	if l := in.opList(s[0]); l != nil {
+		check(l.Get(collect))
+	} else {
+		st, kg, key := in.scope(s[0], s[1], KindList)
+		check(st.list.Get(kg, key, collect))
+	}
 	if len(in.scratch) == 0 {
 		s[0] = absent
 		return
@@ -221,6 +239,10 @@ func hListGet(in *Instance, s []uint64) {
 }
 
 func hListClear(in *Instance, s []uint64) {
+	if l := in.opList(s[0]); l != nil {
+		check(l.Clear())
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindList)
 	check(st.list.Clear(kg, key))
 }
@@ -268,10 +290,37 @@ func hMapClear(in *Instance, s []uint64) {
 	check(st.mp.Clear(kg, key))
 }
 
-func hTimerUnsupported(in *Instance, s []uint64) {
-	trap("timers are not supported yet by this host")
+// timerScope returns the key group and key of record rec for a timer call,
+// and the domain, trapping where timers cannot be used.
+func (in *Instance) timerScope(rec, domain uint64) (uint16, []byte, TimeDomain) {
+	d := TimeDomain(int32(domain))
+	if d != EventTime && d != ProcessingTime {
+		trap("unknown time domain %d (0 event time, 1 processing time)", int32(domain))
+	}
+	if !in.keyed || in.cfg.Timers == nil {
+		trap("timers used by a non-keyed operator: put a keyBy before it")
+	}
+	r := int(int32(rec))
+	if in.cur == nil || r < 0 || r >= len(in.cur.Records) {
+		trap("timer used with record index %d outside the batch", r)
+	}
+	k := &in.cur.Records[r]
+	return k.KeyGroup, k.Key, d
 }
 
-func hCurrentWatermark(in *Instance, s []uint64) { s[0] = uint64(1 << 63) }
+func hTimerRegister(in *Instance, s []uint64) {
+	kg, key, d := in.timerScope(s[0], s[1])
+	if in.onTimer == nil {
+		trap("timer registered, but the module exports no floe_on_timer to call")
+	}
+	check(in.cfg.Timers.Register(kg, key, d, int64(s[2])))
+}
+
+func hTimerDelete(in *Instance, s []uint64) {
+	kg, key, d := in.timerScope(s[0], s[1])
+	check(in.cfg.Timers.Delete(kg, key, d, int64(s[2])))
+}
+
+func hCurrentWatermark(in *Instance, s []uint64) { s[0] = uint64(in.watermark) }
 
 func hProcessingTime(in *Instance, s []uint64) { s[0] = uint64(in.now().UnixMilli()) }

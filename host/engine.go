@@ -161,6 +161,12 @@ var requiredExports = []export{
 	{"floe_close", nil, []api.ValueType{i32}},
 }
 
+// optionalExports are checked only when present.
+var optionalExports = []export{
+	{"floe_on_timer", []api.ValueType{i32, api.ValueTypeI64, i32}, []api.ValueType{i32}},
+	{"floe_on_checkpoint_complete", []api.ValueType{api.ValueTypeI64}, []api.ValueType{i32}},
+}
+
 // checkExports refuses a module without the ABI's exports.
 func checkExports(name string, cm wazero.CompiledModule) error {
 	fns := cm.ExportedFunctions()
@@ -178,6 +184,12 @@ func checkExports(name string, cm wazero.CompiledModule) error {
 	}
 	if len(missing) > 0 {
 		return badModule(name, "lacks the exports %v that ABI v1 requires (is it built with a Floe SDK?)", missing)
+	}
+	for _, x := range optionalExports {
+		if f, ok := fns[x.name]; ok && (!sameTypes(f.ParamTypes(), x.params) || !sameTypes(f.ResultTypes(), x.results)) {
+			return badModule(name, "export %s has signature %s, want %s", x.name,
+				signature(f.ParamTypes(), f.ResultTypes()), signature(x.params, x.results))
+		}
 	}
 	if _, ok := cm.ExportedMemories()["memory"]; !ok {
 		return badModule(name, "exports no memory named \"memory\"")

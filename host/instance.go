@@ -29,6 +29,12 @@ type InstanceConfig struct {
 	Keyed Keyed
 	// Keyed tells that the operator runs after a keyBy.
 	KeyedInput bool
+	// Timers keeps the timers of a keyed operator; nil for an operator
+	// without keyed input, whose timer calls trap.
+	Timers Timers
+	// OperatorState holds the operator list states (ABI kinds 4 and 5); nil
+	// gives the instance lists of its own, in memory.
+	OperatorState OperatorState
 	// CallTimeout bounds each call into the guest; zero means
 	// DefaultCallTimeout.
 	CallTimeout time.Duration
@@ -49,6 +55,7 @@ type Instance struct {
 	open    api.Function
 	process api.Function
 	close   api.Function
+	onTimer api.Function // nil when the module exports no floe_on_timer
 	stack   []uint64
 	stderr  *head
 
@@ -57,6 +64,9 @@ type Instance struct {
 	keyed   bool
 	states  []stateBinding
 	outputs []string // side output names; port = index + 1
+
+	watermark int64
+	timerRec  record.Batch // the one-record batch a timer call scopes state by
 
 	// Per call.
 	cur     *record.Batch
@@ -77,7 +87,10 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4)}
+	if cfg.OperatorState == nil {
+		cfg.OperatorState = NewOperatorLists()
+	}
+	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4), watermark: record.NoTimestamp}
 	mc := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
@@ -98,6 +111,7 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	in.open = mod.ExportedFunction("floe_open")
 	in.process = mod.ExportedFunction("floe_process")
 	in.close = mod.ExportedFunction("floe_close")
+	in.onTimer = mod.ExportedFunction("floe_on_timer")
 	if err := in.openOperator(ctx); err != nil {
 		in.mod.Close(context.Background())
 		return nil, err
@@ -191,6 +205,33 @@ func encodeBatch(dst []byte, batch *record.Batch) {
 		off += copy(dst[off:], r.Key)
 		off += copy(dst[off:], r.Value)
 	}
+}
+
+// SetWatermark sets what current_watermark answers: the operator's event
+// time, as the task computes it from its inputs.
+func (in *Instance) SetWatermark(ts int64) { in.watermark = ts }
+
+// HasTimerHandler tells whether the module exports floe_on_timer.
+func (in *Instance) HasTimerHandler() bool { return in.onTimer != nil }
+
+// FireTimer calls floe_on_timer for a timer of domain d at ts for key (in
+// key group kg), appending the main output to out. The caller has removed
+// the timer already, so the guest may register it again.
+func (in *Instance) FireTimer(ctx context.Context, d TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	if in.onTimer == nil {
+		return in.wrap("floe_on_timer", -1, errors.New("a timer fired but the module exports no floe_on_timer"), nil, nil)
+	}
+	dst, err := in.buffer(ctx, len(key))
+	if err != nil {
+		return err
+	}
+	copy(dst, key)
+	in.timerRec.Reset()
+	in.timerRec.AppendKeyed(key, nil, ts, kg)
+	in.cur, in.out = &in.timerRec, out
+	err = in.call(ctx, in.onTimer, "floe_on_timer", -1, uint64(uint32(d)), uint64(ts), uint64(len(key)))
+	in.cur, in.out = nil, nil
+	return err
 }
 
 // Close closes the operator (floe_close) and the instance.
@@ -326,6 +367,13 @@ func (in *Instance) declareState(kind StateKind, name string, flags int32) (int,
 		Type: ValueType(flags >> 8), Queryable: flags&1 != 0,
 	}}
 	var err error
+	if kind == KindEvenSplitList || kind == KindUnionList {
+		if b.op, err = in.cfg.OperatorState.List(b.info.Namespace, kind); err != nil {
+			return 0, err
+		}
+		in.states = append(in.states, b)
+		return len(in.states) - 1, nil
+	}
 	if in.cfg.Keyed == nil {
 		// A module declares all its states whichever function runs; a
 		// non-keyed operator may declare them but traps if it uses them.

@@ -39,6 +39,43 @@ type Keyed interface {
 	Map(ns string) (MapState, error)
 }
 
+// OperatorList is one subtask's operator list state (ABI kinds 4 and 5).
+type OperatorList interface {
+	Append(elem []byte) error
+	Get(fn func(elem []byte) error) error
+	Clear() error
+}
+
+// OperatorState hands out a subtask's operator list states by namespace.
+// kind is KindEvenSplitList or KindUnionList, which decides how the list is
+// redistributed when the job is restored at another parallelism.
+type OperatorState interface {
+	List(ns string, kind StateKind) (OperatorList, error)
+}
+
+// TimeDomain is a timer's clock, as the ABI numbers it.
+type TimeDomain int32
+
+// The time domains of ABI v1.
+const (
+	EventTime      TimeDomain = 0
+	ProcessingTime TimeDomain = 1
+)
+
+func (d TimeDomain) String() string {
+	if d == ProcessingTime {
+		return "processing-time"
+	}
+	return "event-time"
+}
+
+// Timers keeps a keyed instance's timers, scoped like keyed state by key
+// group and key.
+type Timers interface {
+	Register(kg uint16, key []byte, d TimeDomain, ts int64) error
+	Delete(kg uint16, key []byte, d TimeDomain, ts int64) error
+}
+
 // StateKind is a state's shape, as the ABI's state_declare numbers it.
 type StateKind int32
 
@@ -47,6 +84,9 @@ const (
 	KindValue StateKind = 1
 	KindList  StateKind = 2
 	KindMap   StateKind = 3
+	// Operator list state, redistributed by even split or by union.
+	KindEvenSplitList StateKind = 4
+	KindUnionList     StateKind = 5
 )
 
 func (k StateKind) String() string {
@@ -57,6 +97,10 @@ func (k StateKind) String() string {
 		return "list"
 	case KindMap:
 		return "map"
+	case KindEvenSplitList:
+		return "operator list (even split)"
+	case KindUnionList:
+		return "operator list (union)"
 	}
 	return "unknown"
 }
@@ -99,4 +143,5 @@ type stateBinding struct {
 	value ValueState
 	list  ListState
 	mp    MapState
+	op    OperatorList
 }

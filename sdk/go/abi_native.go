@@ -23,6 +23,10 @@ type Host interface {
 	MapDelete(state, rec int32, k []byte)
 	MapEntries(state, rec int32, buf []byte) int32
 	MapClear(state, rec int32)
+	TimerRegister(rec, domain int32, ts int64)
+	TimerDelete(rec, domain int32, ts int64)
+	CurrentWatermark() int64
+	ProcessingTime() int64
 }
 
 var testHost Host
@@ -32,13 +36,16 @@ func SetTestHost(h Host) { testHost = h }
 
 // TestAlloc, TestOpen, TestProcess and TestClose call what the module's
 // floe_alloc, floe_open, floe_process and floe_close exports call.
-func TestAlloc(size int) []byte           { return op.grow(size) }
-func TestOpen(n int) int32                { return op.open(n) }
-func TestProcess(n, count int) int32      { return op.process(n, count) }
-func TestClose() int32                    { return op.close() }
-func hostEmit(b []byte)                   { testHost.Emit(b) }
-func hostOutputDeclare(name string) int32 { return testHost.OutputDeclare(name) }
-func hostFail(rec int32, msg string)      { testHost.Fail(rec, msg) }
+func TestAlloc(size int) []byte      { return op.grow(size) }
+func TestOpen(n int) int32           { return op.open(n) }
+func TestProcess(n, count int) int32 { return op.process(n, count) }
+func TestClose() int32               { return op.close() }
+
+// TestOnTimer calls what the module's floe_on_timer export calls.
+func TestOnTimer(d TimeDomain, ts int64, keyLen int) int32 { return op.onTimer(d, ts, keyLen) }
+func hostEmit(b []byte)                                    { testHost.Emit(b) }
+func hostOutputDeclare(name string) int32                  { return testHost.OutputDeclare(name) }
+func hostFail(rec int32, msg string)                       { testHost.Fail(rec, msg) }
 func hostStateDeclare(kind int32, name string, flags int32) int32 {
 	return testHost.StateDeclare(kind, name, flags)
 }
@@ -60,4 +67,8 @@ func hostMapDelete(state, rec int32, k []byte) { testHost.MapDelete(state, rec, 
 func hostMapEntries(state, rec int32, buf []byte) int32 {
 	return testHost.MapEntries(state, rec, buf[:cap(buf)])
 }
-func hostMapClear(state, rec int32) { testHost.MapClear(state, rec) }
+func hostMapClear(state, rec int32)                 { testHost.MapClear(state, rec) }
+func hostTimerRegister(rec, domain int32, ts int64) { testHost.TimerRegister(rec, domain, ts) }
+func hostTimerDelete(rec, domain int32, ts int64)   { testHost.TimerDelete(rec, domain, ts) }
+func hostCurrentWatermark() int64                   { return testHost.CurrentWatermark() }
+func hostProcessingTime() int64                     { return testHost.ProcessingTime() }

@@ -18,6 +18,11 @@ func floeProcess(n, count int32) int32 { return op.process(int(n), int(count)) }
 //go:wasmexport floe_close
 func floeClose() int32 { return op.close() }
 
+//go:wasmexport floe_on_timer
+func floeOnTimer(domain int32, ts int64, keyLen int32) int32 {
+	return op.onTimer(TimeDomain(domain), ts, int(keyLen))
+}
+
 // ptr returns the address of b's first byte in linear memory.
 func ptr(b []byte) int32 {
 	if cap(b) == 0 {
@@ -48,6 +53,23 @@ func abiValuePut(state, rec int32, p unsafe.Pointer, n int32)
 
 //go:wasmimport floe_v1 value_delete
 func abiValueDelete(state, rec int32)
+
+//go:wasmimport floe_v1 timer_register
+func abiTimerRegister(rec, domain int32, ts int64)
+
+//go:wasmimport floe_v1 timer_delete
+func abiTimerDelete(rec, domain int32, ts int64)
+
+//go:wasmimport floe_v1 current_watermark
+func abiCurrentWatermark() int64
+
+//go:wasmimport floe_v1 processing_time
+func abiProcessingTime() int64
+
+func hostTimerRegister(rec, domain int32, ts int64) { abiTimerRegister(rec, domain, ts) }
+func hostTimerDelete(rec, domain int32, ts int64)   { abiTimerDelete(rec, domain, ts) }
+func hostCurrentWatermark() int64                   { return abiCurrentWatermark() }
+func hostProcessingTime() int64                     { return abiProcessingTime() }
 
 //go:wasmimport floe_v1 list_append
 func abiListAppend(state, rec int32, p unsafe.Pointer, n int32)

@@ -15,6 +15,7 @@ type operator struct {
 	in      []byte // the buffer the host writes into (floe_alloc)
 	out     []byte // buffered output records
 	fn      function
+	name    string
 	params  Params
 	ports   map[string]uint32
 	ctx     Context
@@ -45,7 +46,7 @@ func (o *operator) open(n int) int32 {
 	if !ok {
 		return failWith(-1, fmt.Errorf("no function %q in this module (registered: %v)", name, registeredNames()))
 	}
-	o.fn, o.params, o.ports = f, p, map[string]uint32{}
+	o.fn, o.name, o.params, o.ports = f, name, p, map[string]uint32{}
 	o.ctx.params = p
 	if err := declareStates(); err != nil {
 		return failWith(-1, err)

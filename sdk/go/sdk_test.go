@@ -53,6 +53,10 @@ func (h *fakeHost) MapPut(state, rec int32, k, v []byte)          {}
 func (h *fakeHost) MapDelete(state, rec int32, k []byte)          {}
 func (h *fakeHost) MapEntries(state, rec int32, buf []byte) int32 { return -1 }
 func (h *fakeHost) MapClear(state, rec int32)                     {}
+func (h *fakeHost) TimerRegister(rec, domain int32, ts int64)     {}
+func (h *fakeHost) TimerDelete(rec, domain int32, ts int64)       {}
+func (h *fakeHost) CurrentWatermark() int64                       { return floe.NoTimestamp }
+func (h *fakeHost) ProcessingTime() int64                         { return 0 }
 
 var total = floe.NewValueState("total", floe.Int64, floe.Queryable())
 

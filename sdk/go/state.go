@@ -216,3 +216,55 @@ func (s *MapState[K, V]) All(ctx *Context) map[K]V {
 
 // Clear removes the current key's map.
 func (s *MapState[K, V]) Clear(ctx *Context) { hostMapClear(s.d.id, ctx.rec) }
+
+// Redistribution is how an operator list state is spread over the subtasks
+// when a job is restored at another parallelism.
+type Redistribution int32
+
+const (
+	// EvenSplit pools every subtask's elements and gives each new subtask
+	// an even, contiguous share: every element lands in one subtask.
+	EvenSplit Redistribution = 4
+	// Union gives every new subtask all elements of all subtasks.
+	Union Redistribution = 5
+)
+
+// OperatorList is operator (non-keyed) list state: one list of T per
+// subtask, usable by any operator from OnOpen on, checkpointed with the job
+// and redistributed at a rescale by its Redistribution.
+type OperatorList[T any] struct {
+	d   *stateDecl
+	c   Codec[T]
+	enc []byte
+}
+
+// NewOperatorList declares an operator list state. Call it at package level.
+func NewOperatorList[T any](name string, c Codec[T], mode Redistribution) *OperatorList[T] {
+	return &OperatorList[T]{d: newState(int32(mode), name, c.Type(), nil), c: c}
+}
+
+// Append adds v to the end of this subtask's list.
+func (s *OperatorList[T]) Append(v T) {
+	s.enc = s.c.Append(s.enc[:0], v)
+	hostListAppend(s.d.id, -1, s.enc)
+}
+
+// Get returns this subtask's list (empty when none).
+func (s *OperatorList[T]) Get() []T {
+	b, ok := read(hostListGet, s.d.id, -1)
+	if !ok {
+		return nil
+	}
+	var out []T
+	err := forEachElement(b, func(e []byte) error {
+		out = append(out, mustDecode(s.c, s.d.name, e))
+		return nil
+	})
+	if err != nil {
+		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
+	}
+	return out
+}
+
+// Clear empties this subtask's list.
+func (s *OperatorList[T]) Clear() { hostListClear(s.d.id, -1) }

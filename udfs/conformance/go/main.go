@@ -1,0 +1,239 @@
+// Command conformance holds the conformance suite's operators written with
+// the Go SDK (udfs/conformance/README.md). The other SDKs' versions must
+// produce byte-identical transcripts.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+
+	floe "github.com/floe-stream/floe/sdk/go"
+	"github.com/floe-stream/floe/udfs/internal/nexmark"
+)
+
+func init() {
+	floe.Map("upper", upper)
+	floe.Filter("evens", func(rec []byte) (bool, error) { return len(rec)%2 == 0, nil })
+	floe.FlatMap("split", split)
+	floe.Map("tag", tag)
+	floe.Process("count", count)
+	floe.Process("distinct", distinct)
+	floe.Process("session", session)
+	floe.OnTimer("session", sessionTimer)
+	floe.FlatMap("buffer", buffer)
+	floe.Map("q1", q1)
+	floe.Process("keyedcount", keyedCount)
+	floe.OnOpen(open)
+}
+
+var params floe.Params
+
+func open(p floe.Params) error {
+	params = p
+	if p["floe.function"] == "buffer" {
+		me := "subtask-" + p["floe.subtask"]
+		for _, m := range members.Get() {
+			if m == me {
+				return nil
+			}
+		}
+		members.Append(me)
+	}
+	return nil
+}
+
+func upper(rec []byte) ([]byte, error) {
+	if string(rec) == "poison" {
+		return nil, errors.New("poison record")
+	}
+	out := bytes.Clone(rec)
+	for i, c := range out {
+		if 'a' <= c && c <= 'z' {
+			out[i] = c - 'a' + 'A'
+		}
+	}
+	return out, nil
+}
+
+func split(rec []byte, out floe.Emitter) error {
+	for _, f := range bytes.Split(rec, []byte(",")) {
+		switch {
+		case len(f) == 0:
+		case f[0] == '#':
+			out.EmitTo("comments", f[1:])
+		case digits(f):
+			out.EmitTo("numbers", f)
+		default:
+			out.Emit(f)
+		}
+	}
+	return nil
+}
+
+func digits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func tag(rec []byte) ([]byte, error) {
+	g, ok := params["greeting"]
+	if !ok {
+		g = "hello"
+	}
+	return []byte(g + "/" + params["floe.subtask"] + "/" + params["floe.parallelism"] + "/" + string(rec)), nil
+}
+
+var counts = floe.NewValueState("counts", floe.Int64, floe.Queryable())
+
+func count(ctx *floe.Context, _ []byte, out floe.Emitter) error {
+	n, _ := counts.Get(ctx)
+	n++
+	counts.Put(ctx, n)
+	out.Emit(strconv.AppendInt(append(bytes.Clone(ctx.Key()), ','), n, 10))
+	return nil
+}
+
+var seen = floe.NewMapState("seen", floe.String, floe.Int64)
+
+func distinct(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	key := string(ctx.Key())
+	switch string(rec) {
+	case "?":
+		// NB: map_entries comes in ascending map key order; the SDK's All
+		// returns a Go map, so sort again.
+		all := seen.All(ctx)
+		keys := make([]string, 0, len(all))
+		for k := range all {
+			keys = append(keys, k)
+		}
+		sortStrings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + strconv.FormatInt(all[k], 10)
+		}
+		out.Emit([]byte(key + ":" + strings.Join(parts, ";")))
+	case "!":
+		seen.Clear(ctx)
+		out.Emit([]byte(key + "!"))
+	default:
+		n, ok := seen.Get(ctx, string(rec))
+		seen.Put(ctx, string(rec), n+1)
+		if !ok {
+			out.Emit([]byte(key + "+" + string(rec)))
+		}
+	}
+	return nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+var (
+	last = floe.NewValueState("last", floe.Int64)
+	n    = floe.NewValueState("n", floe.Int64)
+)
+
+func session(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	key := string(ctx.Key())
+	if string(rec) == "wm?" {
+		out.Emit([]byte(key + ",wm," + strconv.FormatInt(ctx.Watermark(), 10)))
+		return nil
+	}
+	ts := ctx.Timestamp()
+	if ts == floe.NoTimestamp {
+		return errors.New("record without timestamp")
+	}
+	gap, err := ctx.Params().Int("gap", 10)
+	if err != nil {
+		return err
+	}
+	l, ok := last.Get(ctx)
+	if ok {
+		ctx.DeleteEventTimer(l + int64(gap))
+		l = max(l, ts)
+	} else {
+		l = ts
+	}
+	c, _ := n.Get(ctx)
+	c++
+	last.Put(ctx, l)
+	n.Put(ctx, c)
+	ctx.RegisterEventTimer(l + int64(gap))
+	if c == 1 {
+		idle, err := ctx.Params().Int("idle", 1000)
+		if err != nil {
+			return err
+		}
+		ctx.RegisterProcessingTimer(ctx.ProcessingTime() + int64(idle))
+	}
+	return nil
+}
+
+func sessionTimer(ctx *floe.Context, t floe.Timer, out floe.Emitter) error {
+	key := string(ctx.Key())
+	c, ok := n.Get(ctx)
+	if t.Domain == floe.EventTime {
+		l, _ := last.Get(ctx)
+		out.Emit([]byte(key + ",session," + strconv.FormatInt(c, 10) + "," + strconv.FormatInt(l, 10)))
+		last.Delete(ctx)
+		n.Delete(ctx)
+		return nil
+	}
+	if ok {
+		out.Emit([]byte(key + ",idle," + strconv.FormatInt(c, 10) + "," + strconv.FormatInt(t.Timestamp, 10)))
+	}
+	return nil
+}
+
+var (
+	buf     = floe.NewOperatorList("buffer", floe.String, floe.EvenSplit)
+	members = floe.NewOperatorList("members", floe.String, floe.Union)
+)
+
+func buffer(rec []byte, out floe.Emitter) error {
+	if string(rec) == "?" {
+		out.Emit([]byte("buffer=" + strings.Join(buf.Get(), "+") + ";members=" + strings.Join(members.Get(), "+")))
+		return nil
+	}
+	size, err := params.Int("size", 3)
+	if err != nil {
+		return err
+	}
+	buf.Append(string(rec))
+	if b := buf.Get(); len(b) >= size {
+		out.Emit([]byte(strings.Join(b, "+")))
+		buf.Clear()
+	}
+	return nil
+}
+
+var kcount = floe.NewValueState("count", floe.Int64)
+
+func keyedCount(ctx *floe.Context, _ []byte, out floe.Emitter) error {
+	c, _ := kcount.Get(ctx)
+	c++
+	kcount.Put(ctx, c)
+	out.Emit(strconv.AppendInt(append(bytes.Clone(ctx.Key()), ','), c, 10))
+	return nil
+}
+
+func main() {}
+
+var q1out []byte
+
+func q1(bid []byte) ([]byte, error) {
+	var err error
+	q1out, err = nexmark.Q1(q1out[:0], bid)
+	return q1out, err
+}
