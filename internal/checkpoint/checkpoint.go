@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/floe-stream/floe/internal/connector"
@@ -56,6 +57,8 @@ type SubtaskState struct {
 	// Sink is the sink's state at the checkpoint (opaque to all but the
 	// sink): what to commit once it completes, or on a restore.
 	Sink []byte `json:"sink,omitempty"`
+	// Operator holds the operator list states of the task's operators.
+	Operator []OperatorList `json:"operator,omitempty"`
 	// IncrementalBytes is what this checkpoint uploaded; FullBytes the
 	// size of the whole chain.
 	IncrementalBytes int64 `json:"incrementalBytes"`
@@ -65,6 +68,21 @@ type SubtaskState struct {
 	AlignmentMillis int64 `json:"alignmentMillis"`
 	SyncMillis      int64 `json:"syncMillis"`
 }
+
+// OperatorList is one operator list state (ABI state kinds 4 and 5) of one
+// subtask: its namespace ("<uid>/<name>"), how it is redistributed, and its
+// elements.
+type OperatorList struct {
+	Namespace string   `json:"ns"`
+	Mode      string   `json:"mode"` // ModeEvenSplit or ModeUnion
+	Elems     [][]byte `json:"elems"`
+}
+
+// The redistribution modes of operator list state.
+const (
+	ModeEvenSplit = "even-split"
+	ModeUnion     = "union"
+)
 
 // Stage describes a stage of the checkpointed job.
 type Stage struct {
@@ -142,6 +160,10 @@ type Restore struct {
 	// its own at an unchanged parallelism; after a rescale, those of the
 	// old subtasks j with j % parallelism == this subtask.
 	Sink [][]byte `json:"sink,omitempty"`
+	// Operator holds the task's share of the stage's operator list states:
+	// for each namespace, connector.EvenSplit or connector.Union of the old
+	// subtasks' lists.
+	Operator []OperatorList `json:"operator,omitempty"`
 }
 
 // RestoreFor computes the share of checkpoint m that subtask sub of stage
@@ -156,6 +178,9 @@ func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
 	r := &Restore{CheckpointID: m.ID, Store: m.Store}
 	var err error
 	if r.Source, err = m.sourceFor(stage, sub, par); err != nil {
+		return nil, err
+	}
+	if r.Operator, err = m.operatorFor(stage, sub, par); err != nil {
 		return nil, err
 	}
 	mine := keygroup.RangeFor(m.MaxParallelism, par, sub)
@@ -205,6 +230,54 @@ func (m *Metadata) sourceFor(stage, sub, par int) ([][]byte, error) {
 		return nil, fmt.Errorf("checkpoint %d: restoring subtask %d at parallelism %d", m.ID, sub, par)
 	}
 	return connector.EvenSplit(lists, par)[sub], nil
+}
+
+// operatorFor returns subtask sub's share, at parallelism par, of every
+// operator list state the stage's old subtasks saved, by namespace.
+func (m *Metadata) operatorFor(stage, sub, par int) ([]OperatorList, error) {
+	old := m.Stages[stage].Parallelism
+	type saved struct {
+		mode  string
+		lists [][][]byte
+	}
+	byNS := map[string]*saved{}
+	var names []string
+	for _, s := range m.Subtasks {
+		if s.Stage != stage {
+			continue
+		}
+		for _, l := range s.Operator {
+			if s.Subtask < 0 || s.Subtask >= old {
+				return nil, fmt.Errorf("checkpoint %d: stage %d has subtask %d at parallelism %d", m.ID, stage, s.Subtask, old)
+			}
+			sv, ok := byNS[l.Namespace]
+			if !ok {
+				sv = &saved{mode: l.Mode, lists: make([][][]byte, old)}
+				byNS[l.Namespace] = sv
+				names = append(names, l.Namespace)
+			}
+			if sv.mode != l.Mode {
+				return nil, fmt.Errorf("checkpoint %d: operator state %q saved as %s and as %s", m.ID, l.Namespace, sv.mode, l.Mode)
+			}
+			sv.lists[s.Subtask] = l.Elems
+		}
+	}
+	slices.Sort(names)
+	var out []OperatorList
+	for _, ns := range names {
+		sv := byNS[ns]
+		var share [][]byte
+		switch sv.mode {
+		case ModeEvenSplit:
+			share = connector.EvenSplit(sv.lists, par)[sub]
+		case ModeUnion:
+			share = connector.Union(sv.lists, par)[sub]
+		default:
+			return nil, fmt.Errorf("checkpoint %d: operator state %q has unknown mode %q", m.ID, ns, sv.mode)
+		}
+		out = append(out, OperatorList{Namespace: ns, Mode: sv.mode, Elems: share})
+	}
+	return out, nil
 }
 
 // SnapshotPath is where a task's snapshot for a checkpoint goes.

@@ -9,8 +9,8 @@ import (
 )
 
 // Message is what travels from a sending subtask to a receiving one: a
-// batch, a checkpoint barrier, or the end of the sender's stream. Exactly
-// one of Batch, Barrier and End is set.
+// batch, a checkpoint barrier, a watermark, or the end of the sender's
+// stream. Exactly one of Batch, Barrier, IsWatermark and End is set.
 type Message struct {
 	// From is the sending subtask's index.
 	From int
@@ -20,7 +20,13 @@ type Message struct {
 	// Barrier is the id (> 0) of the checkpoint the sender snapshotted
 	// before everything it sends after the barrier.
 	Barrier int64
-	End     bool
+	// IsWatermark marks a watermark: the sender's event time is Watermark,
+	// and no record older than that follows; Idle marks the sender idle
+	// until its next message.
+	IsWatermark bool
+	Watermark   int64
+	Idle        bool
+	End         bool
 }
 
 // Sender delivers messages to one receiving subtask.

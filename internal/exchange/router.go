@@ -105,6 +105,20 @@ func (r *Router) Barrier(ctx context.Context, id int64) error {
 	return nil
 }
 
+// Watermark flushes and sends watermark ts (idle: the sender is idle) to
+// every target, so the watermark follows every record routed before it.
+func (r *Router) Watermark(ctx context.Context, ts int64, idle bool) error {
+	if err := r.Flush(ctx); err != nil {
+		return err
+	}
+	for _, t := range r.targets {
+		if err := t.Send(ctx, Message{From: r.from, IsWatermark: true, Watermark: ts, Idle: idle}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // End flushes and tells every target that this sender's stream has ended.
 func (r *Router) End(ctx context.Context) error {
 	if err := r.Flush(ctx); err != nil {

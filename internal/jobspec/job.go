@@ -56,6 +56,9 @@ type Source struct {
 	Parallelism int
 	File        *FileSource
 	Generator   *GeneratorSource
+	// EventTime is how the source stamps records and emits watermarks;
+	// nil for a job without event time.
+	EventTime *EventTime
 }
 
 // Bounded reports whether the source ends by itself: a file source that does

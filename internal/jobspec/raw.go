@@ -29,16 +29,18 @@ type rawJob struct {
 // rawSource holds the fields of every source type; build.go rejects those
 // that do not belong to the chosen type.
 type rawSource struct {
-	Type        scalar `yaml:"type"`
-	UID         scalar `yaml:"uid"`
-	Parallelism scalar `yaml:"parallelism"`
-	Path        scalar `yaml:"path"`
-	Rate        scalar `yaml:"rate"`
-	Follow      scalar `yaml:"follow"`
-	Count       scalar `yaml:"count"`
-	Kind        scalar `yaml:"kind"`
-	Keys        scalar `yaml:"keys"`
-	Size        scalar `yaml:"size"`
+	Type        scalar         `yaml:"type"`
+	UID         scalar         `yaml:"uid"`
+	Parallelism scalar         `yaml:"parallelism"`
+	Path        scalar         `yaml:"path"`
+	Rate        scalar         `yaml:"rate"`
+	Follow      scalar         `yaml:"follow"`
+	Count       scalar         `yaml:"count"`
+	Kind        scalar         `yaml:"kind"`
+	Keys        scalar         `yaml:"keys"`
+	Size        scalar         `yaml:"size"`
+	Timestamps  *rawTimestamps `yaml:"timestamps"`
+	Watermarks  *rawWatermarks `yaml:"watermarks"`
 }
 
 type rawOperator struct {

@@ -26,6 +26,7 @@ func (b *builder) source(r *rawSource) Source {
 	case SourceGenerator:
 		s.Generator = b.generatorSource(r)
 	}
+	s.EventTime = b.eventTime(r.Timestamps, r.Watermarks)
 	return s
 }
 

@@ -108,6 +108,9 @@ func (t *Task) NotifyCheckpointComplete(id int64) {
 // calls it between batches.
 func (t *Task) serviceCheckpoints(ctx context.Context) error {
 	t.serviceQueries()
+	if err := t.serviceTimers(ctx); err != nil {
+		return err
+	}
 	if t.ckpt == nil {
 		return nil
 	}
@@ -158,6 +161,7 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 			return fmt.Errorf("checkpoint %d: source position: %w", id, err)
 		}
 	}
+	st.Operator = t.operatorState()
 	if tx, ok := t.sink.(connector.Transactional); ok {
 		if st.Sink, err = tx.PreCommit(id); err != nil {
 			return fmt.Errorf("checkpoint %d: %w", id, err)

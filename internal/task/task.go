@@ -15,10 +15,12 @@ import (
 	"github.com/floe-stream/floe/internal/checkpoint"
 	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/internal/connector/stdout"
+	"github.com/floe-stream/floe/internal/eventtime"
 	"github.com/floe-stream/floe/internal/exchange"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/internal/timer"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/snapshot"
 )
@@ -45,6 +47,9 @@ type StateBackend interface {
 	TrackChanges()
 	WriteSnapshot(w *snapshot.Writer, full bool) error
 	Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error)
+	// ScanRange reads the state of key groups r: see
+	// storage/state.Backend.
+	ScanRange(r keygroup.Range, fn func(kg uint16, ns string, key, rest, val []byte) error) error
 }
 
 // Env is what a task takes from the process it runs in.
@@ -134,6 +139,15 @@ type Task struct {
 	// wake interrupts an idle input wait for checkpoints and queries.
 	wake chan struct{}
 	q    querier
+
+	// Event time and timers (eventtime.go).
+	lists     *host.OperatorLists
+	timed     []timedOp
+	et        *sourceTime
+	tracker   *eventtime.Tracker
+	timerOut  record.Batch
+	wakeTimer *time.Timer
+	queues    map[string]*timer.Queue // by operator uid
 
 	Metrics Metrics
 }
@@ -251,10 +265,24 @@ func (t *Task) open(ctx context.Context) error {
 			return fmt.Errorf("opening keyed state: %w", err)
 		}
 	}
+	t.lists = host.NewOperatorLists()
+	if t.spec.Restore != nil && t.env.Checkpoints != nil {
+		t.presetOperatorState(t.spec.Restore)
+	}
+	if s := t.stage.Source; s != nil && s.EventTime != nil {
+		t.et = &sourceTime{gen: eventtime.NewGenerator(s.EventTime.MaxOutOfOrderness), interval: s.EventTime.Interval,
+			idleFor: s.EventTime.IdleTimeout, emitted: eventtime.Min, lastData: time.Now()}
+		if !s.EventTime.Field.IsZero() {
+			t.et.extract = eventtime.NewExtractor(s.EventTime)
+		}
+	}
 	for i := range t.stage.Operators {
 		op, err := t.instance(ctx, &t.stage.Operators[i], t.stage.KeyedInput)
 		if err != nil {
 			return err
+		}
+		if in, ok := op.(*host.Instance); ok && t.stage.KeyedInput && t.state != nil && in.HasTimerHandler() {
+			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: in, q: t.queues[t.stage.Operators[i].UID]})
 		}
 		t.ops = append(t.ops, op)
 	}
@@ -277,6 +305,9 @@ func (t *Task) open(ctx context.Context) error {
 		if t.spec.Restore != nil {
 			if err := t.restore(ctx, t.spec.Restore); err != nil {
 				return err
+			}
+			if err := t.restoreTimers(); err != nil {
+				return fmt.Errorf("restoring timers: %w", err)
 			}
 		}
 		if t.state != nil {
@@ -318,10 +349,21 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 	cfg := host.InstanceConfig{
 		Function: op.Function, Operator: op.UID, Params: params,
 		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
-		Logger: t.env.Logger.With("task", t.name, "operator", op.UID),
+		Logger:        t.env.Logger.With("task", t.name, "operator", op.UID),
+		OperatorState: t.lists,
 	}
 	if keyed && t.state != nil {
 		cfg.Keyed = t.state
+		ts, err := t.state.Map(timer.Namespace(op.UID))
+		if err != nil {
+			return nil, err
+		}
+		q := timer.New(ts)
+		if t.queues == nil {
+			t.queues = map[string]*timer.Queue{}
+		}
+		t.queues[op.UID] = q
+		cfg.Timers = q
 	}
 	in, err := m.Instantiate(ctx, cfg)
 	if err != nil {
@@ -344,9 +386,17 @@ func (t *Task) runSource(ctx context.Context) error {
 			return err
 		}
 		if b.Len() > 0 {
+			if t.et != nil {
+				if serr := t.et.stamp(b); serr != nil {
+					return serr
+				}
+			}
 			if perr := t.process(ctx, b); perr != nil {
 				return perr
 			}
+		}
+		if werr := t.sourceWatermark(ctx, b.Len()); werr != nil {
+			return werr
 		}
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -369,6 +419,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 	n := t.io.In.Senders()
 	ends := exchange.NewEnds(n)
 	t.ended = make([]bool, n)
+	t.tracker = eventtime.NewTracker(n)
 	pending, _ := t.io.In.(interface{ Pending() int })
 	for {
 		if err := t.serviceCheckpoints(ctx); err != nil {
@@ -392,6 +443,11 @@ func (t *Task) runInbox(ctx context.Context) error {
 				return err
 			}
 			t.ended[m.From] = true
+			if wm, adv := t.tracker.End(m.From); adv {
+				if err := t.advanceWatermark(ctx, wm); err != nil {
+					return err
+				}
+			}
 			if err := t.aligned(ctx); err != nil || done {
 				return err
 			}
@@ -399,7 +455,14 @@ func (t *Task) runInbox(ctx context.Context) error {
 			if err := t.barrier(ctx, m); err != nil {
 				return err
 			}
+		case m.IsWatermark:
+			if wm, adv := t.tracker.Watermark(m.From, m.Watermark, m.Idle); adv {
+				if err := t.advanceWatermark(ctx, wm); err != nil {
+					return err
+				}
+			}
 		default:
+			t.tracker.Active(m.From)
 			err = t.process(ctx, m.Batch)
 			exchange.PutBatch(m.Batch)
 			if err != nil {
@@ -475,8 +538,14 @@ func (t *Task) aligned(ctx context.Context) error {
 // process passes one batch through the chain and on to the sink or router.
 func (t *Task) process(ctx context.Context, in *record.Batch) error {
 	t.Metrics.RecordsIn.Add(int64(in.Len()))
+	return t.processFrom(ctx, 0, in)
+}
+
+// processFrom passes a batch through the chain from operator first on.
+func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) error {
 	cur := in
-	for i, op := range t.ops {
+	for i := first; i < len(t.ops); i++ {
+		op := t.ops[i]
 		out := &t.bufs[i%2]
 		out.Reset()
 		if err := op.Process(ctx, cur, out); err != nil {
@@ -495,6 +564,9 @@ func (t *Task) process(ctx context.Context, in *record.Batch) error {
 // sink and state are flushed; otherwise they are only released.
 func (t *Task) close(ctx context.Context, ok bool) error {
 	cctx := context.WithoutCancel(ctx)
+	if t.wakeTimer != nil {
+		t.wakeTimer.Stop()
+	}
 	var errs []error
 	for _, op := range t.ops {
 		errs = append(errs, op.Close(cctx))

@@ -92,7 +92,7 @@ func checkMessage(m exchange.Message, id *floev1.ChannelID, ended bool) error {
 	case ended:
 		return errors.New("transport: send after end")
 	case kinds(m) != 1:
-		return errors.New("transport: a message holds exactly one of a batch, a barrier or end")
+		return errors.New("transport: a message holds exactly one of a batch, a barrier, a watermark or end")
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func checkMessage(m exchange.Message, id *floev1.ChannelID, ended bool) error {
 // kinds counts what m holds of a batch, a barrier and end.
 func kinds(m exchange.Message) int {
 	n := 0
-	for _, set := range []bool{m.Batch != nil, m.Barrier > 0, m.End} {
+	for _, set := range []bool{m.Batch != nil, m.Barrier > 0, m.End, m.IsWatermark} {
 		if set {
 			n++
 		}

@@ -103,6 +103,8 @@ func (s *Sender) Send(ctx context.Context, m exchange.Message) error {
 		err = s.end(ctx)
 	case m.Barrier > 0:
 		err = s.sendBarrier(ctx, m.Barrier)
+	case m.IsWatermark:
+		err = s.sendWatermark(ctx, m.Watermark, m.Idle)
 	case len(s.buf) > MaxBatchBytes:
 		err = fmt.Errorf("transport: batch of %d bytes exceeds MaxBatchBytes", len(s.buf))
 	default:
@@ -150,6 +152,18 @@ func (s *Sender) sendBarrier(ctx context.Context, id int64) error {
 		return err
 	}
 	if err := s.att.stream.Send(&floev1.TransferMessage{Kind: &floev1.TransferMessage_Barrier{Barrier: id}}); err != nil {
+		return s.broken(ctx, err)
+	}
+	return nil
+}
+
+// sendWatermark sends a watermark once it holds a credit.
+func (s *Sender) sendWatermark(ctx context.Context, ts int64, idle bool) error {
+	if err := s.acquire(ctx); err != nil {
+		return err
+	}
+	wm := &floev1.TransferMessage_Watermark{Watermark: &floev1.Watermark{Timestamp: ts, Idle: idle}}
+	if err := s.att.stream.Send(&floev1.TransferMessage{Kind: wm}); err != nil {
 		return s.broken(ctx, err)
 	}
 	return nil

@@ -261,6 +261,16 @@ func read(stream floev1.Exchange_TransferServer, r *receiver, ch *channel) error
 			if err := r.push(exchange.Message{From: ch.from, Barrier: k.Barrier}); err != nil {
 				return err
 			}
+		case *floev1.TransferMessage_Watermark:
+			if !ch.spend() {
+				return errNoCredit
+			}
+			if k.Watermark == nil {
+				return fmt.Errorf("%w: empty watermark", errProtocol)
+			}
+			if err := r.push(exchange.Message{From: ch.from, IsWatermark: true, Watermark: k.Watermark.Timestamp, Idle: k.Watermark.Idle}); err != nil {
+				return err
+			}
 		case *floev1.TransferMessage_End:
 			if !k.End {
 				return fmt.Errorf("%w: end is false", errProtocol)

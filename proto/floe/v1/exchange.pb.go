@@ -109,6 +109,7 @@ type TransferMessage struct {
 	//	*TransferMessage_Batch
 	//	*TransferMessage_End
 	//	*TransferMessage_Barrier
+	//	*TransferMessage_Watermark
 	Kind          isTransferMessage_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -187,6 +188,15 @@ func (x *TransferMessage) GetBarrier() int64 {
 	return 0
 }
 
+func (x *TransferMessage) GetWatermark() *Watermark {
+	if x != nil {
+		if x, ok := x.Kind.(*TransferMessage_Watermark); ok {
+			return x.Watermark
+		}
+	}
+	return nil
+}
+
 type isTransferMessage_Kind interface {
 	isTransferMessage_Kind()
 }
@@ -211,6 +221,12 @@ type TransferMessage_Barrier struct {
 	Barrier int64 `protobuf:"varint,4,opt,name=barrier,proto3,oneof"`
 }
 
+type TransferMessage_Watermark struct {
+	// watermark is the sender's event-time progress: no record with an
+	// older timestamp follows. It takes a credit, like a batch.
+	Watermark *Watermark `protobuf:"bytes,5,opt,name=watermark,proto3,oneof"`
+}
+
 func (*TransferMessage_Open) isTransferMessage_Kind() {}
 
 func (*TransferMessage_Batch) isTransferMessage_Kind() {}
@@ -218,6 +234,62 @@ func (*TransferMessage_Batch) isTransferMessage_Kind() {}
 func (*TransferMessage_End) isTransferMessage_Kind() {}
 
 func (*TransferMessage_Barrier) isTransferMessage_Kind() {}
+
+func (*TransferMessage_Watermark) isTransferMessage_Kind() {}
+
+type Watermark struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Timestamp int64                  `protobuf:"varint,1,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// idle marks the sender as idle: receivers leave it out of their
+	// minimum until it sends again.
+	Idle          bool `protobuf:"varint,2,opt,name=idle,proto3" json:"idle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Watermark) Reset() {
+	*x = Watermark{}
+	mi := &file_floe_v1_exchange_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Watermark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Watermark) ProtoMessage() {}
+
+func (x *Watermark) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_exchange_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Watermark.ProtoReflect.Descriptor instead.
+func (*Watermark) Descriptor() ([]byte, []int) {
+	return file_floe_v1_exchange_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Watermark) GetTimestamp() int64 {
+	if x != nil {
+		return x.Timestamp
+	}
+	return 0
+}
+
+func (x *Watermark) GetIdle() bool {
+	if x != nil {
+		return x.Idle
+	}
+	return false
+}
 
 type Credit struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -229,7 +301,7 @@ type Credit struct {
 
 func (x *Credit) Reset() {
 	*x = Credit{}
-	mi := &file_floe_v1_exchange_proto_msgTypes[2]
+	mi := &file_floe_v1_exchange_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -241,7 +313,7 @@ func (x *Credit) String() string {
 func (*Credit) ProtoMessage() {}
 
 func (x *Credit) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_exchange_proto_msgTypes[2]
+	mi := &file_floe_v1_exchange_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -254,7 +326,7 @@ func (x *Credit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credit.ProtoReflect.Descriptor instead.
 func (*Credit) Descriptor() ([]byte, []int) {
-	return file_floe_v1_exchange_proto_rawDescGZIP(), []int{2}
+	return file_floe_v1_exchange_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Credit) GetBatches() int32 {
@@ -274,13 +346,17 @@ const file_floe_v1_exchange_proto_rawDesc = "" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
 	"\asubtask\x18\x04 \x01(\x05R\asubtask\x12\x16\n" +
-	"\x06sender\x18\x05 \x01(\x05R\x06sender\"\x8b\x01\n" +
+	"\x06sender\x18\x05 \x01(\x05R\x06sender\"\xbf\x01\n" +
 	"\x0fTransferMessage\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.floe.v1.ChannelIDH\x00R\x04open\x12\x16\n" +
 	"\x05batch\x18\x02 \x01(\fH\x00R\x05batch\x12\x12\n" +
 	"\x03end\x18\x03 \x01(\bH\x00R\x03end\x12\x1a\n" +
-	"\abarrier\x18\x04 \x01(\x03H\x00R\abarrierB\x06\n" +
-	"\x04kind\"\"\n" +
+	"\abarrier\x18\x04 \x01(\x03H\x00R\abarrier\x122\n" +
+	"\twatermark\x18\x05 \x01(\v2\x12.floe.v1.WatermarkH\x00R\twatermarkB\x06\n" +
+	"\x04kind\"=\n" +
+	"\tWatermark\x12\x1c\n" +
+	"\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x12\n" +
+	"\x04idle\x18\x02 \x01(\bR\x04idle\"\"\n" +
 	"\x06Credit\x12\x18\n" +
 	"\abatches\x18\x01 \x01(\x05R\abatches2E\n" +
 	"\bExchange\x129\n" +
@@ -298,21 +374,23 @@ func file_floe_v1_exchange_proto_rawDescGZIP() []byte {
 	return file_floe_v1_exchange_proto_rawDescData
 }
 
-var file_floe_v1_exchange_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_floe_v1_exchange_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_floe_v1_exchange_proto_goTypes = []any{
 	(*ChannelID)(nil),       // 0: floe.v1.ChannelID
 	(*TransferMessage)(nil), // 1: floe.v1.TransferMessage
-	(*Credit)(nil),          // 2: floe.v1.Credit
+	(*Watermark)(nil),       // 2: floe.v1.Watermark
+	(*Credit)(nil),          // 3: floe.v1.Credit
 }
 var file_floe_v1_exchange_proto_depIdxs = []int32{
 	0, // 0: floe.v1.TransferMessage.open:type_name -> floe.v1.ChannelID
-	1, // 1: floe.v1.Exchange.Transfer:input_type -> floe.v1.TransferMessage
-	2, // 2: floe.v1.Exchange.Transfer:output_type -> floe.v1.Credit
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 1: floe.v1.TransferMessage.watermark:type_name -> floe.v1.Watermark
+	1, // 2: floe.v1.Exchange.Transfer:input_type -> floe.v1.TransferMessage
+	3, // 3: floe.v1.Exchange.Transfer:output_type -> floe.v1.Credit
+	3, // [3:4] is the sub-list for method output_type
+	2, // [2:3] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_exchange_proto_init() }
@@ -325,6 +403,7 @@ func file_floe_v1_exchange_proto_init() {
 		(*TransferMessage_Batch)(nil),
 		(*TransferMessage_End)(nil),
 		(*TransferMessage_Barrier)(nil),
+		(*TransferMessage_Watermark)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -332,7 +411,7 @@ func file_floe_v1_exchange_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_exchange_proto_rawDesc), len(file_floe_v1_exchange_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,103 @@
+package eventtime
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
+)
+
+func TestExtractor(t *testing.T) {
+	for _, tc := range []struct {
+		field  jobspec.TimestampField
+		format string
+		value  string
+		want   string
+	}{
+		{jobspec.TimestampField{CSV: 1}, "unix-ms", "a,1700000000123,c", "1700000000123"},
+		{jobspec.TimestampField{CSV: 0}, "unix-s", " 17 ", "17000"},
+		{jobspec.TimestampField{CSV: 2}, "unix-ms", "a,b", "error: timestamp field csv:2: the record has fewer fields"},
+		{jobspec.TimestampField{CSV: 5}, "2006-01-02 15:04:05.000", "1,2,3,4,5,2026-11-29 10:00:01.500", "1795946401500"},
+		{jobspec.TimestampField{CSV: -1, JSON: "e.t"}, "rfc3339", `{"e":{"t":"1970-01-01T00:00:01.25Z"}}`, "1250"},
+		{jobspec.TimestampField{CSV: -1, JSON: "t"}, "unix-ms", `{"t":42}`, "42"},
+		{jobspec.TimestampField{CSV: -1, JSON: "t"}, "unix-ms", `{"u":42}`, `error: timestamp field json:t: no member "t"`},
+		{jobspec.TimestampField{CSV: 0}, "unix-ms", "x", `error: timestamp field csv:0: "x" is not an integer (unix-ms)`},
+	} {
+		x := NewExtractor(&jobspec.EventTime{Field: tc.field, Format: tc.format})
+		ts, err := x.Timestamp([]byte(tc.value))
+		got := fmt.Sprint(ts)
+		if err != nil {
+			got = "error: " + err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s %s %q: got %s, want %s", tc.field, tc.format, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestGenerator(t *testing.T) {
+	g := NewGenerator(5 * time.Millisecond)
+	if g.Current() != Min {
+		t.Fatalf("watermark before records: %d", g.Current())
+	}
+	for _, ts := range []int64{10, 3, 20, 12} {
+		g.Observe(ts)
+	}
+	if g.Current() != 14 {
+		t.Fatalf("watermark %d, want 20-5-1", g.Current())
+	}
+}
+
+// TestTracker runs scripts of input events against a three-input tracker:
+// "wN@T" a watermark, "iN@T" an idle watermark, "aN" records, "eN" an end;
+// each step prints the combined watermark and whether it advanced.
+func TestTracker(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"w0@5 w1@3 w2@4 w1@9", "min- min- 3+ 4+"},
+		{"w0@5 w1@7 i2@0", "min- min- 5+"},
+		{"w0@5 w1@7 i2@0 a2 w2@1", "min- min- 5+ 5- 5-"},
+		{"i0@0 i1@0 i2@0", "min- min- min-"},
+		{"w0@5 w1@6 w2@7 e0 e1 e2", "min- min- 5+ 6+ 7+ max+"},
+		{"e0 e1 e2", "min- min- max+"},
+		{"w0@5 w0@2 w1@5 w2@5", "min- min- min- 5+"},
+	} {
+		tr := NewTracker(3)
+		var got []string
+		for _, step := range strings.Fields(tc.script) {
+			var in int
+			var ts int64
+			var wm int64
+			var adv bool
+			switch step[0] {
+			case 'w', 'i':
+				fmt.Sscanf(step[1:], "%d@%d", &in, &ts)
+				wm, adv = tr.Watermark(in, ts, step[0] == 'i')
+			case 'a':
+				fmt.Sscanf(step[1:], "%d", &in)
+				tr.Active(in)
+				wm, adv = tr.Current(), false
+			case 'e':
+				fmt.Sscanf(step[1:], "%d", &in)
+				wm, adv = tr.End(in)
+			}
+			s := fmt.Sprint(wm)
+			switch wm {
+			case Min:
+				s = "min"
+			case Max:
+				s = "max"
+			}
+			if adv {
+				s += "+"
+			} else {
+				s += "-"
+			}
+			got = append(got, s)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.script, g, tc.want)
+		}
+	}
+}

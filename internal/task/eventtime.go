@@ -1,0 +1,219 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/eventtime"
+	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/internal/timer"
+)
+
+// This file is the task's side of event time and timers: stamping and
+// watermarking a source's records, combining the watermarks of a task's
+// inputs, and firing the timers of its keyed operators.
+
+// timedOp is a keyed Wasm operator of the chain and its timers.
+type timedOp struct {
+	idx int // position in Task.ops
+	in  *host.Instance
+	q   *timer.Queue
+}
+
+// sourceTime stamps a source task's records and paces its watermarks.
+type sourceTime struct {
+	extract  *eventtime.Extractor // nil: keep the source's timestamps
+	gen      *eventtime.Generator
+	interval time.Duration
+	idleFor  time.Duration
+	emitted  int64 // the last watermark sent
+	lastEmit time.Time
+	lastData time.Time
+	idle     bool
+}
+
+// stamp gives b's records their event time and notes it for watermarks.
+func (s *sourceTime) stamp(b *record.Batch) error {
+	for i := range b.Records {
+		r := &b.Records[i]
+		if s.extract != nil {
+			ts, err := s.extract.Timestamp(r.Value)
+			if err != nil {
+				return fmt.Errorf("source record %q: %w", prefix(r.Value), err)
+			}
+			r.Timestamp = ts
+		}
+		if r.Timestamp != record.NoTimestamp {
+			s.gen.Observe(r.Timestamp)
+		}
+	}
+	return nil
+}
+
+func prefix(b []byte) []byte {
+	if len(b) > 64 {
+		return b[:64]
+	}
+	return b
+}
+
+// sourceWatermark sends the source's watermark on when its interval has
+// passed and it advanced, and marks the source idle after idleFor without
+// records. n is the number of records of the batch just processed.
+func (t *Task) sourceWatermark(ctx context.Context, n int) error {
+	s := t.et
+	if s == nil || t.router == nil {
+		return nil
+	}
+	now := time.Now()
+	if n > 0 {
+		s.lastData, s.idle = now, false
+	}
+	if now.Sub(s.lastEmit) < s.interval {
+		return nil
+	}
+	s.lastEmit = now
+	if s.idleFor > 0 && !s.idle && now.Sub(s.lastData) >= s.idleFor {
+		s.idle = true
+		return t.router.Watermark(ctx, s.emitted, true)
+	}
+	if wm := s.gen.Current(); wm > s.emitted {
+		s.emitted = wm
+		t.setWatermark(wm)
+		return t.router.Watermark(ctx, wm, false)
+	}
+	return nil
+}
+
+// setWatermark tells every Wasm operator of the chain its watermark.
+func (t *Task) setWatermark(wm int64) {
+	for _, op := range t.ops {
+		if in, ok := op.(*host.Instance); ok {
+			in.SetWatermark(wm)
+		}
+	}
+}
+
+// advanceWatermark moves the task's event time to wm: the operators see it,
+// due event-time timers fire in chain order, then the watermark goes on.
+func (t *Task) advanceWatermark(ctx context.Context, wm int64) error {
+	t.setWatermark(wm)
+	if _, err := t.fireTimers(ctx, host.EventTime, wm); err != nil {
+		return err
+	}
+	if t.router != nil {
+		return t.router.Watermark(ctx, wm, false)
+	}
+	return nil
+}
+
+// fireTimers fires the timers of domain d due at upTo, passing what they
+// emit through the rest of the chain, and returns how many fired.
+func (t *Task) fireTimers(ctx context.Context, d host.TimeDomain, upTo int64) (int, error) {
+	fired := 0
+	for i := range t.timed {
+		op := &t.timed[i]
+		for {
+			tm, ok, err := op.q.Pop(d, upTo)
+			if err != nil {
+				return fired, fmt.Errorf("timers of %s: %w", t.name, err)
+			}
+			if !ok {
+				break
+			}
+			fired++
+			out := &t.timerOut
+			out.Reset()
+			if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, out); err != nil {
+				return fired, err
+			}
+			if out.Len() > 0 {
+				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
+					return fired, err
+				}
+			}
+		}
+	}
+	return fired, nil
+}
+
+// serviceTimers fires the due processing-time timers and arranges to be
+// woken for the next one.
+func (t *Task) serviceTimers(ctx context.Context) error {
+	if len(t.timed) == 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	fired, err := t.fireTimers(ctx, host.ProcessingTime, now)
+	if err != nil {
+		return err
+	}
+	if fired > 0 && t.router != nil {
+		// What the timers emitted goes out now, not with the next input.
+		if err := t.router.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	next, any := int64(0), false
+	for _, op := range t.timed {
+		if ts, ok := op.q.Next(host.ProcessingTime); ok && (!any || ts < next) {
+			next, any = ts, true
+		}
+	}
+	if !any {
+		return nil
+	}
+	d := time.Duration(next-now) * time.Millisecond
+	if t.wakeTimer == nil {
+		t.wakeTimer = time.AfterFunc(d, t.poke)
+	} else {
+		t.wakeTimer.Reset(d)
+	}
+	return nil
+}
+
+// restoreTimers rebuilds the timer queues from the restored keyed state of
+// the key groups this subtask owns.
+func (t *Task) restoreTimers() error {
+	if len(t.timed) == 0 || t.state == nil {
+		return nil
+	}
+	byNS := make(map[string]*timer.Queue, len(t.timed))
+	for _, op := range t.timed {
+		byNS[timer.Namespace(t.stage.Operators[op.idx].UID)] = op.q
+	}
+	return t.state.ScanRange(t.keyGroups(), func(kg uint16, ns string, key, rest, _ []byte) error {
+		if q, ok := byNS[ns]; ok {
+			return q.Restored(kg, key, rest)
+		}
+		return nil
+	})
+}
+
+// presetOperatorState gives the task's operator list states their restored
+// share, before the operators open.
+func (t *Task) presetOperatorState(r *checkpoint.Restore) {
+	for _, l := range r.Operator {
+		kind := host.KindEvenSplitList
+		if l.Mode == checkpoint.ModeUnion {
+			kind = host.KindUnionList
+		}
+		t.lists.Preset(l.Namespace, kind, l.Elems)
+	}
+}
+
+// operatorState returns the task's operator list states for a checkpoint.
+func (t *Task) operatorState() []checkpoint.OperatorList {
+	var out []checkpoint.OperatorList
+	for _, l := range t.lists.Snapshot() {
+		mode := checkpoint.ModeEvenSplit
+		if l.Kind == host.KindUnionList {
+			mode = checkpoint.ModeUnion
+		}
+		out = append(out, checkpoint.OperatorList{Namespace: l.Namespace, Mode: mode, Elems: l.Elems})
+	}
+	return out
+}
