@@ -22,6 +22,8 @@ Usage:
                     manage the jobs of a cluster through its scheduler
   floe state get --job ID --state NAME KEY... [-o json|text]
                     read keys of a job's queryable state
+  floe new --lang go|rust|c|as NAME
+                    write a ready-to-build operator project
   floe version      print the version
   floe help [COMMAND]
 
@@ -48,6 +50,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return jobCmd(args[1:], stdout, stderr)
 	case "state":
 		return stateCmd(args[1:], stdout, stderr)
+	case "new":
+		return newCmd(args[1:], stdout, stderr)
 	case "scheduler":
 		return schedulerCmd(args[1:], stdout, stderr)
 	case "taskmanager":
@@ -58,6 +62,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "run" {
 			return runCmd([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "new" {
+			return newCmd([]string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "scheduler" {
 			return schedulerCmd([]string{"--help"}, stdout, stderr)
