@@ -56,6 +56,7 @@ type Instance struct {
 	process api.Function
 	close   api.Function
 	onTimer api.Function // nil when the module exports no floe_on_timer
+	window  api.Function // nil when the module exports no floe_window
 	stack   []uint64
 	stderr  *head
 
@@ -112,6 +113,7 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	in.process = mod.ExportedFunction("floe_process")
 	in.close = mod.ExportedFunction("floe_close")
 	in.onTimer = mod.ExportedFunction("floe_on_timer")
+	in.window = mod.ExportedFunction("floe_window")
 	if err := in.openOperator(ctx); err != nil {
 		in.mod.Close(context.Background())
 		return nil, err
@@ -231,6 +233,34 @@ func (in *Instance) FireTimer(ctx context.Context, d TimeDomain, ts int64, kg ui
 	in.cur, in.out = &in.timerRec, out
 	err = in.call(ctx, in.onTimer, "floe_on_timer", -1, uint64(uint32(d)), uint64(ts), uint64(len(key)))
 	in.cur, in.out = nil, nil
+	return err
+}
+
+// WindowOp is what a floe_window call asks of a window function.
+type WindowOp int32
+
+// The window operations of ABI v1 (sdk/ABI.md, "Window functions").
+const (
+	WindowAdd     WindowOp = 0
+	WindowMerge   WindowOp = 1
+	WindowResult  WindowOp = 2
+	WindowProcess WindowOp = 3
+)
+
+// Window calls floe_window with op and payload, a sequence of groups laid
+// out as the ABI says, appending what the guest emits on port 0 to out.
+func (in *Instance) Window(ctx context.Context, op WindowOp, payload []byte, out *record.Batch) error {
+	if in.window == nil {
+		return in.wrap("floe_window", -1, errors.New("the module exports no floe_window: it has no window functions"), nil, nil)
+	}
+	dst, err := in.buffer(ctx, len(payload))
+	if err != nil {
+		return err
+	}
+	copy(dst, payload)
+	in.out = out
+	err = in.call(ctx, in.window, "floe_window", -1, uint64(uint32(op)), uint64(len(payload)))
+	in.out = nil
 	return err
 }
 

@@ -121,6 +121,7 @@ const (
 	OperatorFlatMap OperatorType = "flatMap"
 	OperatorKeyBy   OperatorType = "keyBy"
 	OperatorProcess OperatorType = "process"
+	OperatorWindow  OperatorType = "window"
 )
 
 // Operator is one step of the job's chain.
@@ -139,6 +140,12 @@ type Operator struct {
 	// Key says how a keyBy derives each record's key; it is the zero
 	// KeySelector for every other operator type.
 	Key KeySelector
+	// Window is set for a window operator, whose Function is an aggregate
+	// or a window process function.
+	Window *Window
+	// SideOutputs routes the operator's named side outputs to sinks;
+	// records sent to other side outputs are dropped and counted.
+	SideOutputs map[string]Sink
 }
 
 // KeyKind is how a keyBy derives a record's key.

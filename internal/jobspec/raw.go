@@ -50,6 +50,14 @@ type rawOperator struct {
 	Module      scalar `yaml:"module"`
 	Function    scalar `yaml:"function"`
 	Key         scalar `yaml:"key"`
+	// Window operators (window.go) and side outputs.
+	Window          *rawWindow                `yaml:"window"`
+	Time            scalar                    `yaml:"time"`
+	AllowedLateness scalar                    `yaml:"allowedLateness"`
+	LateOutput      scalar                    `yaml:"lateOutput"`
+	Aggregate       scalar                    `yaml:"aggregate"`
+	Process         scalar                    `yaml:"process"`
+	SideOutputs     map[string]*rawSideOutput `yaml:"sideOutputs"`
 }
 
 type rawSink struct {

@@ -92,17 +92,24 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		// The type is missing or unknown, which is reported already.
 	case OperatorKeyBy:
 		b.keyBy(path, r, &op)
+	case OperatorWindow:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.window(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
 	}
-	if op.Type == OperatorProcess && !keyed {
-		b.p.add(path+".type", "process needs a keyBy before it (keyed state needs a key)")
+	if op.Type != OperatorWindow {
+		b.notWindow(path, r)
+	}
+	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
+	if (op.Type == OperatorProcess || op.Type == OperatorWindow) && !keyed {
+		b.p.add(path+".type", "%s needs a keyBy before it (keyed state needs a key)", op.Type)
 	}
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorWindow)}
 
 // function returns the module and function an operator names.
 func (b *builder) function(path string, r *rawOperator) (module, function string) {

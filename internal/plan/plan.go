@@ -63,7 +63,7 @@ type Stage struct {
 // Stateful reports whether the stage runs a keyed operator.
 func (s *Stage) Stateful() bool {
 	for _, op := range s.Operators {
-		if op.Type == jobspec.OperatorProcess {
+		if op.Type == jobspec.OperatorProcess || op.Type == jobspec.OperatorWindow {
 			return true
 		}
 	}

@@ -16,10 +16,10 @@ import (
 // watermarking a source's records, combining the watermarks of a task's
 // inputs, and firing the timers of its keyed operators.
 
-// timedOp is a keyed Wasm operator of the chain and its timers.
+// timedOp is a keyed operator of the chain with timers, and its queue.
 type timedOp struct {
 	idx int // position in Task.ops
-	in  *host.Instance
+	in  timerTarget
 	q   *timer.Queue
 }
 
@@ -91,8 +91,8 @@ func (t *Task) sourceWatermark(ctx context.Context, n int) error {
 // setWatermark tells every Wasm operator of the chain its watermark.
 func (t *Task) setWatermark(wm int64) {
 	for _, op := range t.ops {
-		if in, ok := op.(*host.Instance); ok {
-			in.SetWatermark(wm)
+		if w, ok := op.(watermarked); ok {
+			w.SetWatermark(wm)
 		}
 	}
 }
@@ -128,6 +128,9 @@ func (t *Task) fireTimers(ctx context.Context, d host.TimeDomain, upTo int64) (i
 			out := &t.timerOut
 			out.Reset()
 			if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, out); err != nil {
+				return fired, err
+			}
+			if err := t.drainSide(op.idx); err != nil {
 				return fired, err
 			}
 			if out.Len() > 0 {
@@ -217,3 +220,5 @@ func (t *Task) operatorState() []checkpoint.OperatorList {
 	}
 	return out
 }
+
+func nowMillis() int64 { return time.Now().UnixMilli() }

@@ -101,6 +101,9 @@ type Metrics struct {
 	// BlockedNanos is the time spent waiting to send downstream: the
 	// measure of back-pressure.
 	BlockedNanos atomic.Int64
+	// SideDropped counts records sent to side outputs the job does not
+	// route anywhere.
+	SideDropped atomic.Int64
 }
 
 // timedSender counts the time Send blocks.
@@ -148,6 +151,7 @@ type Task struct {
 	timerOut  record.Batch
 	wakeTimer *time.Timer
 	queues    map[string]*timer.Queue // by operator uid
+	sides     []sideSinks             // by operator index
 
 	Metrics Metrics
 }
@@ -276,13 +280,27 @@ func (t *Task) open(ctx context.Context) error {
 			t.et.extract = eventtime.NewExtractor(s.EventTime)
 		}
 	}
+	if err := t.openSideSinks(); err != nil {
+		return err
+	}
 	for i := range t.stage.Operators {
-		op, err := t.instance(ctx, &t.stage.Operators[i], t.stage.KeyedInput)
+		spec := &t.stage.Operators[i]
+		var op Operator
+		if spec.Type == jobspec.OperatorWindow {
+			op, err = t.windowOperator(ctx, spec)
+		} else {
+			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
+		}
 		if err != nil {
 			return err
 		}
-		if in, ok := op.(*host.Instance); ok && t.stage.KeyedInput && t.state != nil && in.HasTimerHandler() {
-			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: in, q: t.queues[t.stage.Operators[i].UID]})
+		switch o := op.(type) {
+		case *host.Instance:
+			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
+				t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
+			}
+		case windowOp:
+			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
 		}
 		t.ops = append(t.ops, op)
 	}
@@ -354,15 +372,10 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 	}
 	if keyed && t.state != nil {
 		cfg.Keyed = t.state
-		ts, err := t.state.Map(timer.Namespace(op.UID))
+		q, err := t.queue(op.UID)
 		if err != nil {
 			return nil, err
 		}
-		q := timer.New(ts)
-		if t.queues == nil {
-			t.queues = map[string]*timer.Queue{}
-		}
-		t.queues[op.UID] = q
 		cfg.Timers = q
 	}
 	in, err := m.Instantiate(ctx, cfg)
@@ -551,6 +564,9 @@ func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) err
 		if err := op.Process(ctx, cur, out); err != nil {
 			return err
 		}
+		if err := t.drainSide(i); err != nil {
+			return err
+		}
 		cur = out
 	}
 	t.Metrics.RecordsOut.Add(int64(cur.Len()))
@@ -577,6 +593,7 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 	if t.sink != nil {
 		errs = append(errs, t.sink.Close())
 	}
+	errs = append(errs, t.closeSideSinks()...)
 	t.wg.Wait()
 	t.q.mu.Lock()
 	kept := t.q.kept

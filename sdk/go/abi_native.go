@@ -41,6 +41,9 @@ func TestOpen(n int) int32           { return op.open(n) }
 func TestProcess(n, count int) int32 { return op.process(n, count) }
 func TestClose() int32               { return op.close() }
 
+// TestWindow calls what the module's floe_window export calls.
+func TestWindow(opcode int32, n int) int32 { return op.window(opcode, n) }
+
 // TestOnTimer calls what the module's floe_on_timer export calls.
 func TestOnTimer(d TimeDomain, ts int64, keyLen int) int32 { return op.onTimer(d, ts, keyLen) }
 func hostEmit(b []byte)                                    { testHost.Emit(b) }

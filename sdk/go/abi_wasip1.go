@@ -18,6 +18,9 @@ func floeProcess(n, count int32) int32 { return op.process(int(n), int(count)) }
 //go:wasmexport floe_close
 func floeClose() int32 { return op.close() }
 
+//go:wasmexport floe_window
+func floeWindow(opcode, n int32) int32 { return op.window(opcode, int(n)) }
+
 //go:wasmexport floe_on_timer
 func floeOnTimer(domain int32, ts int64, keyLen int32) int32 {
 	return op.onTimer(TimeDomain(domain), ts, int(keyLen))

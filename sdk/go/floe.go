@@ -40,6 +40,8 @@ const (
 	kindFlatMap
 	kindProcess
 	kindKeySelector
+	kindAggregate
+	kindWindow
 )
 
 // function is one registered operator function; exactly one of the fields
@@ -50,6 +52,8 @@ type function struct {
 	filter  func(rec []byte) (bool, error)
 	flatMap func(rec []byte, out Emitter) error
 	process func(ctx *Context, rec []byte, out Emitter) error
+	agg     *aggregate
+	window  func(key []byte, w Window, recs []Record, out Emitter) error
 }
 
 // registry holds what init functions registered; the module's operator

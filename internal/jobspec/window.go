@@ -1,0 +1,133 @@
+package jobspec
+
+import (
+	"time"
+)
+
+// Window configures a window operator (docs/event-time.md).
+type Window struct {
+	// Kind is tumbling, sliding or session.
+	Kind  string
+	Size  time.Duration // tumbling, sliding
+	Slide time.Duration // sliding
+	Gap   time.Duration // session
+	// ProcessingTime measures windows in processing time instead of event
+	// time.
+	ProcessingTime bool
+	// AllowedLateness keeps fired event-time windows that long for late
+	// records, which fire them again.
+	AllowedLateness time.Duration
+	// LateOutput names the side output that gets records later than that;
+	// "" drops them.
+	LateOutput string
+	// Aggregate tells that Function is an aggregate function; otherwise it
+	// is a window process function.
+	Aggregate bool
+}
+
+type rawWindow struct {
+	Type  scalar `yaml:"type"`
+	Size  scalar `yaml:"size"`
+	Slide scalar `yaml:"slide"`
+	Gap   scalar `yaml:"gap"`
+}
+
+type rawSideOutput struct {
+	Type scalar `yaml:"type"`
+	Path scalar `yaml:"path"`
+}
+
+// window fills in a window operator.
+func (b *builder) window(path string, r *rawOperator, op *Operator) {
+	w := &Window{}
+	op.Window = w
+	if r.Window == nil {
+		b.p.add(path+".window", "required (for example {type: tumbling, size: 10s})")
+	} else {
+		rw := r.Window
+		wp := path + ".window"
+		w.Kind = b.p.choice(wp+".type", rw.Type, "window type", "", "tumbling", "sliding", "session")
+		switch w.Kind {
+		case "tumbling":
+			w.Size = b.windowDuration(wp+".size", rw.Size)
+			b.p.only(wp+".slide", rw.Slide, "a sliding window")
+			b.p.only(wp+".gap", rw.Gap, "a session window")
+		case "sliding":
+			w.Size = b.windowDuration(wp+".size", rw.Size)
+			w.Slide = b.windowDuration(wp+".slide", rw.Slide)
+			if w.Slide > 0 && w.Size%w.Slide != 0 {
+				b.p.reject(wp+".size", "must be a multiple of the slide (%v), got %v", w.Slide, w.Size)
+			}
+			b.p.only(wp+".gap", rw.Gap, "a session window")
+		case "session":
+			w.Gap = b.windowDuration(wp+".gap", rw.Gap)
+			b.p.only(wp+".size", rw.Size, "a tumbling or sliding window")
+			b.p.only(wp+".slide", rw.Slide, "a sliding window")
+		}
+	}
+	w.ProcessingTime = b.p.choice(path+".time", r.Time, "time", "event", "event", "processing") == "processing"
+	w.AllowedLateness = b.p.duration(path+".allowedLateness", r.AllowedLateness, 0, 0)
+	if w.ProcessingTime && w.AllowedLateness > 0 {
+		b.p.reject(path+".allowedLateness", "applies only to event-time windows")
+	}
+	if r.LateOutput.set {
+		w.LateOutput = r.LateOutput.value
+	}
+	switch {
+	case r.Aggregate.set && r.Process.set:
+		b.p.reject(path+".process", "a window has either an aggregate or a process function, not both")
+	case r.Aggregate.set:
+		w.Aggregate = true
+		op.Function, _ = b.p.text(path+".aggregate", r.Aggregate)
+	case r.Process.set:
+		op.Function, _ = b.p.text(path+".process", r.Process)
+	default:
+		b.p.add(path+".aggregate", "a window needs an aggregate or a process function")
+	}
+	b.p.only(path+".function", r.Function, "map, filter, flatMap and process operators (a window names aggregate or process)")
+	op.Module = b.module(path+".module", r.Module)
+}
+
+// notWindow rejects window fields on other operators.
+func (b *builder) notWindow(path string, r *rawOperator) {
+	if r.Window != nil {
+		b.p.add(path+".window", "only for type window")
+	}
+	for name, s := range map[string]scalar{"time": r.Time, "allowedLateness": r.AllowedLateness,
+		"lateOutput": r.LateOutput, "aggregate": r.Aggregate, "process": r.Process} {
+		b.p.only(path+"."+name, s, "a window operator")
+	}
+}
+
+func (b *builder) windowDuration(path string, s scalar) time.Duration {
+	if !s.set {
+		b.p.reject(path, "required (a duration such as 10s)")
+		return 0
+	}
+	return b.p.duration(path, s, 0, time.Millisecond)
+}
+
+// sideOutputs returns the sinks side outputs go to.
+func (b *builder) sideOutputs(path string, raw map[string]*rawSideOutput) map[string]Sink {
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make(map[string]Sink, len(raw))
+	for name, r := range raw {
+		p := path + ".sideOutputs." + name
+		if r == nil {
+			b.p.add(p, "needs a sink: {type: file, path: DIR} or {type: stdout}")
+			continue
+		}
+		s := Sink{UID: name, Type: SinkType(b.p.choice(p+".type", r.Type, "sink type", "", string(SinkFile), string(SinkStdout)))}
+		switch s.Type {
+		case SinkFile:
+			pth, _ := b.p.text(p+".path", r.Path)
+			s.File = &FileSink{Path: pth}
+		case SinkStdout:
+			b.p.only(p+".path", r.Path, "a file sink")
+		}
+		out[name] = s
+	}
+	return out
+}
