@@ -23,7 +23,7 @@ import (
 	"text/template"
 )
 
-//go:embed go/*.go templates
+//go:embed go/*.go c/floe.h c/floe.c all:templates
 var files embed.FS
 
 // Project is what templates are rendered with.
@@ -42,7 +42,10 @@ type language struct {
 }
 
 var languages = map[string]language{
-	"go": {name: "Go", sdk: goSDK, next: "./build.sh\n  floe run job.yaml --set input=input.txt --set output=out"},
+	"go": {name: "Go", sdk: goSDK, next: "./build.sh\n  floe run job.yaml\n  cat out/part-*"},
+	"c": {name: "C", sdk: func(dst string) error {
+		return copyTree("c", dst, func(p string) bool { return strings.HasPrefix(path.Base(p), "floe.") })
+	}, next: "make\n  floe run job.yaml\n  cat out/part-*"},
 }
 
 // Languages returns the languages New accepts.

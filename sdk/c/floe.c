@@ -1,0 +1,730 @@
+/*
+ * floe.c: the C SDK's runtime: the module's exports, the host's imports and
+ * the wire layouts of Floe's ABI version 1 (sdk/ABI.md). The API is floe.h.
+ *
+ * The host instantiates a module once per operator subtask and calls it from
+ * one thread, so one set of globals is one operator.
+ */
+#include "floe.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------- host imports */
+
+#define FLOE_IMPORT(name) __attribute__((import_module("floe_v1"), import_name(name)))
+
+FLOE_IMPORT("emit") void floe__emit(const void *p, int32_t n);
+FLOE_IMPORT("output_declare") int32_t floe__output_declare(const void *p, int32_t n);
+FLOE_IMPORT("fail") void floe__fail(int32_t rec, const void *p, int32_t n);
+FLOE_IMPORT("log") void floe__log(int32_t level, const void *p, int32_t n);
+FLOE_IMPORT("state_declare") int32_t floe__state_declare(int32_t kind, const void *p, int32_t n, int32_t flags);
+FLOE_IMPORT("value_get") int32_t floe__value_get(int32_t s, int32_t rec, void *buf, int32_t cap);
+FLOE_IMPORT("value_put") void floe__value_put(int32_t s, int32_t rec, const void *p, int32_t n);
+FLOE_IMPORT("value_delete") void floe__value_delete(int32_t s, int32_t rec);
+FLOE_IMPORT("list_append") void floe__list_append(int32_t s, int32_t rec, const void *p, int32_t n);
+FLOE_IMPORT("list_get") int32_t floe__list_get(int32_t s, int32_t rec, void *buf, int32_t cap);
+FLOE_IMPORT("list_clear") void floe__list_clear(int32_t s, int32_t rec);
+FLOE_IMPORT("map_get")
+int32_t floe__map_get(int32_t s, int32_t rec, const void *k, int32_t kn, void *buf, int32_t cap);
+FLOE_IMPORT("map_put")
+void floe__map_put(int32_t s, int32_t rec, const void *k, int32_t kn, const void *v, int32_t vn);
+FLOE_IMPORT("map_delete") void floe__map_delete(int32_t s, int32_t rec, const void *k, int32_t kn);
+FLOE_IMPORT("map_entries") int32_t floe__map_entries(int32_t s, int32_t rec, void *buf, int32_t cap);
+FLOE_IMPORT("map_clear") void floe__map_clear(int32_t s, int32_t rec);
+FLOE_IMPORT("timer_register") void floe__timer_register(int32_t rec, int32_t domain, int64_t ts);
+FLOE_IMPORT("timer_delete") void floe__timer_delete(int32_t rec, int32_t domain, int64_t ts);
+FLOE_IMPORT("current_watermark") int64_t floe__current_watermark(void);
+FLOE_IMPORT("processing_time") int64_t floe__processing_time(void);
+
+/* The state kinds of state_declare. */
+enum { KIND_VALUE = 1, KIND_LIST = 2, KIND_MAP = 3 };
+
+/* ------------------------------------------------------------- memory */
+
+/* oom reports running out of memory the way the host recognises ("out of
+ * memory" on stderr) and stops the instance. */
+static void oom(void) {
+    static const char msg[] = "floe: out of memory\n";
+    write(2, msg, sizeof msg - 1);
+    abort();
+}
+
+void floe_buf_grow(floe_buf *b, size_t n) {
+    if (b->cap - b->len >= n) return;
+    size_t want = b->len + n;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < want) cap *= 2;
+    uint8_t *p = (uint8_t *)realloc(b->data, cap);
+    if (!p) oom();
+    b->data = p;
+    b->cap = cap;
+}
+
+void floe_buf_free(floe_buf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* zero_bytes returns a word with the high bit set in each byte of x that is
+ * zero and in no other (no borrow crosses bytes). */
+static inline uint64_t zero_bytes(uint64_t x) {
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    return ~(((x & low7) + low7) | x | low7);
+}
+
+ptrdiff_t floe_index_byte(const void *data, size_t len, uint8_t c) {
+    const uint8_t *p = (const uint8_t *)data;
+    const uint64_t pattern = 0x0101010101010101ULL * c;
+    size_t i = 0;
+    uint64_t w, m;
+    for (; len - i >= 8; i += 8) {
+        memcpy(&w, p + i, 8);
+        if ((m = zero_bytes(w ^ pattern)) != 0) return (ptrdiff_t)(i + (size_t)(__builtin_ctzll(m) >> 3));
+    }
+    size_t rest = len - i;
+    if (rest == 0) return -1;
+    w = 0;
+    memcpy(&w, p + i, rest);
+    m = zero_bytes(w ^ pattern) & (((uint64_t)1 << (rest * 8)) - 1);
+    return m ? (ptrdiff_t)(i + (size_t)(__builtin_ctzll(m) >> 3)) : -1;
+}
+
+/* digit_pairs is "00" to "99", for formatting two digits per step. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* format_i64 writes v in decimal to the end of buf[0:20] and returns where
+ * it starts. */
+static char *format_i64(char buf[20], int64_t v) {
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char *p = buf + 20;
+    while (u >= 100) {
+        unsigned d = (unsigned)(u % 100) * 2;
+        u /= 100;
+        *--p = digit_pairs[d + 1];
+        *--p = digit_pairs[d];
+    }
+    if (u >= 10) {
+        *--p = digit_pairs[u * 2 + 1];
+        *--p = digit_pairs[u * 2];
+    } else {
+        *--p = (char)('0' + u);
+    }
+    if (v < 0) *--p = '-';
+    return p;
+}
+
+void floe_buf_append_i64(floe_buf *b, int64_t v) {
+    char buf[20];
+    char *p = format_i64(buf, v);
+    floe_buf_append(b, p, (size_t)(buf + 20 - p));
+}
+
+bool floe_parse_i64(floe_bytes b, int64_t *out) {
+    size_t i = 0;
+    bool neg = false;
+    if (b.len > 0 && (b.data[0] == '-' || b.data[0] == '+')) {
+        neg = b.data[0] == '-';
+        i = 1;
+    }
+    if (i == b.len) return false;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    uint64_t u = 0;
+    for (; i < b.len; i++) {
+        unsigned d = (unsigned)b.data[i] - '0';
+        if (d > 9 || u > (limit - d) / 10) return false;
+        u = u * 10 + d;
+    }
+    *out = neg ? (int64_t)((uint64_t)0 - u) : (int64_t)u;
+    return true;
+}
+
+static inline uint32_t load_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline int64_t load_i64(const uint8_t *p) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* ------------------------------------------------------------ registry */
+
+enum kind { K_MAP, K_FILTER, K_FLAT_MAP, K_PROCESS, K_KEY_SELECTOR };
+
+struct floe_function {
+    const char *name;
+    enum kind kind;
+    union {
+        floe_map_fn map;
+        floe_filter_fn filter;
+        floe_flat_map_fn flat_map;
+        floe_process_fn process;
+    } fn;
+    floe_hook_fn open, close;
+    floe_timer_fn on_timer;
+    struct floe_function *next;
+};
+
+/* hook is one module-wide open or close hook. */
+struct hook {
+    floe_hook_fn fn;
+    struct hook *next;
+};
+
+static struct {
+    floe_function *functions, *functions_tail;
+    struct hook *open_hooks, *close_hooks;
+    const char *duplicate; /* a name registered twice, reported at open */
+} reg;
+
+static floe_function *register_function(const char *name, enum kind kind) {
+    for (floe_function *f = reg.functions; f; f = f->next)
+        if (strcmp(f->name, name) == 0 && !reg.duplicate) reg.duplicate = name;
+    floe_function *f = (floe_function *)calloc(1, sizeof *f);
+    if (!f) oom();
+    f->name = name;
+    f->kind = kind;
+    if (reg.functions_tail)
+        reg.functions_tail->next = f;
+    else
+        reg.functions = f;
+    reg.functions_tail = f;
+    return f;
+}
+
+floe_function *floe_register_map(const char *name, floe_map_fn fn) {
+    floe_function *f = register_function(name, K_MAP);
+    f->fn.map = fn;
+    return f;
+}
+
+floe_function *floe_register_filter(const char *name, floe_filter_fn fn) {
+    floe_function *f = register_function(name, K_FILTER);
+    f->fn.filter = fn;
+    return f;
+}
+
+floe_function *floe_register_flat_map(const char *name, floe_flat_map_fn fn) {
+    floe_function *f = register_function(name, K_FLAT_MAP);
+    f->fn.flat_map = fn;
+    return f;
+}
+
+floe_function *floe_register_process(const char *name, floe_process_fn fn) {
+    floe_function *f = register_function(name, K_PROCESS);
+    f->fn.process = fn;
+    return f;
+}
+
+floe_function *floe_register_key_selector(const char *name, floe_map_fn fn) {
+    floe_function *f = register_function(name, K_KEY_SELECTOR);
+    f->fn.map = fn;
+    return f;
+}
+
+void floe_function_on_open(floe_function *f, floe_hook_fn fn) { f->open = fn; }
+void floe_function_on_close(floe_function *f, floe_hook_fn fn) { f->close = fn; }
+void floe_function_on_timer(floe_function *f, floe_timer_fn fn) { f->on_timer = fn; }
+
+static void add_hook(struct hook **list, floe_hook_fn fn) {
+    struct hook *h = (struct hook *)calloc(1, sizeof *h);
+    if (!h) oom();
+    h->fn = fn;
+    while (*list) list = &(*list)->next;
+    *list = h;
+}
+
+void floe_on_open(floe_hook_fn fn) { add_hook(&reg.open_hooks, fn); }
+void floe_on_close(floe_hook_fn fn) { add_hook(&reg.close_hooks, fn); }
+
+/* ------------------------------------------------------------ operator */
+
+/* FLUSH_SIZE is how much output the SDK buffers before handing it to the
+ * host in the middle of a batch. */
+#define FLUSH_SIZE (256 << 10)
+
+/* OUT_HEADER is an output record's fixed part: u32 port, u32 value_len,
+ * i64 timestamp. IN_HEADER is an input record's: u32 key_len,
+ * u32 value_len, i64 timestamp. */
+#define OUT_HEADER 16
+#define IN_HEADER 16
+
+/* param is one entry of the parameter block, NUL-terminated copies. */
+struct param {
+    char *key, *value;
+};
+
+static struct {
+    uint8_t *in;            /* the buffer the host writes into (floe_alloc) */
+    floe_buf out;           /* buffered output records */
+    floe_buf map_out;       /* a map function's result */
+    floe_buf scratch;       /* floe_scratch */
+    floe_buf state;         /* state values read from the host */
+    floe_function *fn;      /* the function the operator runs */
+    struct param *params;
+    uint32_t nparams;
+    floe_ctx ctx;
+    bool failed;            /* the current call recorded an error */
+    char msg[1024];         /* its message */
+} op;
+
+floe_port floe_output(const char *name) { return floe__output_declare(name, (int32_t)strlen(name)); }
+
+void floe_emit_at(floe_ctx *ctx, floe_port port, const void *value, size_t len, int64_t ts) {
+    (void)ctx;
+    uint8_t *p = floe_buf_reserve(&op.out, OUT_HEADER + len);
+    uint32_t port32 = (uint32_t)port, len32 = (uint32_t)len;
+    memcpy(p, &port32, 4);
+    memcpy(p + 4, &len32, 4);
+    memcpy(p + 8, &ts, 8);
+    if (len) memcpy(p + OUT_HEADER, value, len);
+    op.out.len += OUT_HEADER + len;
+    if (op.out.len >= FLUSH_SIZE) {
+        floe__emit(op.out.data, (int32_t)op.out.len);
+        op.out.len = 0;
+    }
+}
+
+/* flush hands buffered output to the host. */
+static void flush(void) {
+    if (op.out.len > 0) {
+        floe__emit(op.out.data, (int32_t)op.out.len);
+        op.out.len = 0;
+    }
+}
+
+static void set_error(const char *format, va_list ap) {
+    if (op.failed) return;
+    op.failed = true;
+    vsnprintf(op.msg, sizeof op.msg, format, ap);
+}
+
+int floe_error(floe_ctx *ctx, const char *format, ...) {
+    (void)ctx;
+    va_list ap;
+    va_start(ap, format);
+    set_error(format, ap);
+    va_end(ap);
+    return FLOE_FAILED;
+}
+
+/* sdk_error is floe_error for the SDK's own failures. */
+static int sdk_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int sdk_error(const char *format, ...) {
+    va_list ap;
+    va_start(ap, format);
+    set_error(format, ap);
+    va_end(ap);
+    return FLOE_FAILED;
+}
+
+void floe_log(floe_log_level level, const char *format, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, format);
+    int n = vsnprintf(line, sizeof line, format, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line) n = sizeof line - 1;
+    floe__log((int32_t)level, line, n);
+}
+
+/* finish ends an export's call: it flushes the output and, when rc or a
+ * recorded error says the call failed, reports it for record rec. */
+static int32_t finish(int rc, int32_t rec) {
+    flush();
+    if (rc == 0 && !op.failed) return 0;
+    if (!op.failed) sdk_error("function \"%s\" returned %d without calling floe_error", op.fn ? op.fn->name : "?", rc);
+    floe__fail(rec, op.msg, (int32_t)strlen(op.msg));
+    op.failed = false;
+    return 1;
+}
+
+/* reset_ctx scopes the context to record rec. */
+static inline void reset_ctx(int32_t rec, floe_bytes key, int64_t ts) {
+    op.ctx.rec = rec;
+    op.ctx.key = key;
+    op.ctx.timestamp = ts;
+    op.ctx.out_ts = ts;
+}
+
+/* ---------------------------------------------------------- parameters */
+
+const char *floe_param(const char *name) {
+    for (uint32_t i = 0; i < op.nparams; i++)
+        if (strcmp(op.params[i].key, name) == 0) return op.params[i].value;
+    return NULL;
+}
+
+const char *floe_param_or(const char *name, const char *def) {
+    const char *v = floe_param(name);
+    return v ? v : def;
+}
+
+int floe_param_i64(floe_ctx *ctx, const char *name, int64_t def, int64_t *out) {
+    const char *v = floe_param(name);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!floe_parse_i64(floe_str(v), out)) return floe_error(ctx, "parameter %s: \"%s\" is not an integer", name, v);
+    return 0;
+}
+
+const char *floe_function_name(void) { return op.fn ? op.fn->name : ""; }
+
+/* read_string reads one u32-length-prefixed string of the parameter block
+ * into a NUL-terminated copy. */
+static bool read_string(const uint8_t **p, const uint8_t *end, char **out) {
+    if (end - *p < 4) return false;
+    uint32_t n = load_u32(*p);
+    *p += 4;
+    if ((size_t)(end - *p) < n) return false;
+    char *s = (char *)malloc((size_t)n + 1);
+    if (!s) oom();
+    memcpy(s, *p, n);
+    s[n] = 0;
+    *p += n;
+    *out = s;
+    return true;
+}
+
+/* decode_params reads the parameter block (u32 count, then count pairs of
+ * length-prefixed key and value). */
+static int decode_params(const uint8_t *buf, size_t len) {
+    const uint8_t *p = buf, *end = buf + len;
+    if (len < 4) return sdk_error("floe: parameter block of %zu bytes", len);
+    uint32_t n = load_u32(p);
+    p += 4;
+    if (n > len / 8) return sdk_error("floe: truncated buffer");
+    op.params = (struct param *)calloc(n ? n : 1, sizeof *op.params);
+    if (!op.params) oom();
+    for (uint32_t i = 0; i < n; i++) {
+        if (!read_string(&p, end, &op.params[i].key) || !read_string(&p, end, &op.params[i].value))
+            return sdk_error("floe: truncated buffer");
+        op.nparams = i + 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- exports */
+
+__attribute__((export_name("floe_alloc"))) int32_t floe__export_alloc(int32_t size) {
+    free(op.in);
+    op.in = (uint8_t *)malloc(size > 0 ? (size_t)size : 1);
+    if (!op.in) oom();
+    return (int32_t)(uintptr_t)op.in;
+}
+
+static int compare_names(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* unknown_function fails the open naming the function and the module's
+ * functions, sorted. */
+static int unknown_function(const char *name) {
+    size_t n = 0;
+    for (floe_function *f = reg.functions; f; f = f->next) n++;
+    const char **names = (const char **)calloc(n ? n : 1, sizeof *names);
+    if (!names) oom();
+    n = 0;
+    for (floe_function *f = reg.functions; f; f = f->next) names[n++] = f->name;
+    qsort(names, n, sizeof *names, compare_names);
+    floe_buf b = {0};
+    floe_buf_append_str(&b, "no function \"");
+    floe_buf_append_str(&b, name);
+    floe_buf_append_str(&b, "\" in this module (registered: [");
+    for (size_t i = 0; i < n; i++) {
+        if (i) floe_buf_append_byte(&b, ' ');
+        floe_buf_append_str(&b, names[i]);
+    }
+    floe_buf_append_str(&b, "])");
+    floe_buf_append_byte(&b, 0);
+    sdk_error("%s", (const char *)b.data);
+    floe_buf_free(&b);
+    free(names);
+    return FLOE_FAILED;
+}
+
+/* open selects the function named by the parameters and runs the open
+ * hooks. */
+static int open_operator(int32_t n) {
+    static bool initialised;
+    if (decode_params(op.in, (size_t)n) != 0) return FLOE_FAILED;
+    if (!initialised) {
+        initialised = true;
+        floe_init();
+    }
+    if (reg.duplicate) return sdk_error("function \"%s\" registered twice", reg.duplicate);
+    const char *name = floe_param_or("floe.function", "");
+    for (floe_function *f = reg.functions; f; f = f->next)
+        if (strcmp(f->name, name) == 0) op.fn = f;
+    if (!op.fn) return unknown_function(name);
+    op.ctx.scratch = &op.scratch;
+    reset_ctx(-1, floe_bytes_of(NULL, 0), FLOE_NO_TIMESTAMP);
+    for (struct hook *h = reg.open_hooks; h; h = h->next) {
+        int rc = h->fn(&op.ctx);
+        if (rc != 0 || op.failed) return rc ? rc : FLOE_FAILED;
+    }
+    return op.fn->open ? op.fn->open(&op.ctx) : 0;
+}
+
+__attribute__((export_name("floe_open"))) int32_t floe__export_open(int32_t n) {
+    return finish(open_operator(n), -1);
+}
+
+/* call applies the function to one record's value; non-zero means failed. */
+static inline int call(floe_bytes value) {
+    floe_function *f = op.fn;
+    switch (f->kind) {
+    case K_MAP:
+    case K_KEY_SELECTOR: {
+        op.map_out.len = 0;
+        int rc = f->fn.map(&op.ctx, value, &op.map_out);
+        if (rc == 0 && !op.failed) floe_emit_at(&op.ctx, FLOE_MAIN, op.map_out.data, op.map_out.len, op.ctx.out_ts);
+        return rc;
+    }
+    case K_FILTER: {
+        int keep = f->fn.filter(&op.ctx, value);
+        if (keep > 0 && !op.failed) floe_emit_at(&op.ctx, FLOE_MAIN, value.data, value.len, op.ctx.out_ts);
+        return keep < 0 ? keep : 0;
+    }
+    case K_FLAT_MAP:
+        return f->fn.flat_map(&op.ctx, value);
+    case K_PROCESS:
+        return f->fn.process(&op.ctx, value);
+    }
+    return 0;
+}
+
+__attribute__((export_name("floe_process"))) int32_t floe__export_process(int32_t n, int32_t count) {
+    const uint8_t *p = op.in, *end = op.in + n;
+    for (int32_t i = 0; i < count; i++) {
+        if (end - p < IN_HEADER) return finish(sdk_error("floe: truncated buffer"), i);
+        uint32_t kl = load_u32(p), vl = load_u32(p + 4);
+        int64_t ts = load_i64(p + 8);
+        p += IN_HEADER;
+        if ((size_t)(end - p) < (size_t)kl + vl) return finish(sdk_error("floe: truncated buffer"), i);
+        reset_ctx(i, floe_bytes_of(p, kl), ts);
+        int rc = call(floe_bytes_of(p + kl, vl));
+        if (rc != 0 || op.failed) return finish(rc, i);
+        p += kl + vl;
+    }
+    return finish(0, -1);
+}
+
+__attribute__((export_name("floe_on_timer"))) int32_t floe__export_on_timer(int32_t domain, int64_t ts,
+                                                                          int32_t key_len) {
+    if (!op.fn) return finish(sdk_error("a timer fired before the operator opened"), -1);
+    if (!op.fn->on_timer)
+        return finish(sdk_error("a timer fired but function %s has no timer handler (floe_function_on_timer)",
+                                op.fn->name),
+                      -1);
+    reset_ctx(0, floe_bytes_of(op.in, (size_t)key_len), domain == FLOE_EVENT_TIME ? ts : FLOE_NO_TIMESTAMP);
+    return finish(op.fn->on_timer(&op.ctx, (floe_time_domain)domain, ts), -1);
+}
+
+__attribute__((export_name("floe_close"))) int32_t floe__export_close(void) {
+    reset_ctx(-1, floe_bytes_of(NULL, 0), FLOE_NO_TIMESTAMP);
+    int rc = 0;
+    if (op.fn && op.fn->close) rc = op.fn->close(&op.ctx);
+    for (struct hook *h = reg.close_hooks; h; h = h->next) {
+        int r = h->fn(&op.ctx);
+        if (rc == 0) rc = r;
+    }
+    return finish(rc, -1);
+}
+
+/* --------------------------------------------------------------- state */
+
+/* states holds the declared states' names by id, for messages. */
+static struct {
+    char **names;
+    int32_t len;
+} states;
+
+static floe_state declare(int32_t kind, const char *name, int flags) {
+    floe_state id = floe__state_declare(kind, name, (int32_t)strlen(name), flags);
+    if (id >= states.len) {
+        char **names = (char **)realloc(states.names, (size_t)(id + 1) * sizeof *names);
+        if (!names) oom();
+        for (int32_t i = states.len; i <= id; i++) names[i] = NULL;
+        states.names = names;
+        states.len = id + 1;
+    }
+    if (id >= 0 && !states.names[id]) {
+        states.names[id] = strdup(name);
+        if (!states.names[id]) oom();
+    }
+    return id;
+}
+
+/* bad_i64 fails the call: an int64 state value that is not 8 bytes. */
+static bool bad_i64(floe_state s, int32_t n) {
+    const char *name = s >= 0 && s < states.len && states.names[s] ? states.names[s] : "?";
+    sdk_error("state \"%s\": int64 state value of %d bytes, want 8", name, (int)n);
+    return false;
+}
+
+floe_state floe_value_state(const char *name, int flags) { return declare(KIND_VALUE, name, flags); }
+floe_state floe_list_state(const char *name, int flags) { return declare(KIND_LIST, name, flags); }
+floe_state floe_map_state(const char *name, int flags) { return declare(KIND_MAP, name, flags); }
+
+floe_state floe_operator_list_state(const char *name, floe_redistribution mode, int flags) {
+    return declare((int32_t)mode, name, flags);
+}
+
+/* getter is a host call that reads a state's bytes into (buf, cap) and
+ * returns their length, or -1 when absent. */
+typedef int32_t (*getter)(int32_t s, int32_t rec, void *buf, int32_t cap);
+
+/* read calls get with the state buffer, growing it until the bytes fit. */
+static bool read_state(getter get, floe_state s, int32_t rec, floe_bytes *out) {
+    for (;;) {
+        int32_t n = get(s, rec, op.state.data, (int32_t)op.state.cap);
+        if (n < 0) return false;
+        if ((size_t)n <= op.state.cap) {
+            *out = floe_bytes_of(op.state.data, (size_t)n);
+            return true;
+        }
+        op.state.len = 0;
+        floe_buf_grow(&op.state, (size_t)n + (size_t)n / 4);
+    }
+}
+
+bool floe_value_get(floe_ctx *ctx, floe_state s, floe_bytes *out) {
+    return read_state(floe__value_get, s, ctx->rec, out);
+}
+
+bool floe_value_get_i64(floe_ctx *ctx, floe_state s, int64_t *out) {
+    int64_t v;
+    int32_t n = floe__value_get(s, ctx->rec, &v, 8);
+    if (n < 0) return false;
+    if (n != 8) return bad_i64(s, n);
+    *out = v;
+    return true;
+}
+
+void floe_value_put(floe_ctx *ctx, floe_state s, const void *value, size_t len) {
+    floe__value_put(s, ctx->rec, value, (int32_t)len);
+}
+
+void floe_value_put_i64(floe_ctx *ctx, floe_state s, int64_t v) { floe__value_put(s, ctx->rec, &v, 8); }
+
+void floe_value_delete(floe_ctx *ctx, floe_state s) { floe__value_delete(s, ctx->rec); }
+
+bool floe_list_next(floe_iter *it, floe_bytes *elem) {
+    if (it->end - it->next < 4) return false;
+    uint32_t n = load_u32(it->next);
+    if ((size_t)(it->end - it->next - 4) < n) return false;
+    *elem = floe_bytes_of(it->next + 4, n);
+    it->next += 4 + n;
+    return true;
+}
+
+bool floe_map_next(floe_iter *it, floe_bytes *key, floe_bytes *value) {
+    floe_iter save = *it;
+    if (floe_list_next(it, key) && floe_list_next(it, value)) return true;
+    *it = save;
+    it->next = it->end;
+    return false;
+}
+
+/* start sets it on the bytes a list or map read returned. */
+static bool start(bool ok, floe_bytes b, floe_iter *it) {
+    it->next = b.data;
+    it->end = b.data + (ok ? b.len : 0);
+    return ok && b.len > 0;
+}
+
+void floe_list_append(floe_ctx *ctx, floe_state s, const void *value, size_t len) {
+    floe__list_append(s, ctx->rec, value, (int32_t)len);
+}
+
+bool floe_list_get(floe_ctx *ctx, floe_state s, floe_iter *it) {
+    floe_bytes b = {0};
+    bool ok = read_state(floe__list_get, s, ctx->rec, &b);
+    return start(ok, b, it);
+}
+
+void floe_list_clear(floe_ctx *ctx, floe_state s) { floe__list_clear(s, ctx->rec); }
+
+/* The map_get in flight, so that it fits read's getter shape. */
+static const void *map_key;
+static int32_t map_klen;
+
+static int32_t map_get_key(int32_t s, int32_t rec, void *buf, int32_t cap) {
+    return floe__map_get(s, rec, map_key, map_klen, buf, cap);
+}
+
+bool floe_map_get(floe_ctx *ctx, floe_state s, const void *key, size_t klen, floe_bytes *out) {
+    map_key = key;
+    map_klen = (int32_t)klen;
+    return read_state(map_get_key, s, ctx->rec, out);
+}
+
+bool floe_map_get_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t *out) {
+    int64_t v;
+    int32_t n = floe__map_get(s, ctx->rec, key, (int32_t)klen, &v, 8);
+    if (n < 0) return false;
+    if (n != 8) return bad_i64(s, n);
+    *out = v;
+    return true;
+}
+
+void floe_map_put(floe_ctx *ctx, floe_state s, const void *key, size_t klen, const void *value, size_t vlen) {
+    floe__map_put(s, ctx->rec, key, (int32_t)klen, value, (int32_t)vlen);
+}
+
+void floe_map_put_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t v) {
+    floe__map_put(s, ctx->rec, key, (int32_t)klen, &v, 8);
+}
+
+void floe_map_delete(floe_ctx *ctx, floe_state s, const void *key, size_t klen) {
+    floe__map_delete(s, ctx->rec, key, (int32_t)klen);
+}
+
+bool floe_map_entries(floe_ctx *ctx, floe_state s, floe_iter *it) {
+    floe_bytes b = {0};
+    bool ok = read_state(floe__map_entries, s, ctx->rec, &b);
+    return start(ok, b, it);
+}
+
+void floe_map_clear(floe_ctx *ctx, floe_state s) { floe__map_clear(s, ctx->rec); }
+
+/* Operator list state ignores rec; the ABI asks SDKs to pass -1. */
+void floe_operator_list_append(floe_state s, const void *value, size_t len) {
+    floe__list_append(s, -1, value, (int32_t)len);
+}
+
+bool floe_operator_list_get(floe_state s, floe_iter *it) {
+    floe_bytes b = {0};
+    bool ok = read_state(floe__list_get, s, -1, &b);
+    return start(ok, b, it);
+}
+
+void floe_operator_list_clear(floe_state s) { floe__list_clear(s, -1); }
+
+/* -------------------------------------------------------------- timers */
+
+void floe_timer_register(floe_ctx *ctx, floe_time_domain domain, int64_t ts) {
+    floe__timer_register(ctx->rec, (int32_t)domain, ts);
+}
+
+void floe_timer_delete(floe_ctx *ctx, floe_time_domain domain, int64_t ts) {
+    floe__timer_delete(ctx->rec, (int32_t)domain, ts);
+}
+
+int64_t floe_current_watermark(void) { return floe__current_watermark(); }
+
+int64_t floe_processing_time(void) { return floe__processing_time(); }

@@ -1,0 +1,328 @@
+/*
+ * The conformance suite's operators written with the C SDK (sdk/c), one
+ * module holding every function of udfs/conformance/README.md. Their
+ * transcripts must be byte-identical to the Go SDK's (../go).
+ */
+#include "floe.h"
+
+/* ---------------------------------------------------------------- upper */
+
+static int upper(floe_ctx *ctx, floe_bytes v, floe_buf *out) {
+    if (floe_bytes_eq(v, "poison")) return floe_error(ctx, "poison record");
+    uint8_t *p = floe_buf_reserve(out, v.len);
+    for (size_t i = 0; i < v.len; i++) {
+        uint8_t c = v.data[i];
+        p[i] = c >= 'a' && c <= 'z' ? (uint8_t)(c - 'a' + 'A') : c;
+    }
+    out->len += v.len;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- evens */
+
+static int evens(floe_ctx *ctx, floe_bytes v) {
+    (void)ctx;
+    return v.len % 2 == 0;
+}
+
+/* ---------------------------------------------------------------- split */
+
+static floe_port comments, numbers;
+
+static int split_open(floe_ctx *ctx) {
+    (void)ctx;
+    comments = floe_output("comments");
+    numbers = floe_output("numbers");
+    return 0;
+}
+
+static bool digits(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < '0' || p[i] > '9') return false;
+    return true;
+}
+
+static int split(floe_ctx *ctx, floe_bytes v) {
+    const uint8_t *p = v.data, *end = v.data + v.len;
+    for (;;) {
+        ptrdiff_t i = floe_index_byte(p, (size_t)(end - p), ',');
+        const uint8_t *comma = i < 0 ? NULL : p + i;
+        const uint8_t *stop = comma ? comma : end;
+        size_t n = (size_t)(stop - p);
+        if (n == 0) {
+        } else if (p[0] == '#') {
+            floe_emit_to(ctx, comments, p + 1, n - 1);
+        } else if (digits(p, n)) {
+            floe_emit_to(ctx, numbers, p, n);
+        } else {
+            floe_emit(ctx, p, n);
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ tag */
+
+static int tag(floe_ctx *ctx, floe_bytes v, floe_buf *out) {
+    (void)ctx;
+    floe_buf_append_str(out, floe_param_or("greeting", "hello"));
+    floe_buf_append_byte(out, '/');
+    floe_buf_append_str(out, floe_param_or("floe.subtask", ""));
+    floe_buf_append_byte(out, '/');
+    floe_buf_append_str(out, floe_param_or("floe.parallelism", ""));
+    floe_buf_append_byte(out, '/');
+    floe_buf_append_bytes(out, v);
+    return 0;
+}
+
+/* ---------------------------------------------------- count, keyedcount */
+
+static floe_state counts, kcount;
+
+static int count_open(floe_ctx *ctx) {
+    (void)ctx;
+    counts = floe_value_state("counts", FLOE_TYPE_INT64 | FLOE_QUERYABLE);
+    return 0;
+}
+
+static int keyedcount_open(floe_ctx *ctx) {
+    (void)ctx;
+    kcount = floe_value_state("count", FLOE_TYPE_INT64);
+    return 0;
+}
+
+/* add_one adds one to the key's count in s and emits "<key>,<n>". */
+static int add_one(floe_ctx *ctx, floe_state s) {
+    int64_t n = 0;
+    floe_value_get_i64(ctx, s, &n);
+    floe_value_put_i64(ctx, s, ++n);
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    floe_buf_append_byte(line, ',');
+    floe_buf_append_i64(line, n);
+    floe_emit(ctx, line->data, line->len);
+    return 0;
+}
+
+static int count(floe_ctx *ctx, floe_bytes v) {
+    (void)v;
+    return add_one(ctx, counts);
+}
+
+static int keyedcount(floe_ctx *ctx, floe_bytes v) {
+    (void)v;
+    return add_one(ctx, kcount);
+}
+
+/* ------------------------------------------------------------- distinct */
+
+static floe_state seen;
+
+static int distinct_open(floe_ctx *ctx) {
+    (void)ctx;
+    seen = floe_map_state("seen", FLOE_TYPE_INT64);
+    return 0;
+}
+
+static int distinct(floe_ctx *ctx, floe_bytes v) {
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    if (floe_bytes_eq(v, "?")) {
+        floe_buf_append_byte(line, ':');
+        floe_iter it;
+        floe_bytes k, val;
+        floe_map_entries(ctx, seen, &it);
+        for (bool first = true; floe_map_next(&it, &k, &val); first = false) {
+            int64_t n = 0;
+            if (val.len == 8) memcpy(&n, val.data, 8);
+            if (!first) floe_buf_append_byte(line, ';');
+            floe_buf_append_bytes(line, k);
+            floe_buf_append_byte(line, '=');
+            floe_buf_append_i64(line, n);
+        }
+    } else if (floe_bytes_eq(v, "!")) {
+        floe_map_clear(ctx, seen);
+        floe_buf_append_byte(line, '!');
+    } else {
+        int64_t n = 0;
+        bool had = floe_map_get_i64(ctx, seen, v.data, v.len, &n);
+        floe_map_put_i64(ctx, seen, v.data, v.len, n + 1);
+        if (had) return 0;
+        floe_buf_append_byte(line, '+');
+        floe_buf_append_bytes(line, v);
+    }
+    floe_emit(ctx, line->data, line->len);
+    return 0;
+}
+
+/* -------------------------------------------------------------- session */
+
+static floe_state last, nrec;
+
+static int session_open(floe_ctx *ctx) {
+    (void)ctx;
+    last = floe_value_state("last", FLOE_TYPE_INT64);
+    nrec = floe_value_state("n", FLOE_TYPE_INT64);
+    return 0;
+}
+
+static int session(floe_ctx *ctx, floe_bytes v) {
+    if (floe_bytes_eq(v, "wm?")) {
+        floe_buf *line = floe_scratch(ctx);
+        floe_buf_append_bytes(line, floe_key(ctx));
+        floe_buf_append_str(line, ",wm,");
+        floe_buf_append_i64(line, floe_current_watermark());
+        floe_emit(ctx, line->data, line->len);
+        return 0;
+    }
+    int64_t ts = floe_timestamp(ctx);
+    if (ts == FLOE_NO_TIMESTAMP) return floe_error(ctx, "record without timestamp");
+    int64_t gap, idle, l, n = 0;
+    if (floe_param_i64(ctx, "gap", 10, &gap) != 0) return FLOE_FAILED;
+    if (floe_value_get_i64(ctx, last, &l)) {
+        floe_timer_delete(ctx, FLOE_EVENT_TIME, l + gap);
+        if (ts > l) l = ts;
+    } else {
+        l = ts;
+    }
+    floe_value_get_i64(ctx, nrec, &n);
+    n++;
+    floe_value_put_i64(ctx, last, l);
+    floe_value_put_i64(ctx, nrec, n);
+    floe_timer_register(ctx, FLOE_EVENT_TIME, l + gap);
+    if (n == 1) {
+        if (floe_param_i64(ctx, "idle", 1000, &idle) != 0) return FLOE_FAILED;
+        floe_timer_register(ctx, FLOE_PROCESSING_TIME, floe_processing_time() + idle);
+    }
+    return 0;
+}
+
+static int session_timer(floe_ctx *ctx, floe_time_domain domain, int64_t t) {
+    int64_t n = 0, l = 0;
+    bool has_n = floe_value_get_i64(ctx, nrec, &n);
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    if (domain == FLOE_EVENT_TIME) {
+        floe_value_get_i64(ctx, last, &l);
+        floe_buf_append_str(line, ",session,");
+        floe_buf_append_i64(line, n);
+        floe_buf_append_byte(line, ',');
+        floe_buf_append_i64(line, l);
+        floe_emit(ctx, line->data, line->len);
+        floe_value_delete(ctx, last);
+        floe_value_delete(ctx, nrec);
+        return 0;
+    }
+    if (has_n) {
+        floe_buf_append_str(line, ",idle,");
+        floe_buf_append_i64(line, n);
+        floe_buf_append_byte(line, ',');
+        floe_buf_append_i64(line, t);
+        floe_emit(ctx, line->data, line->len);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- buffer */
+
+static floe_state buffered, members;
+
+/* buffer_open declares the lists and adds this subtask to members once. */
+static int buffer_open(floe_ctx *ctx) {
+    buffered = floe_operator_list_state("buffer", FLOE_EVEN_SPLIT, FLOE_TYPE_STRING);
+    members = floe_operator_list_state("members", FLOE_UNION, FLOE_TYPE_STRING);
+    floe_buf *me = floe_scratch(ctx);
+    floe_buf_append_str(me, "subtask-");
+    floe_buf_append_str(me, floe_param_or("floe.subtask", ""));
+    floe_iter it;
+    floe_bytes e;
+    floe_operator_list_get(members, &it);
+    while (floe_list_next(&it, &e))
+        if (e.len == me->len && memcmp(e.data, me->data, e.len) == 0) return 0;
+    floe_operator_list_append(members, me->data, me->len);
+    return 0;
+}
+
+/* join appends the elements of list s to b, separated by '+', and returns
+ * how many there were. */
+static int64_t join(floe_buf *b, floe_state s) {
+    floe_iter it;
+    floe_bytes e;
+    int64_t n = 0;
+    floe_operator_list_get(s, &it);
+    for (; floe_list_next(&it, &e); n++) {
+        if (n) floe_buf_append_byte(b, '+');
+        floe_buf_append_bytes(b, e);
+    }
+    return n;
+}
+
+static int buffer(floe_ctx *ctx, floe_bytes v) {
+    floe_buf *line = floe_scratch(ctx);
+    if (floe_bytes_eq(v, "?")) {
+        floe_buf_append_str(line, "buffer=");
+        join(line, buffered);
+        floe_buf_append_str(line, ";members=");
+        join(line, members);
+        floe_emit(ctx, line->data, line->len);
+        return 0;
+    }
+    int64_t size;
+    if (floe_param_i64(ctx, "size", 3, &size) != 0) return FLOE_FAILED;
+    floe_operator_list_append(buffered, v.data, v.len);
+    if (join(line, buffered) >= size) {
+        floe_emit(ctx, line->data, line->len);
+        floe_operator_list_clear(buffered);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- q1 */
+
+/* q1 is Nexmark query 1 (udfs/q1): the bid "auction,bidder,price,channel,
+ * url,dateTime" with its price, a non-negative integer of 1 to 18 digits,
+ * turned from dollars to euros: price/1000*908 + price%1000*908/1000. */
+static int q1(floe_ctx *ctx, floe_bytes bid, floe_buf *out) {
+    const uint8_t *p = bid.data, *end = bid.data + bid.len;
+    const uint8_t *commas[5];
+    for (int i = 0; i < 5; i++) {
+        ptrdiff_t j = floe_index_byte(p, (size_t)(end - p), ',');
+        if (j < 0) return floe_error(ctx, "q1: a bid has 6 comma-separated fields");
+        commas[i] = p + j;
+        p += j + 1;
+    }
+    if (floe_index_byte(p, (size_t)(end - p), ',') >= 0) return floe_error(ctx, "q1: a bid has 6 comma-separated fields");
+    const uint8_t *price = commas[1] + 1;
+    size_t plen = (size_t)(commas[2] - price);
+    if (plen == 0 || plen > 18) return floe_error(ctx, "q1: the price is not an integer of 1 to 18 digits");
+    int64_t dollars = 0;
+    for (size_t i = 0; i < plen; i++) {
+        unsigned d = (unsigned)price[i] - '0';
+        if (d > 9) return floe_error(ctx, "q1: the price is not an integer of 1 to 18 digits");
+        dollars = dollars * 10 + d;
+    }
+    int64_t euros = dollars / 1000 * 908 + dollars % 1000 * 908 / 1000;
+    floe_buf_append(out, bid.data, (size_t)(price - bid.data));
+    floe_buf_append_i64(out, euros);
+    floe_buf_append(out, commas[2], (size_t)(end - commas[2]));
+    return 0;
+}
+
+/* --------------------------------------------------------- registration */
+
+void floe_init(void) {
+    floe_register_map("upper", upper);
+    floe_register_filter("evens", evens);
+    floe_function_on_open(floe_register_flat_map("split", split), split_open);
+    floe_register_map("tag", tag);
+    floe_function_on_open(floe_register_process("count", count), count_open);
+    floe_function_on_open(floe_register_process("distinct", distinct), distinct_open);
+    floe_function *s = floe_register_process("session", session);
+    floe_function_on_open(s, session_open);
+    floe_function_on_timer(s, session_timer);
+    floe_function_on_open(floe_register_flat_map("buffer", buffer), buffer_open);
+    floe_register_map("q1", q1);
+    floe_function_on_open(floe_register_process("keyedcount", keyedcount), keyedcount_open);
+}
