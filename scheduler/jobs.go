@@ -233,7 +233,9 @@ func (s *Server) status(j *job) api.JobStatus {
 		v := api.VertexStatus{Stage: si, Name: stage.Name, Parallelism: stage.Parallelism}
 		for sub := 0; sub < stage.Parallelism; sub++ {
 			ss := api.SubtaskStatus{Subtask: sub, State: api.TaskScheduled}
-			if j.tasks != nil {
+			// NB: during a rescale the plan has the new parallelism before
+			// the new tasks exist.
+			if si < len(j.tasks) && sub < len(j.tasks[si]) {
 				t := j.tasks[si][sub]
 				ss = api.SubtaskStatus{Subtask: sub, State: t.state, TaskManager: t.tm, RecordsIn: t.recordsIn,
 					RecordsOut: t.recordsOut, BackPressure: t.backPressure, Error: t.err}

@@ -37,29 +37,21 @@ sink:
 `
 }
 
-// TestWindowQueriesMatchBruteForce runs Nexmark q5 (sliding windows, then
-// tumbling) and q7 (tumbling, process function) over generated bids and
-// compares their output with results this test computes directly.
-func TestWindowQueriesMatchBruteForce(t *testing.T) {
-	dir := t.TempDir()
-	root, err := wasmbuild.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "nexmark"), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+// windowQuery is a Nexmark query over bids and its brute-force result.
+type windowQuery struct {
+	name, operators string
+	want            []string
+}
+
+// bidsAndQueries writes n generated bids to a file in dir, and returns it
+// with q5 and q7 over them and their results computed directly.
+func bidsAndQueries(t *testing.T, dir string, n int) (string, []windowQuery) {
 	type bid struct{ auction, bidder, price, ts int64 }
 	r := rand.New(rand.NewPCG(11, 13))
 	var bids []bid
 	var text strings.Builder
 	ts := int64(1_700_000_000_000)
-	for range 60_000 {
+	for range n {
 		ts += r.Int64N(3)
 		b := bid{auction: 1000 + r.Int64N(40), bidder: r.Int64N(500), price: 100 + r.Int64N(20_000), ts: ts}
 		bids = append(bids, b)
@@ -111,11 +103,9 @@ func TestWindowQueriesMatchBruteForce(t *testing.T) {
 			q7 = append(q7, fmt.Sprintf("%d,%d,%d,%d", end, b.auction, b.bidder, b.price))
 		}
 	}
-
-	for _, tc := range []struct {
-		name, operators string
-		want            []string
-	}{
+	slices.Sort(q5)
+	slices.Sort(q7)
+	return input, []windowQuery{
 		{"q5", `
   - {type: keyBy, uid: by-auction, key: function, module: nexmark, function: bid-auction}
   - {type: window, uid: count, window: {type: sliding, size: 10s, slide: 2s}, module: nexmark, aggregate: count}
@@ -124,24 +114,54 @@ func TestWindowQueriesMatchBruteForce(t *testing.T) {
 		{"q7", `
   - {type: keyBy, uid: by-window, key: function, module: nexmark, function: bid-window}
   - {type: window, uid: max-bid, window: {type: tumbling, size: 10s}, module: nexmark, process: max-bid}`, q7},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			out := filepath.Join(dir, "out-"+tc.name)
-			st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "data-"+tc.name), TaskManagers: 1, Slots: 6}, api.Submission{
-				Spec:    []byte(nexmarkOverFile(tc.operators)),
+	}
+}
+
+// nexmarkModule builds udfs/nexmark.
+func nexmarkModule(t *testing.T, dir string) []byte {
+	root, err := wasmbuild.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "nexmark"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+// TestWindowQueriesMatchBruteForce runs Nexmark q5 (sliding windows, then
+// tumbling) and q7 (tumbling, process function) over generated bids and
+// compares their output with results this test computes directly.
+func TestWindowQueriesMatchBruteForce(t *testing.T) {
+	dir := t.TempDir()
+	mod := nexmarkModule(t, dir)
+	input, queries := bidsAndQueries(t, dir, 60_000)
+	for _, q := range queries {
+		t.Run(q.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+q.name)
+			st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "data-"+q.name), TaskManagers: 1, Slots: 6}, api.Submission{
+				Spec:    []byte(nexmarkOverFile(q.operators)),
 				Params:  map[string]string{"input": input, "output": out},
 				Modules: map[string][]byte{"nexmark": mod},
 			})
 			if st.State != api.JobFinished {
 				t.Fatalf("job %s: %s", st.State, st.Message)
 			}
-			got := readLines(t, out)
-			want := slices.Clone(tc.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Errorf("%d lines, want %d; first difference: %s", len(got), len(want), firstDifference(got, want))
-			}
+			checkLines(t, out, q.want)
 		})
+	}
+}
+
+// checkLines compares the sorted lines of the part files in dir with want.
+func checkLines(t *testing.T, dir string, want []string) {
+	t.Helper()
+	if got := readLines(t, dir); !slices.Equal(got, want) {
+		t.Errorf("%d lines, want %d; first difference: %s", len(got), len(want), firstDifference(got, want))
 	}
 }
 
