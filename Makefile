@@ -7,7 +7,7 @@ UDF_DIRS  := $(patsubst %/main.go,%,$(wildcard udfs/*/main.go))
 UDF_WASM  := $(foreach d,$(UDF_DIRS),$(d)/$(notdir $(d)).wasm)
 DEMO_DIR  := .demo
 
-.PHONY: all build udfs test bench soak demo check proto clean
+.PHONY: all build udfs test conformance bench soak demo check proto clean
 
 all: build
 
@@ -25,7 +25,14 @@ udfs/%.wasm: FORCE
 test:
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/go/... ./udfs/...
+	cd sdk/assemblyscript && (test -d node_modules || npm ci --no-audit --no-fund) && npm test --silent
+	cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline -q
 	$(GO) test -count=1 -timeout 20m ./...
+
+# The SDK conformance suite alone: every SDK's operators against the same
+# scripts (udfs/conformance). make test runs it too.
+conformance:
+	$(GO) test -count=1 ./udfs/conformance/
 
 # Throughput of Wasm operators against native Go in the same process; writes
 # bench-results.json.
@@ -51,7 +58,7 @@ check:
 	$(GO) mod tidy && git diff --exit-code go.mod go.sum
 
 clean:
-	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json
+	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json udfs/conformance/rust/target
 
 FORCE:
 

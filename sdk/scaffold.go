@@ -23,7 +23,9 @@ import (
 	"text/template"
 )
 
-//go:embed go/*.go c/floe.h c/floe.c all:templates
+// NB: all:templates keeps the templates' dotfiles (.gitignore, .cargo).
+//
+//go:embed go/*.go c/floe.h c/floe.c rust/Cargo.toml rust/src assemblyscript/package.json assemblyscript/assembly all:templates
 var files embed.FS
 
 // Project is what templates are rendered with.
@@ -46,6 +48,12 @@ var languages = map[string]language{
 	"c": {name: "C", sdk: func(dst string) error {
 		return copyTree("c", dst, func(p string) bool { return strings.HasPrefix(path.Base(p), "floe.") })
 	}, next: "make\n  floe run job.yaml\n  cat out/part-*"},
+	"rust": {name: "Rust", sdk: func(dst string) error {
+		return copyTree("rust", dst, func(string) bool { return true })
+	}, next: "./build.sh\n  floe run job.yaml\n  cat out/part-*"},
+	"as": {name: "AssemblyScript", sdk: func(dst string) error {
+		return copyTree("assemblyscript", dst, func(string) bool { return true })
+	}, next: "sh build.sh\n  floe run job.yaml\n  cat out/part-*"},
 }
 
 // Languages returns the languages New accepts.

@@ -34,7 +34,7 @@ import (
 
 // languages are the SDKs held to the suite. Each has a directory here with
 // build.sh, except Go, built like every Go operator.
-var languages = []string{"go", "c"}
+var languages = []string{"go", "c", "rust", "as"}
 
 // only restricts the run to some languages (FLOE_CONFORMANCE=go,c), for SDK
 // work in progress; make test runs them all.

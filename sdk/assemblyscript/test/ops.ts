@@ -1,0 +1,138 @@
+// Operators that exercise the SDK's API beyond the conformance suite; the
+// fake host in run.mjs drives them.
+
+import * as floe from "../assembly";
+import {
+  Builder,
+  Bytes,
+  Context,
+  ListState,
+  MapState,
+  NO_TIMESTAMP,
+  OperatorListState,
+  Output,
+  Params,
+  Redistribution,
+  ValueState,
+  ValueType,
+} from "../assembly";
+import { parseDigits, writeDecimal, findByte } from "../assembly/bytes";
+export * from "../assembly/exports";
+
+const b = new Builder(4);
+
+// helpers: each record is a command; the output is its result.
+floe.flatMap("helpers", (v: Bytes, out: Output): void => {
+  const sp = v.indexOf(0x20);
+  const cmd = (sp < 0 ? v : v.slice(0, sp)).toString();
+  const arg = sp < 0 ? new Bytes() : v.slice(sp + 1);
+  if (cmd == "digits") {
+    out.emit(b.reset().int(arg.parseDigits()));
+  } else if (cmd == "i64") {
+    out.emit(b.reset().int(arg.parseI64(-7)));
+  } else if (cmd == "index") {
+    // index C TEXT: the index of byte C in TEXT, from every start.
+    const c = arg.at(0);
+    const text = arg.slice(2);
+    b.reset();
+    for (let i = 0; i <= text.length; i++) b.int(text.indexOf(c, i)).byte(0x20);
+    out.emit(b);
+  } else if (cmd == "starts") {
+    out.emit(arg.startsWith("héllo") ? "yes" : "no");
+  } else if (cmd == "equals") {
+    out.emit(arg.equalsString("héllo") ? "yes" : "no");
+  } else if (cmd == "string") {
+    out.emit(b.reset().string("né ").bytes(arg).string(" 😀").view());
+  } else if (cmd == "roundtrip") {
+    out.emit(arg.toString());
+  } else if (cmd == "at") {
+    floe.setOutputTimestamp(42);
+    out.emit(arg);
+    out.emitAt(arg, NO_TIMESTAMP);
+  } else if (cmd == "swap") {
+    b.reset().bytes(arg);
+    const first = b[0];
+    b[0] = b[b.length - 1];
+    b[b.length - 1] = first;
+    out.emit(b);
+  } else if (cmd == "copy") {
+    out.emit(arg.copy().toUint8Array());
+  } else if (cmd == "throw") {
+    throw new Error("thrown " + arg.toString());
+  } else {
+    floe.fail("unknown command " + cmd);
+  }
+});
+
+// decimal prints edge cases of writeDecimal, parseDigits at the end of memory
+// and findByte on its longest and shortest inputs.
+floe.map("decimal", (v: Bytes): Bytes => {
+  b.reset();
+  const cases: i64[] = [0, 9, 10, 99, 100, 12345678, 123456789, -1, i64.MAX_VALUE, i64.MIN_VALUE];
+  for (let i = 0; i < cases.length; i++) b.int(cases[i]).byte(0x20);
+  const end = (<usize>memory.size() << 16) - 3;
+  store<u8>(end, 0x31);
+  store<u8>(end + 1, 0x32);
+  store<u8>(end + 2, 0x33);
+  b.int(parseDigits(end, 3)).byte(0x20).int(findByte(end, 0, 3, 0x33)).byte(0x20);
+  const tmp = new Uint8Array(40);
+  tmp[39] = 0x2c;
+  b.int(findByte(tmp.dataStart, 0, 40, 0x2c)).byte(0x20).int(findByte(tmp.dataStart, 0, 39, 0x2c));
+  b.byte(0x20).int(writeDecimal(tmp.dataStart, -42));
+  return b.view();
+});
+
+floe.map("upper-key", (v: Bytes): Bytes => b.reset().bytes(v).string("!").view());
+floe.keySelector("first", (v: Bytes): Bytes => {
+  const i = v.indexOf(0x2c);
+  return i < 0 ? v : v.slice(0, i);
+});
+floe.filter("short", (v: Bytes): bool => {
+  if (v.equalsString("bad")) floe.fail("bad record");
+  return v.length < 4;
+});
+
+// typed state of every kind and value type.
+const names = new ValueState<string>("names").queryable();
+const blobs = new ValueState<Bytes>("blobs").renderAs(ValueType.JSON);
+const arrays = new ValueState<Uint8Array>("arrays");
+const events = new ListState<string>("events");
+const tags = new MapState<string, string>("tags");
+const opl = new OperatorListState<string>("opl", Redistribution.Union);
+
+floe.process("state", (ctx: Context, v: Bytes, out: Output): void => {
+  const s = v.toString();
+  names.put(ctx, s + "é");
+  blobs.put(ctx, v);
+  arrays.put(ctx, v.toUint8Array());
+  events.add(ctx, s);
+  tags.put(ctx, s, s + "!");
+  const got = names.get(ctx, "?") + "|" + blobs.get(ctx, new Bytes()).toString() + "|" +
+    String.UTF8.decode(arrays.get(ctx, new Uint8Array(0)).buffer) + "|" + events.get(ctx).join("+") + "|" +
+    tags.get(ctx, s, "?") + "|" + tags.has(ctx, "nope").toString() + "|" + names.has(ctx).toString();
+  const it = tags.entries(ctx);
+  let all = "";
+  while (it.next()) all += it.key + "=" + it.value + ";";
+  out.emit(ctx.key.toString() + ":" + got + "|" + all);
+  if (s == "clear") {
+    names.delete(ctx);
+    events.clear(ctx);
+    tags.delete(ctx, "clear");
+    tags.clear(ctx);
+    opl.add(ctx.key.toString());
+    out.emit("cleared " + names.has(ctx).toString() + " " + events.get(ctx).length.toString() + " " + opl.size().toString());
+  }
+});
+
+// hooks and parameters.
+let opened = "";
+let paramN: i64 = 0;
+floe.onOpen((p: Params): void => {
+  opened = p.get("floe.function");
+});
+floe.map("params", (v: Bytes): Bytes => b.reset().string(opened).byte(0x2f).int(paramN).view()).onOpen((p: Params): void => {
+  paramN = p.int("n", 5);
+  if (p.has("log")) floe.log(floe.LogLevel.Warn, "opened with " + p.get("log"));
+}).onClose((): void => {
+  if (paramN == 13) floe.fail("unlucky close");
+});

@@ -1,0 +1,276 @@
+// The SDK conformance operators (udfs/conformance/README.md) written with the
+// AssemblyScript SDK (sdk/assemblyscript), all in one module: the host picks
+// one by the floe.function parameter.
+
+import * as floe from "../../../../sdk/assemblyscript/assembly";
+import {
+  Builder,
+  Bytes,
+  Context,
+  MapState,
+  NO_TIMESTAMP,
+  OperatorListState,
+  Output,
+  Params,
+  Redistribution,
+  TimeDomain,
+  Timer,
+  ValueState,
+} from "../../../../sdk/assemblyscript/assembly";
+export * from "../../../../sdk/assemblyscript/assembly/exports";
+
+// line holds the output record being built; every function reuses it.
+const line = new Builder(256);
+
+// ---------------------------------------------------------------------------
+// upper: map
+
+floe.map("upper", upper);
+
+function upper(v: Bytes): Bytes {
+  if (v.equalsString("poison")) {
+    floe.fail("poison record");
+    return v;
+  }
+  line.reset().bytes(v);
+  const out = line.view();
+  const p = out.dataStart;
+  for (let i = 0, n = out.length; i < n; i++) {
+    const c = load<u8>(p + <usize>i);
+    if (c >= 0x61 && c <= 0x7a) store<u8>(p + <usize>i, c - 0x20);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// evens: filter
+
+floe.filter("evens", (v: Bytes): bool => (v.length & 1) == 0);
+
+// ---------------------------------------------------------------------------
+// split: flatMap with side outputs
+
+let comments: i32 = 0;
+let numbers: i32 = 0;
+const field = new Bytes();
+
+floe.flatMap("split", split).onOpen((_: Params): void => {
+  comments = floe.declareOutput("comments");
+  numbers = floe.declareOutput("numbers");
+});
+
+function split(v: Bytes, out: Output): void {
+  const n = v.length;
+  let start = 0;
+  while (start <= n) {
+    let end = v.indexOf(0x2c, start);
+    if (end < 0) end = n;
+    if (end > start) emitField(v.dataStart + <usize>start, end - start, out);
+    start = end + 1;
+  }
+}
+
+function emitField(p: usize, n: i32, out: Output): void {
+  if (load<u8>(p) == 0x23) {
+    field.reset(p + 1, n - 1);
+    out.emitTo(comments, field);
+    return;
+  }
+  field.reset(p, n);
+  for (let i = 0; i < n; i++) {
+    const c = load<u8>(p + <usize>i);
+    if (c < 0x30 || c > 0x39) {
+      out.emit(field);
+      return;
+    }
+  }
+  out.emitTo(numbers, field);
+}
+
+// ---------------------------------------------------------------------------
+// tag: map with parameters
+
+const prefix = new Builder();
+
+floe.map("tag", (v: Bytes): Bytes => line.reset().bytes(prefix.view()).bytes(v).view()).onOpen((p: Params): void => {
+  prefix.reset().string(p.get("greeting", "hello")).byte(0x2f);
+  prefix.string(p.get("floe.subtask")).byte(0x2f).string(p.get("floe.parallelism")).byte(0x2f);
+});
+
+// ---------------------------------------------------------------------------
+// count: keyed process with value state
+
+const counts = new ValueState<i64>("counts").queryable();
+
+floe.process("count", (ctx: Context, _: Bytes, out: Output): void => {
+  const n = counts.get(ctx, 0) + 1;
+  counts.put(ctx, n);
+  out.emit(line.reset().bytes(ctx.key).byte(0x2c).int(n));
+});
+
+// ---------------------------------------------------------------------------
+// distinct: keyed process with map state
+
+const seen = new MapState<Bytes, i64>("seen");
+
+floe.process("distinct", distinct);
+
+function distinct(ctx: Context, v: Bytes, out: Output): void {
+  if (v.equalsString("?")) {
+    line.reset().bytes(ctx.key).byte(0x3a);
+    const it = seen.entries(ctx);
+    let first = true;
+    while (it.next()) {
+      if (!first) line.byte(0x3b);
+      first = false;
+      line.bytes(it.rawKey).byte(0x3d).int(it.value);
+    }
+    out.emit(line);
+    return;
+  }
+  if (v.equalsString("!")) {
+    seen.clear(ctx);
+    out.emit(line.reset().bytes(ctx.key).byte(0x21));
+    return;
+  }
+  const c = seen.get(ctx, v, 0);
+  seen.put(ctx, v, c + 1);
+  if (c == 0) out.emit(line.reset().bytes(ctx.key).byte(0x2b).bytes(v));
+}
+
+// ---------------------------------------------------------------------------
+// session: keyed process with event-time and processing-time timers
+
+let gap: i64 = 10;
+let idle: i64 = 1000;
+const last = new ValueState<i64>("last");
+const sessionCount = new ValueState<i64>("n");
+
+floe.process("session", session)
+  .onOpen((p: Params): void => {
+    gap = p.int("gap", 10);
+    idle = p.int("idle", 1000);
+  })
+  .onTimer(sessionTimer);
+
+function session(ctx: Context, v: Bytes, out: Output): void {
+  if (v.equalsString("wm?")) {
+    out.emit(line.reset().bytes(ctx.key).string(",wm,").int(ctx.currentWatermark()));
+    return;
+  }
+  const ts = ctx.timestamp;
+  if (ts == NO_TIMESTAMP) {
+    floe.fail("record without timestamp");
+    return;
+  }
+  let l = last.get(ctx, NO_TIMESTAMP);
+  if (l != NO_TIMESTAMP) {
+    ctx.deleteEventTimer(l + gap);
+    if (ts > l) l = ts;
+  } else {
+    l = ts;
+  }
+  const n = sessionCount.get(ctx, 0) + 1;
+  last.put(ctx, l);
+  sessionCount.put(ctx, n);
+  ctx.registerEventTimer(l + gap);
+  if (n == 1) ctx.registerProcessingTimer(ctx.processingTime() + idle);
+}
+
+function sessionTimer(ctx: Context, t: Timer, out: Output): void {
+  if (t.domain == TimeDomain.EventTime) {
+    const n = sessionCount.get(ctx, 0);
+    const l = last.get(ctx, 0);
+    out.emit(line.reset().bytes(ctx.key).string(",session,").int(n).byte(0x2c).int(l));
+    last.delete(ctx);
+    sessionCount.delete(ctx);
+    return;
+  }
+  if (!sessionCount.has(ctx)) return;
+  const n = sessionCount.get(ctx, 0);
+  out.emit(line.reset().bytes(ctx.key).string(",idle,").int(n).byte(0x2c).int(t.timestamp));
+}
+
+// ---------------------------------------------------------------------------
+// buffer: operator list state
+
+let bufferSize: i64 = 3;
+const buffer = new OperatorListState<Bytes>("buffer", Redistribution.EvenSplit);
+const members = new OperatorListState<string>("members", Redistribution.Union);
+
+floe.flatMap("buffer", bufferRecord).onOpen((p: Params): void => {
+  bufferSize = p.int("size", 3);
+  const me = "subtask-" + p.get("floe.subtask");
+  if (!members.get().includes(me)) members.add(me);
+});
+
+function bufferRecord(v: Bytes, out: Output): void {
+  if (v.equalsString("?")) {
+    line.reset().string("buffer=");
+    join(line, buffer.get());
+    out.emit(line.string(";members=").string(members.get().join("+")));
+    return;
+  }
+  buffer.add(v);
+  const all = buffer.get();
+  if (all.length >= bufferSize) {
+    join(line.reset(), all);
+    out.emit(line);
+    buffer.clear();
+  }
+}
+
+// join appends elems to b, separated by '+'.
+function join(b: Builder, elems: Bytes[]): void {
+  for (let i = 0; i < elems.length; i++) {
+    if (i > 0) b.byte(0x2b);
+    b.bytes(elems[i]);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// q1 and keyedcount: the benchmark operators (udfs/q1, udfs/keyedcount)
+
+const ERR_FIELDS = "q1: a bid has 6 comma-separated fields";
+const ERR_PRICE = "q1: the price is not an integer of 1 to 18 digits";
+
+floe.map("q1", q1);
+
+// q1 re-encodes a bid "auction,bidder,price,channel,url,dateTime" with its
+// price in euros: price/1000*908 + price%1000*908/1000, in integers. The
+// comma search is unrolled: loops are dear on a host that checks for
+// interruption on every iteration.
+function q1(bid: Bytes): Bytes {
+  const c0 = bid.indexOf(0x2c);
+  if (c0 < 0) return q1Fail(ERR_FIELDS, bid);
+  const c1 = bid.indexOf(0x2c, c0 + 1);
+  if (c1 < 0) return q1Fail(ERR_FIELDS, bid);
+  const c2 = bid.indexOf(0x2c, c1 + 1);
+  if (c2 < 0) return q1Fail(ERR_FIELDS, bid);
+  const c3 = bid.indexOf(0x2c, c2 + 1);
+  if (c3 < 0) return q1Fail(ERR_FIELDS, bid);
+  const c4 = bid.indexOf(0x2c, c3 + 1);
+  if (c4 < 0 || bid.indexOf(0x2c, c4 + 1) >= 0) return q1Fail(ERR_FIELDS, bid);
+  const price = bid.parseDigits(c1 + 1, c2);
+  if (price < 0) return q1Fail(ERR_PRICE, bid);
+  const euros = (price / 1000) * 908 + ((price % 1000) * 908) / 1000;
+  return line
+    .reset()
+    .raw(bid.dataStart, c1 + 1)
+    .int(euros)
+    .raw(bid.dataStart + <usize>c2, bid.length - c2)
+    .view();
+}
+
+function q1Fail(msg: string, bid: Bytes): Bytes {
+  floe.fail(msg);
+  return bid;
+}
+
+const keyedCounts = new ValueState<i64>("count");
+
+floe.process("keyedcount", (ctx: Context, _: Bytes, out: Output): void => {
+  const n = keyedCounts.get(ctx, 0) + 1;
+  keyedCounts.put(ctx, n);
+  out.emit(line.reset().bytes(ctx.key).byte(0x2c).int(n));
+});
