@@ -315,6 +315,11 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {
 		err = errors.New(in.failMessage())
 		rec = int(in.failRec)
+	} else if err != nil && in.failed && callErr == nil {
+		// A guest that reports its error with fail and then traps (an
+		// AssemblyScript throw, a Rust panic) still names its record.
+		err = errors.New(in.failMessage())
+		rec = int(in.failRec)
 	}
 	if err == nil {
 		return nil
