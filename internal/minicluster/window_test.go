@@ -175,7 +175,7 @@ func readLines(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, strings.Fields(string(b))...)
+		lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	}
 	slices.Sort(lines)
 	return lines

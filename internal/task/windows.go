@@ -36,6 +36,10 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	if err != nil {
 		return nil, err
 	}
+	elems, err := t.state.Map(op.UID + "#elems")
+	if err != nil {
+		return nil, err
+	}
 	w := op.Window
 	cfg := window.Config{
 		Spec: window.Spec{Kind: window.Kind(w.Kind), Size: w.Size.Milliseconds(),
@@ -48,7 +52,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	if w.ProcessingTime {
 		cfg.Domain = host.ProcessingTime
 	}
-	wo, err := window.New(cfg, &window.Wasm{In: in, Agg: w.Aggregate}, wins, t.queues[op.UID])
+	wo, err := window.New(cfg, &window.Wasm{In: in, Agg: w.Aggregate}, wins, elems, t.queues[op.UID])
 	if err != nil {
 		in.Close(ctx)
 		return nil, fmt.Errorf("operator %s: %w", op.UID, err)

@@ -31,7 +31,8 @@ type Config struct {
 type Operator struct {
 	cfg       Config
 	fn        Function
-	state     host.MapState // key → window → accumulator or encoded records
+	state     host.MapState // key → window → accumulator, or record count
+	elems     host.MapState // key → window, sequence → record (process functions)
 	timers    *timer.Queue
 	watermark int64
 	late      record.Batch
@@ -51,13 +52,15 @@ type Operator struct {
 // event-time window.
 var ErrNoTimestamp = errors.New("window: a record without a timestamp reached an event-time window (give the source timestamps)")
 
-// New returns an operator keeping its windows in state and its timers in
-// timers (both of the subtask's keyed state).
-func New(cfg Config, fn Function, state host.MapState, timers *timer.Queue) (*Operator, error) {
+// New returns an operator keeping its windows in state, the records of a
+// process function's windows in elems (one entry per record, so adding one
+// costs the same however full the window), and its timers in timers, all
+// in the subtask's keyed state.
+func New(cfg Config, fn Function, state, elems host.MapState, timers *timer.Queue) (*Operator, error) {
 	if err := cfg.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	return &Operator{cfg: cfg, fn: fn, state: state, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}}, nil
+	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}}, nil
 }
 
 // SetWatermark tells the operator its event time.
@@ -225,37 +228,28 @@ func (o *Operator) register(kg uint16, key []byte, w W) error {
 
 // load reads window w of key as a FireGroup.
 func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
+	fg := FireGroup{Key: bytes.Clone(key), W: w}
+	if !o.fn.Aggregate() {
+		var err error
+		fg.Elems, err = o.loadElems(kg, key, w)
+		return fg, err
+	}
 	v, ok, err := o.state.Get(kg, key, o.mapKey(w))
 	if err != nil || !ok {
 		return FireGroup{}, err
 	}
-	fg := FireGroup{Key: bytes.Clone(key), W: w}
-	if o.fn.Aggregate() {
-		fg.Acc = bytes.Clone(v)
-		return fg, nil
-	}
-	fg.Elems, err = decodeElems(v)
-	return fg, err
+	fg.Acc = bytes.Clone(v)
+	return fg, nil
 }
 
 // FireTimer fires the windows of key whose time has come at ts and drops
 // those past their allowed lateness.
 func (o *Operator) FireTimer(ctx context.Context, d host.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
-	var fire []FireGroup
-	var drop []W
-	err := o.state.Iter(kg, key, func(mk, v []byte) error {
+	var due, drop []W
+	err := o.state.Iter(kg, key, func(mk, _ []byte) error {
 		w := decodeWindow(mk)
 		if w.MaxTimestamp() == ts {
-			fg := FireGroup{Key: bytes.Clone(key), W: w}
-			if o.fn.Aggregate() {
-				fg.Acc = bytes.Clone(v)
-			} else {
-				var err error
-				if fg.Elems, err = decodeElems(v); err != nil {
-					return err
-				}
-			}
-			fire = append(fire, fg)
+			due = append(due, w)
 		}
 		if w.MaxTimestamp()+o.lateness() <= ts {
 			drop = append(drop, w)
@@ -265,13 +259,48 @@ func (o *Operator) FireTimer(ctx context.Context, d host.TimeDomain, ts int64, k
 	if err != nil {
 		return err
 	}
-	if len(fire) > 0 {
+	if len(due) > 0 {
+		fire := make([]FireGroup, 0, len(due))
+		for _, w := range due {
+			fg, err := o.load(kg, key, w)
+			if err != nil {
+				return err
+			}
+			fire = append(fire, fg)
+		}
 		if err := o.fn.Fire(ctx, fire, out); err != nil {
 			return err
 		}
 	}
 	for _, w := range drop {
-		if err := o.state.Delete(kg, key, o.mapKey(w)); err != nil {
+		if err := o.dropWindow(kg, key, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropWindow deletes window w of key and its records.
+func (o *Operator) dropWindow(kg uint16, key []byte, w W) error {
+	if err := o.state.Delete(kg, key, o.mapKey(w)); err != nil {
+		return err
+	}
+	if o.fn.Aggregate() {
+		return nil
+	}
+	var mks [][]byte
+	prefix := bytes.Clone(o.mapKey(w))
+	err := o.elems.Iter(kg, key, func(mk, _ []byte) error {
+		if bytes.HasPrefix(mk, prefix) {
+			mks = append(mks, bytes.Clone(mk))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, mk := range mks {
+		if err := o.elems.Delete(kg, key, mk); err != nil {
 			return err
 		}
 	}
@@ -322,10 +351,18 @@ func (o *Operator) mergeInto(ctx context.Context, r *record.Record, w W, ts int6
 	if err != nil {
 		return err
 	}
+	var elems []Elem
 	merged := w
 	for _, x := range overlap {
 		merged.Start, merged.End = min(merged.Start, x.Start), max(merged.End, x.End)
-		if err := o.state.Delete(r.KeyGroup, r.Key, o.mapKey(x)); err != nil {
+		if !o.fn.Aggregate() {
+			e, err := o.loadElems(r.KeyGroup, r.Key, x)
+			if err != nil {
+				return err
+			}
+			elems = append(elems, e...)
+		}
+		if err := o.dropWindow(r.KeyGroup, r.Key, x); err != nil {
 			return err
 		}
 		if x.MaxTimestamp() != merged.MaxTimestamp() && !o.fired(x) {
@@ -355,19 +392,8 @@ func (o *Operator) mergeInto(ctx context.Context, r *record.Record, w W, ts int6
 		if err := o.state.Put(r.KeyGroup, r.Key, o.mapKey(merged), accs[0]); err != nil {
 			return err
 		}
-	} else {
-		var elems []Elem
-		for _, v := range vals {
-			e, err := decodeElems(v)
-			if err != nil {
-				return err
-			}
-			elems = append(elems, e...)
-		}
-		elems = append(elems, elem)
-		if err := o.state.Put(r.KeyGroup, r.Key, o.mapKey(merged), o.encodeElems(elems)); err != nil {
-			return err
-		}
+	} else if err := o.appendElems(r.KeyGroup, r.Key, merged, append(elems, elem)); err != nil {
+		return err
 	}
 	if err := o.register(r.KeyGroup, r.Key, merged); err != nil {
 		return err
@@ -382,46 +408,61 @@ func (o *Operator) mergeInto(ctx context.Context, r *record.Record, w W, ts int6
 	return nil
 }
 
-// appendElems adds records to the stored records of window w of key.
+// appendElems adds records to window w of key: one elems entry each, under
+// the window and a sequence number, and the window's count in state.
 func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) error {
 	mk := o.mapKey(w)
-	v, _, err := o.state.Get(kg, key, mk)
+	var n uint64
+	v, ok, err := o.state.Get(kg, key, mk)
 	if err != nil {
 		return err
 	}
-	o.enc = append(o.enc[:0], v...)
-	for _, e := range elems {
-		o.enc = appendElem(o.enc, e)
+	if ok && len(v) == 8 {
+		n = binary.BigEndian.Uint64(v)
 	}
-	return o.state.Put(kg, key, o.mapKey(w), o.enc)
+	ek := append([]byte(nil), mk...)
+	for _, e := range elems {
+		ek = binary.BigEndian.AppendUint64(ek[:16], n)
+		o.enc = appendElem(o.enc[:0], e)
+		if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
+			return err
+		}
+		n++
+	}
+	var count [8]byte
+	binary.BigEndian.PutUint64(count[:], n)
+	return o.state.Put(kg, key, o.mapKey(w), count[:])
 }
 
-func (o *Operator) encodeElems(elems []Elem) []byte {
-	o.enc = o.enc[:0]
-	for _, e := range elems {
-		o.enc = appendElem(o.enc, e)
-	}
-	return o.enc
+// loadElems returns the records of window w of key, in arrival order.
+func (o *Operator) loadElems(kg uint16, key []byte, w W) ([]Elem, error) {
+	prefix := bytes.Clone(o.mapKey(w))
+	var out []Elem
+	err := o.elems.Iter(kg, key, func(mk, v []byte) error {
+		if !bytes.HasPrefix(mk, prefix) {
+			return nil
+		}
+		e, err := decodeElem(v)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
 }
 
-// appendElem encodes a kept record: u32 len, i64 timestamp, value.
+// appendElem encodes a kept record: i64 timestamp, value.
 func appendElem(dst []byte, e Elem) []byte {
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(e.Value)))
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(e.Timestamp))
 	return append(dst, e.Value...)
 }
 
-func decodeElems(b []byte) ([]Elem, error) {
-	var out []Elem
-	for len(b) > 0 {
-		if len(b) < 12 || len(b)-12 < int(binary.LittleEndian.Uint32(b)) {
-			return nil, fmt.Errorf("window: corrupt window contents")
-		}
-		n := int(binary.LittleEndian.Uint32(b))
-		out = append(out, Elem{Timestamp: int64(binary.LittleEndian.Uint64(b[4:])), Value: bytes.Clone(b[12 : 12+n])})
-		b = b[12+n:]
+func decodeElem(b []byte) (Elem, error) {
+	if len(b) < 8 {
+		return Elem{}, fmt.Errorf("window: corrupt window record")
 	}
-	return out, nil
+	return Elem{Timestamp: int64(binary.LittleEndian.Uint64(b)), Value: bytes.Clone(b[8:])}, nil
 }
 
 // mapKey encodes a window so that byte order is start order.

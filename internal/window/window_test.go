@@ -143,10 +143,11 @@ func TestWindows(t *testing.T) {
 				}
 				b := state.New(memkv.New())
 				m, _ := b.Map("w")
+				e, _ := b.Map("w#elems")
 				tm, _ := b.Map(timer.Namespace("w"))
 				q = timer.New(tm)
 				var err error
-				if op, err = New(cfg, fn, m, q); err != nil {
+				if op, err = New(cfg, fn, m, e, q); err != nil {
 					return "error: " + err.Error()
 				}
 				now = 0
