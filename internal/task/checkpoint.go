@@ -131,10 +131,33 @@ func (t *Task) serviceCheckpoints(ctx context.Context) error {
 }
 
 func (t *Task) commit(id int64) error {
+	if cs, ok := t.source.(checkpointedSource); ok {
+		if err := cs.CheckpointComplete(id); err != nil {
+			return err
+		}
+	}
 	if tx, ok := t.sink.(connector.Transactional); ok {
 		return tx.Commit(id)
 	}
 	return nil
+}
+
+// checkpointedSource is a source that acts when a checkpoint completes, so
+// it is told which checkpoint each position is for: the Kafka source
+// commits the offsets of a completed checkpoint to its consumer group.
+type checkpointedSource interface {
+	// PositionFor is Position for checkpoint id.
+	PositionFor(id int64) ([][]byte, error)
+	// CheckpointComplete tells that checkpoint id completed.
+	CheckpointComplete(id int64) error
+}
+
+// position returns the source's position for checkpoint id.
+func (t *Task) position(id int64) ([][]byte, error) {
+	if cs, ok := t.source.(checkpointedSource); ok {
+		return cs.PositionFor(id)
+	}
+	return t.source.Position()
 }
 
 // keyGroups is the key-group range this subtask owns.
@@ -157,7 +180,7 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 		AlignmentMillis: start.Sub(alignStart).Milliseconds()}
 	var err error
 	if t.source != nil {
-		if st.Source, err = t.source.Position(); err != nil {
+		if st.Source, err = t.position(id); err != nil {
 			return fmt.Errorf("checkpoint %d: source position: %w", id, err)
 		}
 	}
@@ -199,7 +222,9 @@ func (t *Task) writeSnapshot(id int64) (string, checkpoint.File, error) {
 		return "", checkpoint.File{}, err
 	}
 	w := snapshot.NewWriter(f)
+	t.stateMu.Lock()
 	err = t.state.WriteSnapshot(w, full)
+	t.stateMu.Unlock()
 	if err == nil {
 		err = w.Close()
 	}

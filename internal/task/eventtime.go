@@ -117,22 +117,15 @@ func (t *Task) fireTimers(ctx context.Context, d host.TimeDomain, upTo int64) (i
 	for i := range t.timed {
 		op := &t.timed[i]
 		for {
-			tm, ok, err := op.q.Pop(d, upTo)
-			if err != nil {
-				return fired, fmt.Errorf("timers of %s: %w", t.name, err)
-			}
-			if !ok {
+			ok, err := t.fireOne(ctx, op, d, upTo)
+			if err != nil || !ok {
+				if err != nil {
+					return fired, err
+				}
 				break
 			}
 			fired++
 			out := &t.timerOut
-			out.Reset()
-			if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, out); err != nil {
-				return fired, err
-			}
-			if err := t.drainSide(op.idx); err != nil {
-				return fired, err
-			}
 			if out.Len() > 0 {
 				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
 					return fired, err
@@ -141,6 +134,25 @@ func (t *Task) fireTimers(ctx context.Context, d host.TimeDomain, upTo int64) (i
 		}
 	}
 	return fired, nil
+}
+
+// fireOne fires op's next timer of domain d if it is due at upTo, into
+// t.timerOut, holding stateMu.
+func (t *Task) fireOne(ctx context.Context, op *timedOp, d host.TimeDomain, upTo int64) (bool, error) {
+	t.stateMu.Lock()
+	defer t.stateMu.Unlock()
+	tm, ok, err := op.q.Pop(d, upTo)
+	if err != nil {
+		return false, fmt.Errorf("timers of %s: %w", t.name, err)
+	}
+	if !ok {
+		return false, nil
+	}
+	t.timerOut.Reset()
+	if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, &t.timerOut); err != nil {
+		return false, err
+	}
+	return true, t.drainSide(op.idx)
 }
 
 // serviceTimers fires the due processing-time timers and arranges to be

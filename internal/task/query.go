@@ -51,7 +51,8 @@ type querier struct {
 }
 
 // Query reads keys of the named keyed state. It is safe to call from any
-// goroutine; while the task runs, the task answers between batches.
+// goroutine: once the task is open it reads between two batches (under
+// stateMu), before that the task loop answers when it starts.
 func (t *Task) Query(ctx context.Context, state string, keys [][]byte) ([]Lookup, error) {
 	t.q.mu.Lock()
 	if t.q.done {
@@ -62,6 +63,15 @@ func (t *Task) Query(ctx context.Context, state string, keys [][]byte) ([]Lookup
 		return t.lookup(state, keys)
 	}
 	t.q.mu.Unlock()
+	if t.ready.Load() {
+		// The task is open: read between two of its batches.
+		t.stateMu.Lock()
+		defer t.stateMu.Unlock()
+		if !t.ready.Load() {
+			return nil, fmt.Errorf("%w: the task has ended", ErrMoved)
+		}
+		return t.lookup(state, keys)
+	}
 	q := query{state: state, keys: keys, reply: make(chan queryResult, 1)}
 	select {
 	case t.q.queue <- q:

@@ -142,6 +142,10 @@ type Task struct {
 	// wake interrupts an idle input wait for checkpoints and queries.
 	wake chan struct{}
 	q    querier
+	// stateMu is held while the task uses its keyed state, and by lookups;
+	// ready is set once the task is open and lookups may take it.
+	stateMu sync.Mutex
+	ready   atomic.Bool
 
 	// Event time and timers (eventtime.go).
 	lists     *host.OperatorLists
@@ -201,6 +205,7 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if err := t.open(ctx); err != nil {
 		return err
 	}
+	t.ready.Store(true)
 	if t.env.Started != nil {
 		t.env.Started(t)
 	}
@@ -556,24 +561,36 @@ func (t *Task) process(ctx context.Context, in *record.Batch) error {
 
 // processFrom passes a batch through the chain from operator first on.
 func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) error {
-	cur := in
-	for i := first; i < len(t.ops); i++ {
-		op := t.ops[i]
-		out := &t.bufs[i%2]
-		out.Reset()
-		if err := op.Process(ctx, cur, out); err != nil {
-			return err
-		}
-		if err := t.drainSide(i); err != nil {
-			return err
-		}
-		cur = out
+	cur, err := t.chain(ctx, first, in)
+	if err != nil {
+		return err
 	}
 	t.Metrics.RecordsOut.Add(int64(cur.Len()))
 	if t.sink != nil {
 		return t.sink.Write(cur)
 	}
 	return t.router.Route(ctx, cur)
+}
+
+// chain runs the operators from first on over in and returns their output.
+// It holds stateMu, so that state lookups read between batches, but not
+// while the output waits for room downstream.
+func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.Batch, error) {
+	t.stateMu.Lock()
+	defer t.stateMu.Unlock()
+	cur := in
+	for i := first; i < len(t.ops); i++ {
+		out := &t.bufs[i%2]
+		out.Reset()
+		if err := t.ops[i].Process(ctx, cur, out); err != nil {
+			return nil, err
+		}
+		if err := t.drainSide(i); err != nil {
+			return nil, err
+		}
+		cur = out
+	}
+	return cur, nil
 }
 
 // close releases everything the task opened. When the task succeeded, the
@@ -599,7 +616,10 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 	kept := t.q.kept
 	t.q.mu.Unlock()
 	if t.state != nil && !kept {
+		t.stateMu.Lock()
 		errs = append(errs, t.state.Close())
+		t.ready.Store(false)
+		t.stateMu.Unlock()
 	}
 	if !ok {
 		return nil
