@@ -175,7 +175,11 @@ func readLines(t *testing.T, dir string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" {
+				lines = append(lines, l)
+			}
+		}
 	}
 	slices.Sort(lines)
 	return lines
