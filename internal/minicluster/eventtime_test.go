@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -43,18 +42,7 @@ sink:
 // fires every timer).
 func TestEventTimeTimersFireOncePerSession(t *testing.T) {
 	dir := t.TempDir()
-	root, err := wasmbuild.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "conformance", "go"), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := module(t, dir, filepath.Join("conformance", "go"))
 	// 200K events over 300 keys; event time advances 1 ms per 4 events,
 	// and each event is up to 15 ms late (within the 20 ms bound), with
 	// quiet spells of 200 ms (four gaps) that end sessions.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/internal/checkpoint"
-	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -45,18 +44,7 @@ sink:
 // "members" list must reach every subtask.
 func TestOperatorListStateAcrossRescales(t *testing.T) {
 	dir := t.TempDir()
-	root, err := wasmbuild.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "conformance", "go"), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mod := module(t, dir, filepath.Join("conformance", "go"))
 	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -118,12 +118,16 @@ func bidsAndQueries(t *testing.T, dir string, n int) (string, []windowQuery) {
 }
 
 // nexmarkModule builds udfs/nexmark.
-func nexmarkModule(t *testing.T, dir string) []byte {
+func nexmarkModule(t *testing.T, dir string) []byte { return module(t, dir, "nexmark") }
+
+// module builds the Go operator module udfs/<path> from source.
+func module(t *testing.T, dir, path string) []byte {
+	t.Helper()
 	root, err := wasmbuild.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "nexmark"), dir)
+	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", path), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

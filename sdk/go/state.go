@@ -139,18 +139,22 @@ func (s *ListState[T]) Append(ctx *Context, v T) {
 }
 
 // Get returns the current key's list (empty when none).
-func (s *ListState[T]) Get(ctx *Context) []T {
-	b, ok := read(hostListGet, s.d.id, ctx.rec)
+func (s *ListState[T]) Get(ctx *Context) []T { return getList(s.d, s.c, ctx.rec) }
+
+// getList reads a list state's elements for record rec (-1 for operator
+// state).
+func getList[T any](d *stateDecl, c Codec[T], rec int32) []T {
+	b, ok := read(hostListGet, d.id, rec)
 	if !ok {
 		return nil
 	}
 	var out []T
 	err := forEachElement(b, func(e []byte) error {
-		out = append(out, mustDecode(s.c, s.d.name, e))
+		out = append(out, mustDecode(c, d.name, e))
 		return nil
 	})
 	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
+		panic(fmt.Sprintf("state %q: %v", d.name, err))
 	}
 	return out
 }
@@ -250,21 +254,7 @@ func (s *OperatorList[T]) Append(v T) {
 }
 
 // Get returns this subtask's list (empty when none).
-func (s *OperatorList[T]) Get() []T {
-	b, ok := read(hostListGet, s.d.id, -1)
-	if !ok {
-		return nil
-	}
-	var out []T
-	err := forEachElement(b, func(e []byte) error {
-		out = append(out, mustDecode(s.c, s.d.name, e))
-		return nil
-	})
-	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
-	}
-	return out
-}
+func (s *OperatorList[T]) Get() []T { return getList(s.d, s.c, -1) }
 
 // Clear empties this subtask's list.
 func (s *OperatorList[T]) Clear() { hostListClear(s.d.id, -1) }
