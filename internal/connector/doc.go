@@ -20,6 +20,10 @@
 //     values, for tests and benchmarks.
 //   - stdout: a sink that writes lines to a shared writer, os.Stdout by
 //     default, without interleaving lines of different subtasks.
+//   - nexmark: the Nexmark benchmark's event generator (persons, auctions,
+//     bids), deterministic by event number, for the udfs/nexmark queries.
+//   - kafka: a Kafka source whose partition offsets are split state, and
+//     at-least-once and exactly-once (transactional) sinks, on franz-go.
 //   - ratelimit: the token bucket that paces rate-limited sources.
 //   - connectortest: a fake Clock and helpers for connector tests.
 //

@@ -46,6 +46,7 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 		Checkpoints:     b.checkpoints(raw.Checkpoints),
 	}
 	b.checkMaxParallelism(j)
+	b.finishKafka(j)
 	return j
 }
 

@@ -94,7 +94,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "missing type and uid",
 		spec: y(okName, "source: {path: x}", "sink: {type: stdout}"),
 		want: []string{
-			`source.type: required (want file or generator)`,
+			`source.type: required (want file, generator, kafka or nexmark)`,
 			`source.uid: required`,
 			`sink.uid: required`,
 		},
@@ -201,8 +201,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		},
 	}, {
 		name: "unknown source and generator kind",
-		spec: y(okName, "source: {type: kafka, uid: a}", okSink),
-		want: []string{`source.type: unknown source type "kafka" (want file or generator)`},
+		spec: y(okName, "source: {type: pulsar, uid: a}", okSink),
+		want: []string{`source.type: unknown source type "pulsar" (want file, generator, kafka or nexmark)`},
 	}, {
 		name: "unknown generator kind",
 		spec: y(okName, "source: {type: generator, uid: a, kind: zipf}", okSink),
@@ -237,8 +237,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		want: []string{`sink.path: only applies to a file sink`},
 	}, {
 		name: "unknown sink type",
-		spec: y(okName, okSource, "sink: {type: kafka, uid: out}"),
-		want: []string{`sink.type: unknown sink type "kafka" (want file or stdout)`},
+		spec: y(okName, okSource, "sink: {type: pulsar, uid: out}"),
+		want: []string{`sink.type: unknown sink type "pulsar" (want file, stdout or kafka)`},
 	}, {
 		name: "restart strategy",
 		spec: y(okName, okSource, okSink, "restartStrategy: {attempts: 3}"),

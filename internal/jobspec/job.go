@@ -43,10 +43,12 @@ type SourceType string
 const (
 	SourceFile      SourceType = "file"
 	SourceGenerator SourceType = "generator"
+	SourceKafka     SourceType = "kafka"
+	SourceNexmark   SourceType = "nexmark"
 )
 
-// Source is where a job's records come from. Exactly one of File and
-// Generator is set, the one that Type names.
+// Source is where a job's records come from. Exactly one of File,
+// Generator, Kafka and Nexmark is set, the one that Type names.
 type Source struct {
 	Type SourceType
 	// UID identifies the source in savepoints.
@@ -56,19 +58,23 @@ type Source struct {
 	Parallelism int
 	File        *FileSource
 	Generator   *GeneratorSource
+	Kafka       *KafkaSource
+	Nexmark     *NexmarkSource
 	// EventTime is how the source stamps records and emits watermarks;
 	// nil for a job without event time.
 	EventTime *EventTime
 }
 
 // Bounded reports whether the source ends by itself: a file source that does
-// not follow its file, or a generator with a count.
+// not follow its file, or a generator or nexmark source with a count.
 func (s Source) Bounded() bool {
 	switch {
 	case s.File != nil:
 		return !s.File.Follow
 	case s.Generator != nil:
 		return s.Generator.Count > 0
+	case s.Nexmark != nil:
+		return s.Nexmark.Count > 0
 	}
 	return false
 }
@@ -109,6 +115,24 @@ type GeneratorSource struct {
 	// Size is the approximate size in bytes of a random record (16 unless
 	// the spec says otherwise); 0 for a sequence.
 	Size int
+}
+
+// NexmarkSource produces the Nexmark benchmark's stream of persons,
+// auctions and bids, one CSV line per event stamped with its event time
+// (internal/connector/nexmark).
+type NexmarkSource struct {
+	// Count is the number of events of the whole source; 0 means no end.
+	Count int64
+	// Rate caps the events per second of wall-clock time of the whole
+	// source; 0 means no cap.
+	Rate float64
+	// EventsPerSecond is the event-time rate: event n happens n /
+	// EventsPerSecond seconds after the stream's fixed start
+	// (DefaultNexmarkEventsPerSecond unless the spec says otherwise).
+	EventsPerSecond int64
+	// Seed varies the events' random contents; 0 gives the draws of the
+	// Beam Nexmark generator.
+	Seed int64
 }
 
 // OperatorType is the kind of an operator.
@@ -183,10 +207,11 @@ type SinkType string
 const (
 	SinkFile   SinkType = "file"
 	SinkStdout SinkType = "stdout"
+	SinkKafka  SinkType = "kafka"
 )
 
 // Sink is where a job's records go. File is set exactly when Type is
-// SinkFile.
+// SinkFile, Kafka exactly when it is SinkKafka.
 type Sink struct {
 	Type SinkType
 	// UID identifies the sink in savepoints.
@@ -195,6 +220,7 @@ type Sink struct {
 	// default; see Job.SinkParallelism.
 	Parallelism int
 	File        *FileSink
+	Kafka       *KafkaSink
 }
 
 // FileSink writes one part file per sink subtask into a directory.

@@ -41,6 +41,20 @@ type rawSource struct {
 	Size        scalar         `yaml:"size"`
 	Timestamps  *rawTimestamps `yaml:"timestamps"`
 	Watermarks  *rawWatermarks `yaml:"watermarks"`
+	// Kafka (kafka.go).
+	Brokers           scalar   `yaml:"brokers"`
+	Topics            scalar   `yaml:"topics"`
+	TopicPattern      scalar   `yaml:"topicPattern"`
+	Group             scalar   `yaml:"group"`
+	StartFrom         scalar   `yaml:"startFrom"`
+	Format            scalar   `yaml:"format"`
+	Isolation         scalar   `yaml:"isolation"`
+	DiscoveryInterval scalar   `yaml:"discoveryInterval"`
+	SASL              *rawSASL `yaml:"sasl"`
+	TLS               *rawTLS  `yaml:"tls"`
+	// Nexmark (nexmark.go).
+	EventsPerSecond scalar `yaml:"eventsPerSecond"`
+	Seed            scalar `yaml:"seed"`
 }
 
 type rawOperator struct {
@@ -65,6 +79,29 @@ type rawSink struct {
 	UID         scalar `yaml:"uid"`
 	Parallelism scalar `yaml:"parallelism"`
 	Path        scalar `yaml:"path"`
+	// Kafka (kafka.go).
+	Brokers               scalar   `yaml:"brokers"`
+	Topic                 scalar   `yaml:"topic"`
+	Semantic              scalar   `yaml:"semantic"`
+	Key                   scalar   `yaml:"key"`
+	TransactionalIDPrefix scalar   `yaml:"transactionalIdPrefix"`
+	TransactionTimeout    scalar   `yaml:"transactionTimeout"`
+	SASL                  *rawSASL `yaml:"sasl"`
+	TLS                   *rawTLS  `yaml:"tls"`
+}
+
+type rawSASL struct {
+	Mechanism scalar `yaml:"mechanism"`
+	Username  scalar `yaml:"username"`
+	Password  scalar `yaml:"password"`
+}
+
+type rawTLS struct {
+	CAFile             scalar `yaml:"caFile"`
+	CertFile           scalar `yaml:"certFile"`
+	KeyFile            scalar `yaml:"keyFile"`
+	ServerName         scalar `yaml:"serverName"`
+	InsecureSkipVerify scalar `yaml:"insecureSkipVerify"`
 }
 
 type rawRestart struct {

@@ -93,5 +93,8 @@ func (j *Job) WithCheckpointInterval(d time.Duration) error {
 		j.Checkpoints = &Checkpoints{Timeout: defaultCheckpointWait, MaxConcurrent: 1, Retain: DefaultRetain}
 	}
 	j.Checkpoints.Interval = d
+	if err := j.checkTransactionTimeout(); err != nil {
+		return fmt.Errorf("sink.transactionTimeout: %w", err)
+	}
 	return nil
 }

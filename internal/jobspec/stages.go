@@ -16,7 +16,7 @@ func (b *builder) source(r *rawSource) Source {
 		return Source{}
 	}
 	s := Source{
-		Type:        SourceType(b.p.choice("source.type", r.Type, "source type", "", string(SourceFile), string(SourceGenerator))),
+		Type:        SourceType(b.p.choice("source.type", r.Type, "source type", "", string(SourceFile), string(SourceGenerator), string(SourceKafka), string(SourceNexmark))),
 		UID:         b.uid("source.uid", r.UID),
 		Parallelism: b.parallelism("source.parallelism", r.Parallelism),
 	}
@@ -25,6 +25,16 @@ func (b *builder) source(r *rawSource) Source {
 		s.File = b.fileSource(r)
 	case SourceGenerator:
 		s.Generator = b.generatorSource(r)
+	case SourceKafka:
+		s.Kafka = b.kafkaSource(r)
+	case SourceNexmark:
+		s.Nexmark = b.nexmarkSource(r)
+	}
+	if s.Type == SourceFile || s.Type == SourceGenerator || s.Type == SourceNexmark {
+		b.notKafkaSource(r)
+	}
+	if s.Type != "" && s.Type != SourceNexmark {
+		b.notNexmarkSource(r)
 	}
 	s.EventTime = b.eventTime(r.Timestamps, r.Watermarks)
 	return s
@@ -168,7 +178,7 @@ func (b *builder) sink(r *rawSink) Sink {
 		return Sink{}
 	}
 	s := Sink{
-		Type:        SinkType(b.p.choice("sink.type", r.Type, "sink type", "", string(SinkFile), string(SinkStdout))),
+		Type:        SinkType(b.p.choice("sink.type", r.Type, "sink type", "", string(SinkFile), string(SinkStdout), string(SinkKafka))),
 		UID:         b.uid("sink.uid", r.UID),
 		Parallelism: b.parallelism("sink.parallelism", r.Parallelism),
 	}
@@ -178,6 +188,12 @@ func (b *builder) sink(r *rawSink) Sink {
 		s.File = &FileSink{Path: path}
 	case SinkStdout:
 		b.p.only("sink.path", r.Path, "a file sink")
+	case SinkKafka:
+		b.p.only("sink.path", r.Path, "a file sink")
+		s.Kafka = b.kafkaSink(r)
+	}
+	if s.Type == SinkFile || s.Type == SinkStdout {
+		b.notKafkaSink(r)
 	}
 	return s
 }

@@ -265,7 +265,7 @@ func (t *Task) split() connector.SplitInfo {
 func (t *Task) open(ctx context.Context) error {
 	var err error
 	if s := t.stage.Source; s != nil {
-		if t.source, err = openSource(s, t.split()); err != nil {
+		if t.source, err = openSource(s, t.split(), t.env.Logger.With("task", t.name)); err != nil {
 			return err
 		}
 	}
@@ -319,7 +319,7 @@ func (t *Task) open(ctx context.Context) error {
 		t.ops = append(t.ops, ky)
 	}
 	if s := t.stage.Sink; s != nil {
-		if t.sink, err = openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil); err != nil {
+		if t.sink, err = openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil, t.env.Logger.With("task", t.name)); err != nil {
 			return err
 		}
 	}

@@ -75,7 +75,7 @@ func (t *Task) openSideSinks() error {
 	for i, op := range t.stage.Operators {
 		for name, s := range op.SideOutputs {
 			s := s
-			sink, err := openSink(&s, t.split(), t.env.Stdout, false, false)
+			sink, err := openSink(&s, t.split(), t.env.Stdout, false, false, t.env.Logger)
 			if err != nil {
 				return fmt.Errorf("operator %s: side output %s: %w", op.UID, name, err)
 			}

@@ -20,5 +20,8 @@
 //   - bad requests get the right status code and a clear message, and the
 //     cluster keeps serving;
 //   - a job that needs more slots than exist waits until a task manager
-//     brings them.
+//     brings them;
+//   - Kafka (an in-process kfake cluster) to word count to Kafka stays exactly
+//     once across two SIGKILLs, across rescales 2 → 3 → 1, and while the
+//     broker goes away and comes back.
 package cluster

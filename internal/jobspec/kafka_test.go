@@ -1,0 +1,186 @@
+package jobspec
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseKafkaJob(t *testing.T) {
+	spec := y(
+		"name: clicks",
+		"params: {password: ~}",
+		"source:",
+		"  type: kafka",
+		"  uid: in",
+		"  brokers: k1:9092, k2:9093",
+		"  topics: clicks,views",
+		"  group: clicks-floe",
+		"  startFrom: timestamp:2026-01-02T03:04:05Z",
+		"  format: json",
+		"  isolation: read-uncommitted",
+		"  discoveryInterval: 0s",
+		"  sasl: {mechanism: SCRAM-SHA-512, username: floe, password: '${password}'}",
+		"  tls: {caFile: /etc/ca.pem}",
+		"sink:",
+		"  type: kafka",
+		"  uid: out",
+		"  brokers: k1:9092",
+		"  topic: counts",
+		"  key: csv:0",
+		"  transactionTimeout: 14m",
+		"  tls: {certFile: c.pem, keyFile: k.pem, insecureSkipVerify: true}",
+		"checkpoints: {interval: 10s}",
+	)
+	job, err := Parse([]byte(spec), "", map[string]string{"password": "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSource := &KafkaSource{
+		Brokers: []string{"k1:9092", "k2:9093"}, Topics: []string{"clicks", "views"}, Group: "clicks-floe",
+		StartFrom: KafkaStart{Kind: KafkaTimestamp, Millis: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()},
+		Format:    "json", ReadUncommitted: true,
+		Security: KafkaSecurity{SASL: &KafkaSASL{Mechanism: "SCRAM-SHA-512", Username: "floe", Password: "s3cret"},
+			TLS: &KafkaTLS{CAFile: "/etc/ca.pem"}},
+	}
+	if !reflect.DeepEqual(job.Source.Kafka, wantSource) || job.Source.Type != SourceKafka || job.Source.Bounded() {
+		t.Errorf("source %+v\nwant   %+v", *job.Source.Kafka, *wantSource)
+	}
+	wantSink := &KafkaSink{
+		Brokers: []string{"k1:9092"}, Topic: "counts", Semantic: KafkaExactlyOnce, Key: KafkaKey{Kind: "csv", Field: 0},
+		TransactionalIDPrefix: "clicks-out", TransactionTimeout: 14 * time.Minute,
+		Security: KafkaSecurity{TLS: &KafkaTLS{CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true}},
+	}
+	if !reflect.DeepEqual(job.Sink.Kafka, wantSink) || job.Sink.Type != SinkKafka {
+		t.Errorf("sink %+v\nwant %+v", *job.Sink.Kafka, *wantSink)
+	}
+}
+
+func TestParseKafkaDefaults(t *testing.T) {
+	spec := y("name: j",
+		"source: {type: kafka, uid: in, brokers: 'localhost:9092', topicPattern: 'logs-.*'}",
+		"sink: {type: kafka, uid: out, brokers: 'localhost:9092', topic: out, semantic: at-least-once}")
+	job, err := Parse([]byte(spec), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSource := &KafkaSource{Brokers: []string{"localhost:9092"}, TopicPattern: "logs-.*", StartFrom: KafkaStart{Kind: KafkaEarliest},
+		Format: "value", DiscoveryInterval: 30 * time.Second}
+	if !reflect.DeepEqual(job.Source.Kafka, wantSource) {
+		t.Errorf("source %+v\nwant   %+v", *job.Source.Kafka, *wantSource)
+	}
+	wantSink := &KafkaSink{Brokers: []string{"localhost:9092"}, Topic: "out", Semantic: KafkaAtLeastOnce, Key: KafkaKey{Kind: "none"}}
+	if !reflect.DeepEqual(job.Sink.Kafka, wantSink) {
+		t.Errorf("sink %+v\nwant %+v", *job.Sink.Kafka, *wantSink)
+	}
+}
+
+func TestParseReportsKafkaProblems(t *testing.T) {
+	const (
+		okIn  = "source: {type: kafka, uid: in, brokers: 'b:9092', topics: in}"
+		okOut = "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out}"
+	)
+	tests := []struct {
+		name string
+		spec string
+		want []string
+	}{{
+		name: "required fields",
+		spec: y(okName, "source: {type: kafka, uid: in}", "sink: {type: kafka, uid: out}"),
+		want: []string{
+			`line 2: source.brokers: required`,
+			`line 2: source.topics: required (or topicPattern)`,
+			`line 3: sink.brokers: required`,
+			`line 3: sink.topic: required`,
+		},
+	}, {
+		name: "malformed values",
+		spec: y(okName,
+			"source: {type: kafka, uid: in, brokers: 'b:9092,b', topicPattern: '(', startFrom: yesterday, isolation: dirty}",
+			"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: 'a b', key: function, semantic: twice}"),
+		want: []string{
+			`line 2: source.brokers: "b" is not host:port`,
+			`line 2: source.isolation: unknown isolation "dirty" (want read-committed or read-uncommitted)`,
+			`line 2: source.topicPattern: not a regular expression`,
+			`line 2: source.startFrom: unknown start "yesterday"`,
+			`line 3: sink.semantic: unknown semantic "twice" (want exactly-once or at-least-once)`,
+			`line 3: sink.key: invalid key "function" (want none, value, or csv:N with N >= 0)`,
+			`line 3: sink.topic: "a b" is not a topic name`,
+		},
+	}, {
+		name: "topics and a pattern, committed without a group",
+		spec: y(okName, "source: {type: kafka, uid: in, brokers: 'b:9092', topics: a, topicPattern: b, startFrom: committed}", okOut),
+		want: []string{
+			`line 2: source.topicPattern: set either topics or topicPattern, not both`,
+			`line 2: source.startFrom: committed needs a group`,
+		},
+	}, {
+		name: "fields of other types",
+		spec: y(okName,
+			"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in, path: x, rate: 5, count: 3}",
+			"sink: {type: file, uid: out, path: x, topic: t, sasl: {mechanism: PLAIN, username: u, password: p}}"),
+		want: []string{
+			`line 2: source.path: only applies to a file source`,
+			`line 2: source.rate: only applies to a file or generator source`,
+			`line 2: source.count: only applies to a generator source`,
+			`line 3: sink.topic: only applies to a kafka sink`,
+			`line 3: sink.sasl: only applies to a kafka sink`,
+		},
+	}, {
+		name: "transaction fields of an at-least-once sink",
+		spec: y(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, semantic: at-least-once, transactionTimeout: 1m}"),
+		want: []string{`line 3: sink.transactionTimeout: only applies to semantic exactly-once`},
+	}, {
+		name: "transaction timeout shorter than a checkpoint can take",
+		spec: y(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, transactionTimeout: 5m}",
+			"checkpoints: {interval: 1m, timeout: 4m, minPause: 30s}"),
+		want: []string{`line 3: sink.transactionTimeout: 5m0s is less than checkpoints.interval + minPause + timeout (5m30s)`},
+	}, {
+		name: "security",
+		spec: y(okName,
+			"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in, sasl: {mechanism: GSSAPI, username: u}}",
+			"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, tls: {certFile: c.pem}}"),
+		want: []string{
+			`line 2: source.sasl.mechanism: unknown SASL mechanism "GSSAPI" (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)`,
+			`line 2: source.sasl.password: required`,
+			`line 3: sink.tls: certFile and keyFile go together`,
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.spec), "", nil)
+			if err == nil {
+				t.Fatalf("no error, want:\n%s", strings.Join(tt.want, "\n"))
+			}
+			assertLines(t, err, tt.want)
+		})
+	}
+}
+
+func TestCheckpointIntervalFlagChecksTheTransactionTimeout(t *testing.T) {
+	job, err := Parse([]byte(y("name: j",
+		"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in}",
+		"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, transactionTimeout: 11m}")), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.WithCheckpointInterval(time.Second); err != nil {
+		t.Errorf("1s with the default 10m checkpoint timeout: %v", err)
+	}
+	if err := job.WithCheckpointInterval(2 * time.Minute); err == nil || !strings.Contains(err.Error(), "sink.transactionTimeout: 11m0s is less than") {
+		t.Errorf("2m with the default 10m checkpoint timeout: %v, want the transaction timeout refused", err)
+	}
+}
+
+func TestEmptyTLSSectionTurnsTLSOn(t *testing.T) {
+	job, err := Parse([]byte(y("name: j",
+		"source: {type: kafka, uid: in, brokers: 'b:9093', topics: in, tls: {}}",
+		"sink: {type: stdout, uid: out}")), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tls := job.Source.Kafka.Security.TLS; tls == nil || *tls != (KafkaTLS{}) {
+		t.Errorf("tls: {} gives %+v, want TLS with the defaults", tls)
+	}
+}

@@ -1,0 +1,107 @@
+package jobspec
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseNexmarkSource(t *testing.T) {
+	tests := []struct {
+		source string
+		want   NexmarkSource
+	}{
+		{"{type: nexmark, uid: bids}", NexmarkSource{EventsPerSecond: 10_000}},
+		{"{type: nexmark, uid: bids, count: 1000000, rate: 2500.5, eventsPerSecond: 1000, seed: 7}",
+			NexmarkSource{Count: 1_000_000, Rate: 2500.5, EventsPerSecond: 1000, Seed: 7}},
+		{"{type: nexmark, uid: bids, eventsPerSecond: 1000000000}", NexmarkSource{EventsPerSecond: 1_000_000_000}},
+	}
+	for _, tt := range tests {
+		job, err := Parse([]byte("name: j\nsink: {type: stdout, uid: o}\nsource: "+tt.source), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.source, err)
+		}
+		s := job.Source
+		if s.Type != SourceNexmark || s.Nexmark == nil || *s.Nexmark != tt.want || s.File != nil || s.Generator != nil {
+			t.Errorf("%s: source %+v with nexmark %+v, want %+v", tt.source, s, s.Nexmark, tt.want)
+		}
+		if got, want := s.Bounded(), tt.want.Count > 0; got != want {
+			t.Errorf("%s: Bounded() = %v, want %v", tt.source, got, want)
+		}
+	}
+}
+
+// TestNexmarkSourceKeepsItsTimestamps checks that a nexmark source may have
+// watermarks without a timestamps section: its records carry their event
+// times, which the task keeps when no field is named.
+func TestNexmarkSourceKeepsItsTimestamps(t *testing.T) {
+	spec := y(okName, "source:", "  {type: nexmark, uid: events, count: 100, watermarks: {maxOutOfOrderness: 1s}}", okSink)
+	job, err := Parse([]byte(spec), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	et := job.Source.EventTime
+	if et == nil || !et.Field.IsZero() || et.MaxOutOfOrderness != time.Second {
+		t.Errorf("event time = %+v, want the source's own timestamps and 1s out of orderness", et)
+	}
+}
+
+func TestNexmarkSourceProblems(t *testing.T) {
+	tests := []struct {
+		name, source string
+		want         []string
+	}{{
+		name:   "negative count",
+		source: "{type: nexmark, uid: n, count: -1}",
+		want:   []string{`source.count: must be an integer >= 0, got "-1"`},
+	}, {
+		name:   "rate not a number",
+		source: "{type: nexmark, uid: n, rate: fast}",
+		want:   []string{`source.rate: must be a number >= 0, got "fast"`},
+	}, {
+		name:   "eventsPerSecond zero",
+		source: "{type: nexmark, uid: n, eventsPerSecond: 0}",
+		want:   []string{`source.eventsPerSecond: must be an integer from 1 to 1000000000, got "0"`},
+	}, {
+		name:   "eventsPerSecond too high",
+		source: "{type: nexmark, uid: n, eventsPerSecond: 1000000001}",
+		want:   []string{`source.eventsPerSecond: must be an integer from 1 to 1000000000, got "1000000001"`},
+	}, {
+		name:   "eventsPerSecond a fraction",
+		source: "{type: nexmark, uid: n, eventsPerSecond: 0.5}",
+		want:   []string{`source.eventsPerSecond: must be an integer from 1 to 1000000000, got "0.5"`},
+	}, {
+		name:   "negative seed",
+		source: "{type: nexmark, uid: n, seed: -3}",
+		want:   []string{`source.seed: must be an integer >= 0, got "-3"`},
+	}, {
+		name:   "fields of other sources",
+		source: "{type: nexmark, uid: n, path: in.txt, follow: true, kind: random, keys: 3, size: 9}",
+		want: []string{
+			`source.path: only applies to a file source`,
+			`source.follow: only applies to a file source`,
+			`source.kind: only applies to a generator source`,
+			`source.keys: only applies to a generator source`,
+			`source.size: only applies to a generator source`,
+		},
+	}, {
+		name:   "nexmark fields on a generator",
+		source: "{type: generator, uid: g, eventsPerSecond: 5, seed: 1}",
+		want: []string{
+			`source.eventsPerSecond: only applies to a nexmark source`,
+			`source.seed: only applies to a nexmark source`,
+		},
+	}, {
+		name:   "nexmark fields on a file source",
+		source: "{type: file, uid: f, path: in.txt, seed: 1}",
+		want:   []string{`source.seed: only applies to a nexmark source`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(y(okName, "source: "+tt.source, okSink)), "", nil)
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			assertLines(t, err, tt.want)
+		})
+	}
+}

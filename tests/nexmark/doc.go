@@ -1,0 +1,43 @@
+// Package nexmark computes the expected results of the Nexmark queries that
+// Floe's examples run (q1, q2, q5, q7 and q8), by brute force over a slice
+// of events, so that tests can check a streaming job's output against them.
+//
+// The events are the CSV lines of the nexmark source
+// (internal/connector/nexmark):
+//
+//	P,id,name,emailAddress,creditCard,city,state,dateTime
+//	A,id,itemName,description,initialBid,reserve,dateTime,expires,seller,category
+//	B,auction,bidder,price,channel,url,dateTime
+//
+// Parse reads them; Q1, Q2, Q5, Q7 and Q8 each return their query's output
+// lines sorted as strings (slices.Sort), with one line per result:
+//
+//   - q1, currency conversion: every bid with its price in euros,
+//     price*908/1000 rounded toward zero (computed as
+//     price/1000*908 + price%1000*908/1000 so that it cannot overflow):
+//     "auction,bidder,euroPrice,channel,url,dateTime".
+//   - q2, selection: the bids on auctions whose id is a multiple of 123:
+//     "auction,price".
+//   - q5, hot items: for each sliding window of 10 s every 2 s that holds a
+//     bid, the auctions with the most bids in it, all of them on a tie:
+//     "windowEnd,auction,count".
+//   - q7, highest bid: for each tumbling 10 s window that holds a bid, the
+//     bids with the highest price in it, all of them on a tie (so two equal
+//     bids give two equal lines): "windowEnd,auction,bidder,price".
+//   - q8, new users: for each tumbling 10 s window, the persons created in it
+//     who also opened an auction in it (the auction's seller is the
+//     person's id), once per person: "windowEnd,personId,name".
+//
+// Windows are on event time, the events' dateTime in milliseconds: a
+// window [start, end) holds the events with start <= dateTime < end. A
+// tumbling window of size s starts at multiples of s; an event at ts is in
+// the sliding windows of size s and slide d whose start is a multiple of d
+// in (ts-s, ts]. windowEnd is printed as the integer end in milliseconds.
+// The functions are written for clarity, not speed, and share no code with
+// the streaming implementations they check.
+//
+// The Native functions are the same queries as plain Go over event lines in
+// timestamp order, for the benchmarks' comparison with native code: Q1Native
+// and Q2Native map one line, and Q5Native and Q7Native fire each window as
+// soon as an event past its end arrives.
+package nexmark
