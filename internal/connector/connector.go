@@ -131,3 +131,14 @@ type Transactional interface {
 	// read.
 	Recover(states [][]byte) error
 }
+
+// SplitReporter is a source whose records come from several splits that
+// each advance in event time on their own, such as Kafka partitions. The
+// task then keeps a watermark per split and takes their minimum, so that a
+// partition that lags does not see its records arrive late.
+type SplitReporter interface {
+	// RecordSplits returns, for each record of the batch the last call to
+	// Next filled, a small integer that names its split, the same for the
+	// life of the source. The slice is valid until the next call to Next.
+	RecordSplits() []int
+}

@@ -223,3 +223,58 @@ func (t *Tracker) advance() (int64, bool) {
 	}
 	return t.current, false
 }
+
+// Splits computes the watermark of a source subtask that reads several
+// splits advancing in event time on their own, such as Kafka partitions:
+// each split's watermark is bounded out-of-orderness over its own records,
+// and the subtask's is the minimum over the splits that are not idle. A
+// split that has delivered no record yet does not count; one without a
+// record for the idle timeout stops counting until its next record.
+type Splits struct {
+	bound, idleFor int64 // ms
+	max, last      []int64
+}
+
+// NewSplits returns per-split watermarks allowing records up to bound late,
+// with splits idle after idleFor without records (0: never).
+func NewSplits(bound, idleFor time.Duration) *Splits {
+	return &Splits{bound: bound.Milliseconds(), idleFor: idleFor.Milliseconds()}
+}
+
+// Observe notes a record of split at ts, read at processing time now (ms).
+func (s *Splits) Observe(split int, ts, now int64) {
+	for split >= len(s.max) {
+		s.max, s.last = append(s.max, Min), append(s.last, 0)
+	}
+	if ts > s.max[split] {
+		s.max[split] = ts
+	}
+	s.last[split] = now
+}
+
+// Current returns the watermark at processing time now (ms), and whether
+// every split that has delivered records is idle. Before any record it is
+// Min, not idle.
+func (s *Splits) Current(now int64) (int64, bool) {
+	lowest, active, seen := int64(Max), false, false
+	for i, m := range s.max {
+		if s.last[i] == 0 && m == Min {
+			continue
+		}
+		seen = true
+		if s.idleFor > 0 && now-s.last[i] >= s.idleFor {
+			continue
+		}
+		active = true
+		lowest = min(lowest, m)
+	}
+	switch {
+	case !seen:
+		return Min, false
+	case !active:
+		return Min, true
+	case lowest == Min:
+		return Min, false
+	}
+	return lowest - s.bound - 1, false
+}

@@ -101,3 +101,45 @@ func TestTracker(t *testing.T) {
 		}
 	}
 }
+
+// TestSplits runs scripts against per-split watermarks with a bound of
+// 5 ms and an idle timeout of 100 ms: "oS@T/N" observes split S at event
+// time T, processing time N; "?N" asks at processing time N.
+func TestSplits(t *testing.T) {
+	for _, tc := range []struct{ script, want string }{
+		{"?0", "min"},
+		// The slowest split sets the watermark.
+		{"o0@100/1 o1@50/1 ?2", "44"},
+		{"o0@100/1 o1@50/1 o1@200/3 ?4", "94"},
+		// Split 1 falls idle at 101: split 0 alone counts, until 1 speaks.
+		{"o0@100/1 o1@50/1 o0@300/150 ?150 o1@60/160 ?161", "294 54"},
+		// Every split idle.
+		{"o0@100/1 o1@50/1 ?500", "idle"},
+	} {
+		s := NewSplits(5*time.Millisecond, 100*time.Millisecond)
+		var got []string
+		for _, step := range strings.Fields(tc.script) {
+			if step[0] == '?' {
+				var now int64
+				fmt.Sscanf(step[1:], "%d", &now)
+				wm, idle := s.Current(now)
+				switch {
+				case idle:
+					got = append(got, "idle")
+				case wm == Min:
+					got = append(got, "min")
+				default:
+					got = append(got, fmt.Sprint(wm))
+				}
+				continue
+			}
+			var split int
+			var ts, now int64
+			fmt.Sscanf(step[1:], "%d@%d/%d", &split, &ts, &now)
+			s.Observe(split, ts, now)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.script, g, tc.want)
+		}
+	}
+}

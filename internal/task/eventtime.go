@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe-stream/floe/host"
 	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/internal/eventtime"
 	"github.com/floe-stream/floe/internal/record"
 	"github.com/floe-stream/floe/internal/timer"
@@ -25,8 +26,12 @@ type timedOp struct {
 
 // sourceTime stamps a source task's records and paces its watermarks.
 type sourceTime struct {
-	extract  *eventtime.Extractor // nil: keep the source's timestamps
-	gen      *eventtime.Generator
+	extract *eventtime.Extractor // nil: keep the source's timestamps
+	gen     *eventtime.Generator
+	// splits keeps a watermark per split for a source that reports them
+	// (connector.SplitReporter); gen is unused then.
+	splits   *eventtime.Splits
+	reporter connector.SplitReporter
 	interval time.Duration
 	idleFor  time.Duration
 	emitted  int64 // the last watermark sent
@@ -37,6 +42,14 @@ type sourceTime struct {
 
 // stamp gives b's records their event time and notes it for watermarks.
 func (s *sourceTime) stamp(b *record.Batch) error {
+	var ids []int
+	now := int64(0)
+	if s.splits != nil {
+		if ids = s.reporter.RecordSplits(); len(ids) != b.Len() {
+			return fmt.Errorf("source reported the splits of %d records for a batch of %d", len(ids), b.Len())
+		}
+		now = time.Now().UnixMilli()
+	}
 	for i := range b.Records {
 		r := &b.Records[i]
 		if s.extract != nil {
@@ -46,7 +59,11 @@ func (s *sourceTime) stamp(b *record.Batch) error {
 			}
 			r.Timestamp = ts
 		}
-		if r.Timestamp != record.NoTimestamp {
+		switch {
+		case r.Timestamp == record.NoTimestamp:
+		case ids != nil:
+			s.splits.Observe(ids[i], r.Timestamp, now)
+		default:
 			s.gen.Observe(r.Timestamp)
 		}
 	}
@@ -76,11 +93,15 @@ func (t *Task) sourceWatermark(ctx context.Context, n int) error {
 		return nil
 	}
 	s.lastEmit = now
-	if s.idleFor > 0 && !s.idle && now.Sub(s.lastData) >= s.idleFor {
+	wm, splitsIdle := s.gen.Current(), false
+	if s.splits != nil {
+		wm, splitsIdle = s.splits.Current(now.UnixMilli())
+	}
+	if s.idleFor > 0 && !s.idle && (splitsIdle || now.Sub(s.lastData) >= s.idleFor) {
 		s.idle = true
 		return t.router.Watermark(ctx, s.emitted, true)
 	}
-	if wm := s.gen.Current(); wm > s.emitted {
+	if wm > s.emitted {
 		s.emitted = wm
 		t.setWatermark(wm)
 		return t.router.Watermark(ctx, wm, false)

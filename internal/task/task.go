@@ -284,6 +284,9 @@ func (t *Task) open(ctx context.Context) error {
 		if !s.EventTime.Field.IsZero() {
 			t.et.extract = eventtime.NewExtractor(s.EventTime)
 		}
+		if r, ok := t.source.(connector.SplitReporter); ok {
+			t.et.reporter, t.et.splits = r, eventtime.NewSplits(s.EventTime.MaxOutOfOrderness, s.EventTime.IdleTimeout)
+		}
 	}
 	if err := t.openSideSinks(); err != nil {
 		return err

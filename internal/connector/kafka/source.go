@@ -65,6 +65,11 @@ type source struct {
 	// pending holds the offsets recorded for checkpoints not yet known to
 	// be complete, oldest first.
 	pending []pendingCommit
+
+	// ids numbers the partitions for RecordSplits; recs holds the number
+	// of each record of the last batch.
+	ids  map[tp]int
+	recs []int
 }
 
 // pendingCommit is the offsets of the partition splits at a checkpoint.
@@ -127,6 +132,7 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
 	}
+	s.recs = s.recs[:0]
 	if !s.started {
 		s.start()
 	}
@@ -172,15 +178,36 @@ func (s *source) poll() error {
 // emit appends the polled records to b and advances their splits.
 func (s *source) emit(fetches kgo.Fetches, b *record.Batch) {
 	var last *split
+	id := 0
 	fetches.EachRecord(func(r *kgo.Record) {
 		if last == nil || last.Partition != r.Partition || last.Topic != r.Topic {
-			if last = s.parts[tp{r.Topic, r.Partition}]; last == nil {
+			p := tp{r.Topic, r.Partition}
+			if last = s.parts[p]; last == nil {
 				return // NB: not ours; cannot happen, as we consume only our splits.
 			}
+			id = s.partitionID(p)
 		}
 		last.Offset = r.Offset + 1
 		b.Append(nil, s.format.value(r), r.Timestamp.UnixMilli())
+		s.recs = append(s.recs, id)
 	})
+}
+
+// RecordSplits implements connector.SplitReporter: each partition is a
+// split of its own for watermarks.
+func (s *source) RecordSplits() []int { return s.recs }
+
+// partitionID numbers partition p, the same for the life of the source.
+func (s *source) partitionID(p tp) int {
+	if s.ids == nil {
+		s.ids = map[tp]int{}
+	}
+	id, ok := s.ids[p]
+	if !ok {
+		id = len(s.ids)
+		s.ids[p] = id
+	}
+	return id
 }
 
 // fetchErrors returns the first error of fetches that the source cannot
