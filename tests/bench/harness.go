@@ -63,6 +63,18 @@ func benchmarks() []benchmark {
 		{"checkpoint-1m-keys", benchCheckpoint1MKeys},
 		{"checkpointed-throughput", benchCheckpointedThroughput},
 		{"query-latency", benchQueryLatency},
+		{"kafka", benchKafka},
+		{"q1-map-c", sdkQ1("c")},
+		{"q1-map-rust", sdkQ1("rust")},
+		{"q1-map-as", sdkQ1("as")},
+		{"keyed-count-pebble-c", sdkCount("c")},
+		{"keyed-count-pebble-rust", sdkCount("rust")},
+		{"keyed-count-pebble-as", sdkCount("as")},
+		{"nexmark-q1", nexmarkRow("q1")},
+		{"nexmark-q2", nexmarkRow("q2")},
+		{"nexmark-q5", nexmarkRow("q5")},
+		{"nexmark-q7", nexmarkRow("q7")},
+		{"rescale-1m-keys", benchRescale},
 	}
 }
 

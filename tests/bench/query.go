@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client"
 )
 
 const (
-	// queryClients call QueryState concurrently, each queryBatch keys per
-	// call, back to back.
+	// queryClients call the REST API's batchGet concurrently, each
+	// queryBatch keys per call, back to back.
 	queryClients = 8
-	queryBatch   = 16
+	queryBatch   = 64
 	// queryFor is about how long a job without queries runs; queries run
 	// for as long as the job with them does.
 	queryFor = 5 * time.Second
@@ -26,11 +27,11 @@ const (
 )
 
 // benchQueryLatency runs the keyed count while queryClients clients look
-// up random keys of its queryable state through the in-process
-// scheduler's api.Service (Go calls, not REST; the scheduler reaches the
-// task manager over loopback gRPC), from RUNNING until the job ends. It
-// reports the latency of a call, lookups/s, and the ingest rate against
-// the same job without queries.
+// up random keys of its queryable state through the scheduler's REST API
+// (POST .../state/counts:batchGet over loopback HTTP, with the Go client;
+// the scheduler reaches the task manager over loopback gRPC), from RUNNING
+// until the job ends. It reports the latency of a call, lookups/s, and the
+// ingest rate against the same job without queries.
 func benchQueryLatency(e *env) (Result, error) {
 	records, err := e.calibrate("query-latency", queryFor)
 	if err != nil {
@@ -51,7 +52,8 @@ func benchQueryLatency(e *env) (Result, error) {
 		without = append(without, rate)
 		var qs queryStats
 		_, rate, err = e.runInProcess(sub, 2, records, func(c *cluster, id string, stop <-chan struct{}) error {
-			qs = query(c.Scheduler, id, queryClients, stop, uint64(i))
+			rest := client.New("http://"+c.Scheduler.RESTAddr(), nil)
+			qs = query(rest, id, queryClients, stop, uint64(i))
 			return nil
 		})
 		if err != nil {
@@ -69,13 +71,13 @@ func benchQueryLatency(e *env) (Result, error) {
 	slices.Sort(all.latencies)
 	res.Extra = map[string]any{
 		"runs_records_per_sec": with, "baseline_runs_records_per_sec": without,
-		"via": "Go api.Service (in-process scheduler), not REST", "clients": queryClients, "keys_per_call": queryBatch,
+		"via": "REST batchGet (scheduler/client)", "clients": queryClients, "keys_per_call": queryBatch,
 		"calls": all.calls(), "p50_ms": msf(percentile(all.latencies, 50)), "p99_ms": msf(percentile(all.latencies, 99)),
 		"max_ms": msf(percentile(all.latencies, 100)), "lookups_per_sec": all.lookupsPerSec(), "found_share": all.foundShare(),
 		"errors": all.errors, "records": records, "keys": countKeys,
 		"target_p99_ms": 5, "target_lookups_per_sec": 20_000, "target_ratio": 0.8,
 	}
-	res.Summary = fmt.Sprintf("%d clients x %d keys per QueryState call through the Go api.Service (not REST): %s; ingest %s records/s with queries, %s without: %.0f%% (targets p99 < 5ms, >= 20K lookups/s, >= 80%%)",
+	res.Summary = fmt.Sprintf("%d clients x %d keys per REST batchGet call: %s; ingest %s records/s with queries, %s without: %.0f%% (targets p99 < 5ms, >= 20K lookups/s, >= 80%%)",
 		queryClients, queryBatch, all.line(), human(res.RecordsPerSec), human(res.NativeRecordsPerSec), 100*res.Ratio)
 	return res, nil
 }
@@ -127,7 +129,7 @@ func query(svc stateQuerier, id string, clients int, stop <-chan struct{}, seed 
 	stats := make([]queryStats, clients)
 	start := time.Now()
 	for i := range stats {
-		wg.Go(func() { stats[i] = client(svc, id, stop, rand.New(rand.NewPCG(seed, uint64(i)))) })
+		wg.Go(func() { stats[i] = queryClient(svc, id, stop, rand.New(rand.NewPCG(seed, uint64(i)))) })
 	}
 	wg.Wait()
 	var all queryStats
@@ -138,11 +140,11 @@ func query(svc stateQuerier, id string, clients int, stop <-chan struct{}, seed 
 	return all
 }
 
-// client calls QueryState back to back with queryBatch random keys of the
+// queryClient calls QueryState back to back with queryBatch random keys of the
 // generator's key space until stop closes. A call that fails with
 // ErrUnavailable (the state is not declared yet, or moving) is counted as
 // an error and retried after a millisecond.
-func client(svc stateQuerier, id string, stop <-chan struct{}, r *rand.Rand) queryStats {
+func queryClient(svc stateQuerier, id string, stop <-chan struct{}, r *rand.Rand) queryStats {
 	var s queryStats
 	keys := make([][]byte, queryBatch)
 	for {

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/scheduler/api"
+	nexmarkref "github.com/floe-stream/floe/tests/nexmark"
+)
+
+func TestRescaleSpecParses(t *testing.T) {
+	job, err := jobspec.Parse(rescaleSpec(1000), t.TempDir(), nil)
+	if err != nil {
+		t.Fatalf("%s\n%v", rescaleSpec(1000), err)
+	}
+	if job.Checkpoints == nil || job.Checkpoints.Interval != rescaleInterval {
+		t.Errorf("checkpoints %+v, want every %s", job.Checkpoints, rescaleInterval)
+	}
+}
+
+func TestReadRescaleTakesTheRescaleAfterSince(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	history := []api.Event{
+		{Time: at(0), State: api.JobRunning, Message: "attempt 1 running"},
+		{Time: at(10), State: api.JobWaiting, Message: "rescaling from 2/2 to 4/4 from checkpoint 3"},
+		{Time: at(11), State: api.JobDeploying},
+		{Time: at(900), State: api.JobRunning, Message: "rescaled to 4/4: 889ms downtime (1.2s since the request)"},
+		{Time: at(2000), State: api.JobRunning, Message: "rescaling: taking checkpoint 9"},
+		{Time: at(2100), State: api.JobWaiting, Message: "rescaling from 4/4 to 2/2 from checkpoint 9"},
+		{Time: at(2102), State: api.JobDeploying},
+	}
+	ev, done, err := readRescale(history, at(5))
+	if err != nil || !done {
+		t.Fatalf("readRescale = %v, %v", done, err)
+	}
+	want := rescaleEvents{checkpoint: 3, stopped: at(10), deploying: at(11), down: 889 * time.Millisecond, total: 1200 * time.Millisecond}
+	if ev != want {
+		t.Errorf("got %+v, want %+v", ev, want)
+	}
+	if ev, done, err := readRescale(history, at(1500)); done || err != nil || ev.checkpoint != 9 {
+		t.Errorf("the unfinished rescale: %+v, %v, %v", ev, done, err)
+	}
+}
+
+func TestFirstAfterGapSkipsTheOldAttemptsLastFlush(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	w := &writeTimes{}
+	w.arm()
+	for _, ms := range []int{0, 5, 10, 12, 30, 700, 710, 720} {
+		w.times = append(w.times, at(ms))
+	}
+	if got, err := w.firstAfterGap(at(8), at(20)); err != nil || !got.Equal(at(700)) {
+		t.Errorf("first output %v, %v; want 700ms", got.Sub(t0), err)
+	}
+	if _, err := w.firstAfterGap(at(8), at(800)); err == nil || !strings.Contains(err.Error(), "cannot tell") {
+		t.Errorf("a silence ending before the deployment: %v", err)
+	}
+}
+
+func TestNativeNexmarkGivesTheReferenceLineCount(t *testing.T) {
+	const n = 60_000
+	evs, err := nexmarkref.Parse(nexmarkref.Generate(n, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, q := range nexmarkQueries {
+		r, err := timeNative(q, n)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := int64(len(q.ref(evs))); r.lines != want || want == 0 {
+			t.Errorf("%s: %d lines, the reference %d", name, r.lines, want)
+		}
+	}
+}
+
+func TestFirstDifferentLine(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []string
+		want int
+	}{
+		{nil, nil, -1}, {[]string{"a"}, []string{"a"}, -1}, {[]string{"a", "b"}, []string{"a", "c"}, 1},
+		{[]string{"a"}, []string{"a", "b"}, 1}, {[]string{""}, nil, 0},
+	} {
+		if got := firstDifferentLine(tc.a, tc.b); got != tc.want {
+			t.Errorf("firstDifferentLine(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
