@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,10 @@ func (t *Task) NotifyCheckpointComplete(id int64) {
 // commit notifications that arrived since the last call. The task loop
 // calls it between batches.
 func (t *Task) serviceCheckpoints(ctx context.Context) error {
+	// NB: a task at full speed would keep its P until preempted (10ms);
+	// yielding once a batch lets state lookups, gRPC and heartbeats run
+	// within a batch's time when both cores are busy.
+	runtime.Gosched()
 	t.serviceQueries()
 	if err := t.serviceTimers(ctx); err != nil {
 		return err
