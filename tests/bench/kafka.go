@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -40,17 +41,33 @@ func benchKafka(e *env) (Result, error) {
 		return Result{}, err
 	}
 	defer k.close()
-	var ws, ns, cs []float64
+	goQ1, err := e.wasm("q1")
+	if err != nil {
+		return Result{}, err
+	}
+	// The same map in Rust (the conformance module's q1), whose guest
+	// code is several times cheaper than Go's.
+	var rustQ1 []byte
+	if p, err := e.sdkModule("rust"); err != nil {
+		fmt.Fprintf(e.cfg.Log, "kafka: no Rust q1, its row is skipped: %v\n", err)
+	} else if rustQ1, err = os.ReadFile(p); err != nil {
+		return Result{}, err
+	}
+	var ws, ns, cs, rs []float64
 	for i := range e.cfg.Runs {
 		for j, side := range []struct {
 			name string
 			run  func(out string) (float64, error)
 			into *[]float64
 		}{
-			{"wasm job", func(out string) (float64, error) { return k.runJob(e, out, n, q1Operators) }, &ws},
+			{"wasm job", func(out string) (float64, error) { return k.runJob(e, out, n, q1Operators, goQ1) }, &ws},
 			{"plain loop", func(out string) (float64, error) { return k.runLoop(e.ctx, out, n) }, &ns},
-			{"no-op job", func(out string) (float64, error) { return k.runJob(e, out, n, "[]") }, &cs},
+			{"no-op job", func(out string) (float64, error) { return k.runJob(e, out, n, "[]", goQ1) }, &cs},
+			{"rust job", func(out string) (float64, error) { return k.runJob(e, out, n, q1Operators, rustQ1) }, &rs},
 		} {
+			if side.name == "rust job" && rustQ1 == nil {
+				continue
+			}
 			out := fmt.Sprintf("out-%d-%d", i, j)
 			if err := k.create(e.ctx, out); err != nil {
 				return Result{}, err
@@ -68,14 +85,16 @@ func benchKafka(e *env) (Result, error) {
 	}
 	res := Result{Name: "kafka", RecordsPerSec: median(ws), NativeRecordsPerSec: median(ns), Baseline: "plain franz-go loop"}
 	res.Ratio = res.RecordsPerSec / res.NativeRecordsPerSec
-	conn := median(cs)
+	conn, rust := median(cs), median(rs)
 	res.Extra = map[string]any{
+		"rust_q1_records_per_sec": rust, "rust_q1_ratio": rust / res.NativeRecordsPerSec,
 		"runs_records_per_sec": ws, "baseline_runs_records_per_sec": ns,
 		"no_operator_records_per_sec": conn, "no_operator_ratio": conn / res.NativeRecordsPerSec,
 		"records": n, "partitions": kafkaPartitions, "parallelism": 1, "sink": "at-least-once", "target_ratio": 0.7,
 	}
-	res.Summary = fmt.Sprintf("Kafka -> q1 (Wasm) -> Kafka on kfake at %s records/s, a plain franz-go consume-transform-produce loop with q1 in Go at %s records/s: %.0f%% (target >= 70%%); the same job without the map (the connectors alone) at %s records/s, %.0f%% of the loop; %d records over %d partitions, parallelism 1, sink at-least-once",
-		human(res.RecordsPerSec), human(res.NativeRecordsPerSec), 100*res.Ratio, human(conn), 100*conn/res.NativeRecordsPerSec, n, kafkaPartitions)
+	res.Summary = fmt.Sprintf("Kafka -> q1 (Wasm, Go SDK) -> Kafka on kfake at %s records/s, a plain franz-go consume-transform-produce loop with q1 in Go at %s records/s: %.0f%% (target >= 70%%); with q1 from the Rust SDK %s records/s, %.0f%%; the same job without the map (the connectors alone) at %s records/s, %.0f%% of the loop; %d records over %d partitions, parallelism 1, sink at-least-once",
+		human(res.RecordsPerSec), human(res.NativeRecordsPerSec), 100*res.Ratio, human(rust), 100*rust/res.NativeRecordsPerSec,
+		human(conn), 100*conn/res.NativeRecordsPerSec, n, kafkaPartitions)
 	return res, nil
 }
 
@@ -152,11 +171,7 @@ const q1Operators = "\n  - {type: map, uid: q1, module: q1, function: q1}"
 
 // runJob runs the job, with operators (a YAML list), into topic out and
 // returns its records/s.
-func (k *benchKafkaCluster) runJob(e *env, out string, n int, operators string) (float64, error) {
-	wasm, err := e.wasm("q1")
-	if err != nil {
-		return 0, err
-	}
+func (k *benchKafkaCluster) runJob(e *env, out string, n int, operators string, wasm []byte) (float64, error) {
 	spec := fmt.Sprintf(`name: kafka-bench
 parallelism: 1
 modules: {q1: q1.wasm}
