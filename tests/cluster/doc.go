@@ -21,6 +21,8 @@
 //     cluster keeps serving;
 //   - a job that needs more slots than exist waits until a task manager
 //     brings them;
+//   - Nexmark q5's windows and timers survive a SIGKILLed task manager: the
+//     output equals the brute-force result (tests/nexmark);
 //   - Kafka (an in-process kfake cluster) to word count to Kafka stays exactly
 //     once across two SIGKILLs, across rescales 2 → 3 → 1, and while the
 //     broker goes away and comes back.

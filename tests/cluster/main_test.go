@@ -54,7 +54,7 @@ func build(dir string) error {
 	}
 	modulesDir = filepath.Join(dir, "modules")
 	cacheHome = filepath.Join(dir, "cache")
-	for _, p := range []string{"wordcount", "testops"} {
+	for _, p := range []string{"wordcount", "testops", "nexmark"} {
 		if _, err := wasmbuild.Go(filepath.Join(repoRoot, "udfs", p), modulesDir); err != nil {
 			return err
 		}
