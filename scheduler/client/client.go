@@ -25,8 +25,11 @@ type Client struct {
 var _ api.Service = (*Client)(nil)
 
 // New returns a client of the scheduler at baseURL, e.g.
-// "http://127.0.0.1:8081", that sends its requests with httpClient, or with
-// http.DefaultClient if httpClient is nil.
+// "http://127.0.0.1:8081", that sends its requests with httpClient, or, if
+// httpClient is nil, with a client of its own whose transport is
+// http.DefaultTransport's settings but keeps up to 64 idle connections to
+// the scheduler: the default 2 would make concurrent callers (a service
+// looking up state from many goroutines) dial a new connection per call.
 //
 // NB: uploads ask for "100-continue", which a transport honours only if its
 // ExpectContinueTimeout is set (http.DefaultTransport's is). Without it, an
@@ -34,7 +37,9 @@ var _ api.Service = (*Client)(nil)
 // than an error wrapping api.ErrTooLarge.
 func New(baseURL string, httpClient *http.Client) *Client {
 	if httpClient == nil {
-		httpClient = http.DefaultClient
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		httpClient = &http.Client{Transport: tr}
 	}
 	return &Client{base: strings.TrimRight(baseURL, "/"), hc: httpClient}
 }
