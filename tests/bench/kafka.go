@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -48,9 +49,9 @@ func benchKafka(e *env) (Result, error) {
 	// The same map in Rust (the conformance module's q1), whose guest
 	// code is several times cheaper than Go's.
 	var rustQ1 []byte
-	if p, err := e.sdkModule("rust"); err != nil {
+	if name, err := e.sdkModule("rust"); err != nil {
 		fmt.Fprintf(e.cfg.Log, "kafka: no Rust q1, its row is skipped: %v\n", err)
-	} else if rustQ1, err = os.ReadFile(p); err != nil {
+	} else if rustQ1, err = os.ReadFile(filepath.Join(e.dir, name+".wasm")); err != nil {
 		return Result{}, err
 	}
 	var ws, ns, cs, rs []float64
