@@ -51,13 +51,13 @@ var errEvent = errors.New("nexmark: malformed event")
 // field returns the n-th comma-separated field of line.
 func field(line []byte, n int) []byte {
 	for ; n > 0; n-- {
-		i := bytes.IndexByte(line, ',')
+		i := floe.IndexByte(line, ',')
 		if i < 0 {
 			return nil
 		}
 		line = line[i+1:]
 	}
-	if i := bytes.IndexByte(line, ','); i >= 0 {
+	if i := floe.IndexByte(line, ','); i >= 0 {
 		return line[:i]
 	}
 	return line

@@ -6,8 +6,8 @@
 package nexmark
 
 import (
-	"bytes"
 	"errors"
+	floe "github.com/floe-stream/floe/sdk/go"
 	"strconv"
 )
 
@@ -21,14 +21,14 @@ func Q1(out, bid []byte) ([]byte, error) {
 	var commas [5]int
 	off := 0
 	for i := range commas {
-		j := bytes.IndexByte(bid[off:], ',')
+		j := floe.IndexByte(bid[off:], ',')
 		if j < 0 {
 			return nil, errFields
 		}
 		commas[i] = off + j
 		off += j + 1
 	}
-	if bytes.IndexByte(bid[off:], ',') >= 0 {
+	if floe.IndexByte(bid[off:], ',') >= 0 {
 		return nil, errFields
 	}
 	price, ok := parsePrice(bid[commas[1]+1 : commas[2]])
