@@ -50,7 +50,7 @@ func (x *Extractor) Timestamp(value []byte) (int64, error) {
 	var text []byte
 	switch {
 	case x.field.CSV >= 0:
-		f, ok := csvField(value, x.field.CSV)
+		f, ok := record.CSVField(value, x.field.CSV)
 		if !ok {
 			return 0, fmt.Errorf("timestamp field %s: the record has fewer fields", x.field)
 		}
@@ -69,20 +69,6 @@ func (x *Extractor) Timestamp(value []byte) (int64, error) {
 		return 0, fmt.Errorf("timestamp field %s: %w", x.field, err)
 	}
 	return ts, nil
-}
-
-func csvField(v []byte, n int) ([]byte, bool) {
-	for i := 0; i < n; i++ {
-		j := bytes.IndexByte(v, ',')
-		if j < 0 {
-			return nil, false
-		}
-		v = v[j+1:]
-	}
-	if j := bytes.IndexByte(v, ','); j >= 0 {
-		v = v[:j]
-	}
-	return v, true
 }
 
 func jsonField(v []byte, path []string) ([]byte, error) {

@@ -7,6 +7,8 @@
 // it has grown to its working size.
 package record
 
+import "bytes"
+
 // Record is one element of a stream. Key is empty until a keyBy assigns one;
 // Timestamp is the event time in milliseconds since the epoch, or NoTimestamp.
 //
@@ -87,4 +89,21 @@ func (b *Batch) Reset() {
 	clear(b.Records)
 	b.Records = b.Records[:0]
 	b.arena = b.arena[:0]
+}
+
+// CSVField returns the n-th (0-based) comma-separated field of v, and
+// whether v has that many fields. It is the field a keyBy with key csv:n
+// takes, and a timestamp field csv:n reads.
+func CSVField(v []byte, n int) ([]byte, bool) {
+	for ; n > 0; n-- {
+		i := bytes.IndexByte(v, ',')
+		if i < 0 {
+			return nil, false
+		}
+		v = v[i+1:]
+	}
+	if i := bytes.IndexByte(v, ','); i >= 0 {
+		return v[:i], true
+	}
+	return v, true
 }

@@ -55,3 +55,20 @@ func TestRefilledBatchAllocatesNothing(t *testing.T) {
 		t.Fatalf("refill allocated %v times", n)
 	}
 }
+
+func TestCSVField(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		n    int
+		want string
+		ok   bool
+	}{
+		{"a,b,c", 0, "a", true}, {"a,b,c", 2, "c", true}, {"a,b,c", 3, "", false},
+		{"", 0, "", true}, {",", 1, "", true}, {"a,,c", 1, "", true}, {"abc", 1, "", false},
+	} {
+		got, ok := CSVField([]byte(tc.v), tc.n)
+		if string(got) != tc.want || ok != tc.ok {
+			t.Errorf("CSVField(%q, %d) = %q, %v; want %q, %v", tc.v, tc.n, got, ok, tc.want, tc.ok)
+		}
+	}
+}

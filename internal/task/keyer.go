@@ -1,7 +1,6 @@
 package task
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -44,23 +43,8 @@ func (k *keyer) key(i int, v []byte) []byte {
 	case jobspec.KeyFunction:
 		return k.keys.Records[i].Value
 	case jobspec.KeyCSV:
-		return csvField(v, k.sel.Field)
-	}
-	return v
-}
-
-// csvField returns the n-th comma-separated field of v, or an empty key when
-// v has fewer fields.
-func csvField(v []byte, n int) []byte {
-	for ; n > 0; n-- {
-		i := bytes.IndexByte(v, ',')
-		if i < 0 {
-			return nil
-		}
-		v = v[i+1:]
-	}
-	if i := bytes.IndexByte(v, ','); i >= 0 {
-		return v[:i]
+		f, _ := record.CSVField(v, k.sel.Field) // NB: fewer fields: an empty key
+		return f
 	}
 	return v
 }

@@ -1,7 +1,6 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -211,25 +210,10 @@ func (c *converter) keyOf(v []byte) []byte {
 	case KeyValue:
 		return v
 	case KeyCSV:
-		return csvField(v, c.field)
+		f, _ := record.CSVField(v, c.field)
+		return f
 	}
 	return nil
-}
-
-// csvField returns the n-th comma-separated field of v, or nil when v has
-// fewer fields. It is the field a keyBy with key csv:n takes.
-func csvField(v []byte, n int) []byte {
-	for ; n > 0; n-- {
-		i := bytes.IndexByte(v, ',')
-		if i < 0 {
-			return nil
-		}
-		v = v[i+1:]
-	}
-	if i := bytes.IndexByte(v, ','); i >= 0 {
-		return v[:i]
-	}
-	return v
 }
 
 // errTooManyPending is returned by a transactional sink that has no free
