@@ -167,9 +167,10 @@ type Operator struct {
 	// Window is set for a window operator, whose Function is an aggregate
 	// or a window process function.
 	Window *Window
-	// SideOutputs routes the operator's named side outputs to sinks;
-	// records sent to other side outputs are dropped and counted.
-	SideOutputs map[string]Sink
+	// SideOutputs routes the operator's named side outputs, through
+	// stateless operators, to sinks; records sent to other side outputs
+	// are dropped and counted.
+	SideOutputs map[string]SideOutput
 }
 
 // KeyKind is how a keyBy derives a record's key.

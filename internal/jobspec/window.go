@@ -32,9 +32,21 @@ type rawWindow struct {
 	Gap   scalar `yaml:"gap"`
 }
 
+// rawSideOutput is a side output's route: a sink ({type, path}), or
+// {operators: [...], sink: {type, path}}.
 type rawSideOutput struct {
-	Type scalar `yaml:"type"`
-	Path scalar `yaml:"path"`
+	Type      scalar         `yaml:"type"`
+	Path      scalar         `yaml:"path"`
+	Operators []rawOperator  `yaml:"operators"`
+	Sink      *rawSideOutput `yaml:"sink"`
+}
+
+// SideOutput is where an operator's named side output goes: through
+// stateless operators (map, filter, flatMap), chained in the same task,
+// into a sink.
+type SideOutput struct {
+	Operators []Operator
+	Sink      Sink
 }
 
 // window fills in a window operator.
@@ -107,27 +119,53 @@ func (b *builder) windowDuration(path string, s scalar) time.Duration {
 	return b.p.duration(path, s, 0, time.Millisecond)
 }
 
-// sideOutputs returns the sinks side outputs go to.
-func (b *builder) sideOutputs(path string, raw map[string]*rawSideOutput) map[string]Sink {
+// sideOutputs returns the routes of an operator's side outputs.
+func (b *builder) sideOutputs(path string, raw map[string]*rawSideOutput) map[string]SideOutput {
 	if len(raw) == 0 {
 		return nil
 	}
-	out := make(map[string]Sink, len(raw))
+	out := make(map[string]SideOutput, len(raw))
 	for name, r := range raw {
 		p := path + ".sideOutputs." + name
 		if r == nil {
-			b.p.add(p, "needs a sink: {type: file, path: DIR} or {type: stdout}")
+			b.p.add(p, "needs a route: {type: file, path: DIR}, {type: stdout}, or {operators: [...], sink: {...}}")
 			continue
 		}
-		s := Sink{UID: name, Type: SinkType(b.p.choice(p+".type", r.Type, "sink type", "", string(SinkFile), string(SinkStdout)))}
-		switch s.Type {
-		case SinkFile:
-			pth, _ := b.p.text(p+".path", r.Path)
-			s.File = &FileSink{Path: pth}
-		case SinkStdout:
-			b.p.only(p+".path", r.Path, "a file sink")
+		var so SideOutput
+		sink := r
+		if r.Sink != nil || r.Operators != nil {
+			b.p.only(p+".type", r.Type, "a sink (put it under sink:)")
+			b.p.only(p+".path", r.Path, "a sink (put it under sink:)")
+			for i := range r.Operators {
+				op := b.operator(itemPath(p+".operators", i), &r.Operators[i], false)
+				switch op.Type {
+				case OperatorMap, OperatorFilter, OperatorFlatMap, "":
+				default:
+					b.p.add(itemPath(p+".operators", i)+".type", "a side output's operators are map, filter or flatMap, not %s", op.Type)
+				}
+				if op.SideOutputs != nil {
+					b.p.add(itemPath(p+".operators", i)+".sideOutputs", "a side output's operators cannot route side outputs of their own")
+				}
+				so.Operators = append(so.Operators, op)
+			}
+			if sink = r.Sink; sink == nil {
+				b.p.add(p+".sink", "required after operators")
+				continue
+			}
+			p += ".sink"
+			if sink.Operators != nil || sink.Sink != nil {
+				b.p.add(p, "a sink has type and path only")
+			}
 		}
-		out[name] = s
+		so.Sink = Sink{UID: name, Type: SinkType(b.p.choice(p+".type", sink.Type, "sink type", "", string(SinkFile), string(SinkStdout)))}
+		switch so.Sink.Type {
+		case SinkFile:
+			pth, _ := b.p.text(p+".path", sink.Path)
+			so.Sink.File = &FileSink{Path: pth}
+		case SinkStdout:
+			b.p.only(p+".path", sink.Path, "a file sink")
+		}
+		out[name] = so
 	}
 	return out
 }

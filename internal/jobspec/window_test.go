@@ -65,6 +65,48 @@ func TestEventTimeAndWindowProblems(t *testing.T) {
 	}
 }
 
+func TestSideOutputRoutes(t *testing.T) {
+	j, err := Parse([]byte(y(okName, okSource, okSink, okModule, "operators:",
+		"  - type: flatMap",
+		"    uid: split",
+		"    module: wordcount",
+		"    function: split",
+		"    sideOutputs:",
+		"      errors: {type: stdout}",
+		"      comments:",
+		"        operators: [{type: map, uid: upper, module: wordcount, function: upper}]",
+		"        sink: {type: file, path: comments/}")), "/specs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	so := j.Operators[0].SideOutputs
+	if so["errors"].Sink.Type != SinkStdout || len(so["errors"].Operators) != 0 {
+		t.Errorf("errors: %+v", so["errors"])
+	}
+	c := so["comments"]
+	if len(c.Operators) != 1 || c.Operators[0].UID != "upper" || c.Sink.File == nil || c.Sink.File.Path != "comments/" {
+		t.Errorf("comments: %+v", c)
+	}
+	_, err = Parse([]byte(y(okName, okSource, okSink, okModule, "operators:",
+		"  - type: flatMap",
+		"    uid: split",
+		"    module: wordcount",
+		"    function: split",
+		"    sideOutputs:",
+		"      a: {operators: [{type: keyBy, uid: k, key: value}]}",
+		"      b: {type: file, path: b/, operators: [{type: map, uid: split, module: wordcount, function: f}], sink: {type: stdout}}")), "/specs", nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	assertLines(t, err, []string{
+		`line 11: operators[0].sideOutputs.a.operators[0].type: a side output's operators are map, filter or flatMap, not keyBy`,
+		`line 11: operators[0].sideOutputs.a.sink: required after operators`,
+		`line 12: operators[0].sideOutputs.b.type: only applies to a sink (put it under sink:)`,
+		`line 12: operators[0].sideOutputs.b.path: only applies to a sink (put it under sink:)`,
+		`line 12: operators[0].sideOutputs.b.operators[0].uid: "split" is already used by operators[0]`,
+	})
+}
+
 func TestWindowSpec(t *testing.T) {
 	j, err := Parse([]byte(y(okName, okSink, okModule,
 		"source: {type: file, uid: src, path: in, timestamps: {field: \"json:e.t\", format: rfc3339}, watermarks: {maxOutOfOrderness: 2s, idleTimeout: 1m}}",
@@ -82,7 +124,7 @@ func TestWindowSpec(t *testing.T) {
 		w.Window.Slide != 2*time.Second || w.Window.AllowedLateness != time.Second || w.Window.LateOutput != "late" {
 		t.Errorf("window %+v %+v", w, w.Window)
 	}
-	if s := w.SideOutputs["late"]; s.Type != SinkFile || s.File.Path != "late/" {
+	if s := w.SideOutputs["late"].Sink; s.Type != SinkFile || s.File.Path != "late/" {
 		t.Errorf("side outputs %+v", w.SideOutputs)
 	}
 }

@@ -173,7 +173,7 @@ func (t *Task) fireOne(ctx context.Context, op *timedOp, d host.TimeDomain, upTo
 	if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, &t.timerOut); err != nil {
 		return false, err
 	}
-	return true, t.drainSide(op.idx)
+	return true, t.drainSide(ctx, op.idx)
 }
 
 // serviceTimers fires the due processing-time timers and arranges to be

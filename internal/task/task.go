@@ -288,7 +288,7 @@ func (t *Task) open(ctx context.Context) error {
 			t.et.reporter, t.et.splits = r, eventtime.NewSplits(s.EventTime.MaxOutOfOrderness, s.EventTime.IdleTimeout)
 		}
 	}
-	if err := t.openSideSinks(); err != nil {
+	if err := t.openSideSinks(ctx); err != nil {
 		return err
 	}
 	for i := range t.stage.Operators {
@@ -588,7 +588,7 @@ func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.
 		if err := t.ops[i].Process(ctx, cur, out); err != nil {
 			return nil, err
 		}
-		if err := t.drainSide(i); err != nil {
+		if err := t.drainSide(ctx, i); err != nil {
 			return nil, err
 		}
 		cur = out
@@ -613,7 +613,7 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 	if t.sink != nil {
 		errs = append(errs, t.sink.Close())
 	}
-	errs = append(errs, t.closeSideSinks()...)
+	errs = append(errs, t.closeSideSinks(cctx)...)
 	t.wg.Wait()
 	t.q.mu.Lock()
 	kept := t.q.kept

@@ -66,31 +66,66 @@ type sideOutputs interface {
 	SideOutput(port int) *record.Batch
 }
 
-// sideSinks holds the sinks of one operator's routed side outputs.
-type sideSinks map[string]connector.Sink
+// sideRoute is where one side output goes: through its operators, chained
+// in this task, into its sink.
+type sideRoute struct {
+	ops  []Operator
+	sink connector.Sink
+	bufs [2]record.Batch
+}
 
-// openSideSinks opens the sinks the job routes operator i's side outputs to.
-func (t *Task) openSideSinks() error {
+// sideSinks holds the routes of one operator's side outputs, by name.
+type sideSinks map[string]*sideRoute
+
+// openSideSinks opens the routes of every operator's side outputs.
+func (t *Task) openSideSinks(ctx context.Context) error {
 	t.sides = make([]sideSinks, len(t.stage.Operators))
 	for i, op := range t.stage.Operators {
-		for name, s := range op.SideOutputs {
-			s := s
-			sink, err := openSink(&s, t.split(), t.env.Stdout, false, false, t.env.Logger)
+		for name, so := range op.SideOutputs {
+			sink, err := openSink(&so.Sink, t.split(), t.env.Stdout, false, false, t.env.Logger)
 			if err != nil {
 				return fmt.Errorf("operator %s: side output %s: %w", op.UID, name, err)
 			}
+			r := &sideRoute{sink: sink}
 			if t.sides[i] == nil {
 				t.sides[i] = sideSinks{}
 			}
-			t.sides[i][name] = sink
+			t.sides[i][name] = r
+			for j := range so.Operators {
+				in, err := t.instance(ctx, &so.Operators[j], false)
+				if err != nil {
+					return fmt.Errorf("operator %s: side output %s: %w", op.UID, name, err)
+				}
+				r.ops = append(r.ops, in)
+			}
 		}
 	}
 	return nil
 }
 
-// drainSide writes what operator i sent to its side outputs to their sinks
-// and drops (and counts) what goes nowhere.
-func (t *Task) drainSide(i int) error {
+// write passes b through the route's operators into its sink.
+func (r *sideRoute) write(ctx context.Context, b *record.Batch) error {
+	cur := b
+	for i, op := range r.ops {
+		out := &r.bufs[i%2]
+		out.Reset()
+		if err := op.Process(ctx, cur, out); err != nil {
+			return err
+		}
+		if so, ok := op.(sideOutputs); ok {
+			// NB: side outputs of a side output's operators go nowhere.
+			for p := range so.SideOutputs() {
+				so.SideOutput(p + 1).Reset()
+			}
+		}
+		cur = out
+	}
+	return r.sink.Write(cur)
+}
+
+// drainSide sends what operator i sent to its side outputs along their
+// routes, and drops (and counts) what goes nowhere.
+func (t *Task) drainSide(ctx context.Context, i int) error {
 	so, ok := t.ops[i].(sideOutputs)
 	if !ok {
 		return nil
@@ -100,12 +135,12 @@ func (t *Task) drainSide(i int) error {
 		if b.Len() == 0 {
 			continue
 		}
-		var sink connector.Sink
+		var route *sideRoute
 		if i < len(t.sides) {
-			sink = t.sides[i][name]
+			route = t.sides[i][name]
 		}
-		if sink != nil {
-			if err := sink.Write(b); err != nil {
+		if route != nil {
+			if err := route.write(ctx, b); err != nil {
 				return fmt.Errorf("side output %s: %w", name, err)
 			}
 		} else {
@@ -119,12 +154,16 @@ func (t *Task) drainSide(i int) error {
 	return nil
 }
 
-// closeSideSinks flushes and closes the side-output sinks.
-func (t *Task) closeSideSinks() []error {
+// closeSideSinks closes the routes' operators and flushes and closes their
+// sinks.
+func (t *Task) closeSideSinks(ctx context.Context) []error {
 	var errs []error
 	for _, ss := range t.sides {
-		for _, s := range ss {
-			errs = append(errs, s.Close())
+		for _, r := range ss {
+			for _, op := range r.ops {
+				errs = append(errs, op.Close(ctx))
+			}
+			errs = append(errs, r.sink.Close())
 		}
 	}
 	return errs
