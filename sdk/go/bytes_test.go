@@ -35,3 +35,39 @@ func FuzzIndexByte(f *testing.F) {
 		}
 	})
 }
+
+func TestIndexAllMatchesAScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = byte(r.IntN(4)) + byte(r.IntN(2))*0x7e // around 0, 0x7f and 0x80
+		}
+		c := b0(r)
+		dst := make([]int, r.IntN(8))
+		var want []int
+		for i, x := range b {
+			if x == c && len(want) < len(dst) {
+				want = append(want, i)
+			}
+		}
+		n := floe.IndexAll(b, c, dst)
+		if n != len(want) || !equalInts(dst[:n], want) {
+			t.Fatalf("IndexAll(%v, %d, %d) = %v, want %v", b, c, len(dst), dst[:n], want)
+		}
+	}
+}
+
+func b0(r *rand.Rand) byte { return byte(r.IntN(4)) + byte(r.IntN(2))*0x7e }
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

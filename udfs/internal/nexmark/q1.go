@@ -7,8 +7,9 @@ package nexmark
 
 import (
 	"errors"
-	floe "github.com/floe-stream/floe/sdk/go"
 	"strconv"
+
+	floe "github.com/floe-stream/floe/sdk/go"
 )
 
 var (
@@ -18,17 +19,9 @@ var (
 
 // Q1 appends to out the bid with its price in euros and returns it.
 func Q1(out, bid []byte) ([]byte, error) {
-	var commas [5]int
-	off := 0
-	for i := range commas {
-		j := floe.IndexByte(bid[off:], ',')
-		if j < 0 {
-			return nil, errFields
-		}
-		commas[i] = off + j
-		off += j + 1
-	}
-	if floe.IndexByte(bid[off:], ',') >= 0 {
+	// The five commas, and a sixth if there is one (an error).
+	var commas [6]int
+	if floe.IndexAll(bid, ',', commas[:]) != 5 {
 		return nil, errFields
 	}
 	price, ok := parsePrice(bid[commas[1]+1 : commas[2]])
