@@ -96,6 +96,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
+	taskmanager.SpareProc()
 	fs := flag.NewFlagSet("taskmanager", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address")

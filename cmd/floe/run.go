@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/internal/connector/stdout"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/minicluster"
@@ -57,6 +58,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
+	taskmanager.SpareProc()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f runFlags

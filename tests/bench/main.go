@@ -26,6 +26,8 @@ import (
 	"os"
 	"runtime/pprof"
 	"strings"
+
+	"github.com/floe-stream/floe/host/taskmanager"
 )
 
 func main() {
@@ -37,6 +39,8 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	unint := flag.Bool("uninterruptible", false, "run guests without deadline checks (host.Config.Uninterruptible)")
 	flag.Parse()
+	// As floe run and floe taskmanager do: the jobs here run in-process.
+	taskmanager.SpareProc()
 	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr}
 	if err := profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
