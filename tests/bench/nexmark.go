@@ -106,7 +106,8 @@ func benchNexmark(e *env, q nexmarkQuery) (Result, error) {
 
 // nexmarkResult sums the runs of a query up.
 func nexmarkResult(q nexmarkQuery, events, lines int64, floe, native []float64, perCPUSecond float64) Result {
-	cores := runtime.GOMAXPROCS(0)
+	// NB: not GOMAXPROCS, which has a spare P (taskmanager.SpareProc).
+	cores := runtime.NumCPU()
 	r := Result{Name: "nexmark-" + q.name, RecordsPerSec: median(floe), NativeRecordsPerSec: median(native),
 		Baseline: "native Go, 1 goroutine"}
 	r.Ratio = r.RecordsPerSec / r.NativeRecordsPerSec
