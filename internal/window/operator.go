@@ -45,6 +45,7 @@ type Operator struct {
 	addKG  []uint16
 	refire []bool
 	mk     [16]byte
+	id     []byte
 	enc    []byte
 }
 
@@ -148,11 +149,13 @@ func (o *Operator) reset() {
 
 // add puts record r into window w's group of this batch.
 func (o *Operator) add(r *record.Record, w W, ts int64) {
-	id := string(o.mapKey(w)) + string(r.Key)
-	g, ok := o.groups[id]
+	// NB: looking up string(o.id) does not allocate; only a new group's
+	// key does.
+	o.id = append(append(o.id[:0], o.mapKey(w)...), r.Key...)
+	g, ok := o.groups[string(o.id)]
 	if !ok {
 		g = len(o.adds)
-		o.groups[id] = g
+		o.groups[string(o.id)] = g
 		o.adds = append(o.adds, AddGroup{Key: r.Key})
 		o.addWin = append(o.addWin, w)
 		o.addKG = append(o.addKG, r.KeyGroup)
