@@ -65,3 +65,38 @@ func RepoRoot() (string, error) {
 		dir = parent
 	}
 }
+
+// Fixture is what end-to-end tests build once, from source, into a
+// directory of their own: the floe binary and operator modules.
+type Fixture struct {
+	// Root is the repository root.
+	Root string
+	// Bin is the floe binary, built from ./cmd/floe.
+	Bin string
+	// Modules holds the modules, NAME.wasm for each udfs/NAME built.
+	Modules string
+	// CacheHome is an XDG_CACHE_HOME for the processes the tests start.
+	CacheHome string
+}
+
+// BuildFixture builds the floe binary and the operator modules udfs/<name>
+// into dir.
+func BuildFixture(dir string, modules ...string) (Fixture, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return Fixture{}, err
+	}
+	f := Fixture{Root: root, Bin: filepath.Join(dir, "floe"), Modules: filepath.Join(dir, "modules"),
+		CacheHome: filepath.Join(dir, "cache")}
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", f.Bin, "./cmd/floe")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return Fixture{}, fmt.Errorf("building floe: %v\n%s", err, out)
+	}
+	for _, m := range modules {
+		if _, err := Go(filepath.Join(root, "udfs", m), f.Modules); err != nil {
+			return Fixture{}, err
+		}
+	}
+	return f, nil
+}

@@ -3,9 +3,6 @@ package cluster
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/floe-stream/floe/internal/wasmbuild"
@@ -42,22 +39,7 @@ func TestMain(m *testing.M) {
 
 // build compiles the binary and the operator modules into dir.
 func build(dir string) error {
-	var err error
-	if repoRoot, err = wasmbuild.RepoRoot(); err != nil {
-		return err
-	}
-	floeBin = filepath.Join(dir, "floe")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", floeBin, "./cmd/floe")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building floe: %v\n%s", err, out)
-	}
-	modulesDir = filepath.Join(dir, "modules")
-	cacheHome = filepath.Join(dir, "cache")
-	for _, p := range []string{"wordcount", "testops", "nexmark"} {
-		if _, err := wasmbuild.Go(filepath.Join(repoRoot, "udfs", p), modulesDir); err != nil {
-			return err
-		}
-	}
-	return nil
+	f, err := wasmbuild.BuildFixture(dir, "wordcount", "testops", "nexmark")
+	floeBin, repoRoot, modulesDir, cacheHome = f.Bin, f.Root, f.Modules, f.CacheHome
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -40,24 +39,9 @@ func TestMain(m *testing.M) {
 }
 
 func build(dir string) error {
-	var err error
-	if repoRoot, err = wasmbuild.RepoRoot(); err != nil {
-		return err
-	}
-	floeBin = filepath.Join(dir, "floe")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", floeBin, "./cmd/floe")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building floe: %v\n%s", err, out)
-	}
-	modules = filepath.Join(dir, "modules")
-	cacheHome = filepath.Join(dir, "cache")
-	for _, p := range []string{"wordcount", "testops"} {
-		if _, err := wasmbuild.Go(filepath.Join(repoRoot, "udfs", p), modules); err != nil {
-			return err
-		}
-	}
-	return nil
+	f, err := wasmbuild.BuildFixture(dir, "wordcount", "testops")
+	floeBin, repoRoot, modules, cacheHome = f.Bin, f.Root, f.Modules, f.CacheHome
+	return err
 }
 
 // syncBuffer is a bytes.Buffer safe to read while a process writes to it.
