@@ -93,22 +93,28 @@ var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 
 // jobCmd runs floe job with args and returns the exit code.
 func jobCmd(args []string, stdout, stderr io.Writer) int {
+	return dispatch("job", jobUsage, jobCommands, args, stdout, stderr)
+}
+
+// dispatch runs the subcommand of command group "floe GROUP" that args
+// name, or its help, and returns the exit code.
+func dispatch(group, usage string, cmds map[string]func(args []string, stdout, stderr io.Writer) int, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, jobUsage)
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	name := args[0]
 	switch {
-	case name == "help" && len(args) > 1 && jobCommands[args[1]] != nil:
-		return jobCommands[args[1]]([]string{"--help"}, stdout, stderr)
+	case name == "help" && len(args) > 1 && cmds[args[1]] != nil:
+		return cmds[args[1]]([]string{"--help"}, stdout, stderr)
 	case name == "help" || name == "-h" || name == "--help":
-		fmt.Fprint(stdout, jobUsage)
+		fmt.Fprint(stdout, usage)
 		return 0
-	case jobCommands[name] == nil:
-		fmt.Fprintf(stderr, "floe job: unknown command %q\n\n%s", name, jobUsage)
+	case cmds[name] == nil:
+		fmt.Fprintf(stderr, "floe %s: unknown command %q\n\n%s", group, name, usage)
 		return 2
 	}
-	return jobCommands[name](args[1:], stdout, stderr)
+	return cmds[name](args[1:], stdout, stderr)
 }
 
 // jobCLI is what every job command shares: its flags, the scheduler address

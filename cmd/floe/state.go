@@ -45,22 +45,7 @@ var stateCommands = map[string]func(args []string, stdout, stderr io.Writer) int
 
 // stateCmd runs floe state with args and returns the exit code.
 func stateCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, stateUsage)
-		return 2
-	}
-	name := args[0]
-	switch {
-	case name == "help" && len(args) > 1 && stateCommands[args[1]] != nil:
-		return stateCommands[args[1]]([]string{"--help"}, stdout, stderr)
-	case name == "help" || name == "-h" || name == "--help":
-		fmt.Fprint(stdout, stateUsage)
-		return 0
-	case stateCommands[name] == nil:
-		fmt.Fprintf(stderr, "floe state: unknown command %q\n\n%s", name, stateUsage)
-		return 2
-	}
-	return stateCommands[name](args[1:], stdout, stderr)
+	return dispatch("state", stateUsage, stateCommands, args, stdout, stderr)
 }
 
 // stateCLI is a floe state command. It shares the --server flag and its
