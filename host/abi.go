@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/floe-stream/floe/host/internal/wasmbin"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -62,6 +63,22 @@ func (c *callContext) Value(key any) any {
 		return c.in
 	}
 	return c.Context.Value(key)
+}
+
+// linkYield instantiates the host module that instrumented guests call out
+// to (host/internal/wasmbin).
+func linkYield(ctx context.Context, rt wazero.Runtime) error {
+	_, err := rt.NewHostModuleBuilder(wasmbin.Module).NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+			in, ok := ctx.Value(instanceKey{}).(*Instance)
+			if !ok {
+				panic(errors.New(wasmbin.Module + " called outside a Floe call"))
+			}
+			stack[0] = uint64(in.yield(ctx))
+		}), nil, []api.ValueType{api.ValueTypeI32}).
+		Export(wasmbin.Func).
+		Instantiate(ctx)
+	return err
 }
 
 // linkABI instantiates the floe_v1 host module in rt.

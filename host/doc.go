@@ -13,6 +13,7 @@
 //
 // Everything a guest can do wrong comes back as a *UDFError naming the
 // module, function and record: a trap, a panic, an error it reports, a call
-// that overruns its deadline (the instance is stopped through wazero's
-// WithCloseOnContextDone), or memory beyond the cap.
+// that overruns its deadline, or memory beyond the cap. Compile checks a
+// module's declared sizes before wazero reads it, and instruments it so
+// that a call can be stopped (host/internal/wasmbin).
 package host

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/floe-stream/floe/host/internal/wasmbin"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -32,11 +33,11 @@ type Config struct {
 	// Log receives what guests write to stdout and stderr; nil discards.
 	Log io.Writer
 	// Uninterruptible compiles modules without the checks that let a
-	// deadline stop a running call. Guests run 2–3x faster (wazero inserts
-	// an exit to Go on every loop back-edge for those checks; see wazero
-	// issue #2466), but a call that never returns can then only be stopped
-	// by stopping the process, and call deadlines are not enforced. For
-	// trusted operators only.
+	// deadline stop a running call (host/internal/wasmbin adds them). A
+	// call that never returns can then only be stopped by stopping the
+	// process, and call deadlines are not enforced; and Go cannot preempt a
+	// goroutine inside a long call, so a garbage collection waits for it.
+	// For trusted operators, and for measuring what the checks cost.
 	Uninterruptible bool
 }
 
@@ -59,9 +60,9 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if pages < 1 || pages > 65536 {
 		return nil, fmt.Errorf("host: memory cap %d bytes out of range (64 KiB to 4 GiB)", cfg.MaxMemory)
 	}
-	rc := wazero.NewRuntimeConfig().
-		WithMemoryLimitPages(uint32(pages)).
-		WithCloseOnContextDone(!cfg.Uninterruptible)
+	// NB: not WithCloseOnContextDone: Compile instruments modules instead,
+	// at a fraction of its cost (RATIONALE.md).
+	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(uint32(pages))
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
@@ -77,6 +78,10 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := linkABI(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return nil, fmt.Errorf("host: linking %s: %w", ABIModule, err)
+	}
+	if err := linkYield(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, fmt.Errorf("host: linking %s: %w", wasmbin.Module, err)
 	}
 	log := cfg.Log
 	if log == nil {
@@ -99,13 +104,28 @@ type Module struct {
 // Name returns the module's name.
 func (m *Module) Name() string { return m.name }
 
-// Compile validates wasm against the ABI and compiles it. name is how errors
-// refer to the module (the job spec's module name).
+// Compile validates wasm against the ABI and compiles it, instrumented so
+// that calls can be stopped unless the engine is uninterruptible. name is
+// how errors refer to the module (the job spec's module name).
 func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil, badModule(name, "not a WebAssembly module (no \\0asm header)")
 	}
-	cm, err := e.rt.CompileModule(ctx, wasm)
+	if err := wasmbin.Check(wasm); err != nil {
+		return nil, badModule(name, "invalid WebAssembly: %v", err)
+	}
+	code := wasm
+	if e.interruptible {
+		var err error
+		if code, err = wasmbin.Instrument(wasm, wasmbin.DefaultFuel); err != nil {
+			// Let wazero name what is wrong, if it can.
+			if _, err := e.compile(ctx, wasm); err != nil {
+				return nil, badModule(name, "invalid WebAssembly: %v", err)
+			}
+			return nil, badModule(name, "cannot be instrumented to stop on time: %v", err)
+		}
+	}
+	cm, err := e.compile(ctx, code)
 	if err != nil {
 		return nil, badModule(name, "invalid WebAssembly: %v", err)
 	}
@@ -118,6 +138,16 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 		return nil, err
 	}
 	return &Module{e: e, name: name, compiled: cm}, nil
+}
+
+// compile compiles wasm with wazero, which panics on some invalid input.
+func (e *Engine) compile(ctx context.Context, wasm []byte) (cm wazero.CompiledModule, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("refused (the runtime panicked: %v)", p)
+		}
+	}()
+	return e.rt.CompileModule(ctx, wasm)
 }
 
 // Close releases the compiled code.
@@ -135,7 +165,7 @@ func checkImports(name string, cm wazero.CompiledModule) error {
 			if _, ok := abiFunctions[fn]; !ok {
 				return badModule(name, "imports %s.%s, which this host does not provide (built for a newer Floe?)", mod, fn)
 			}
-		case mod == wasi_snapshot_preview1.ModuleName:
+		case mod == wasi_snapshot_preview1.ModuleName, mod == wasmbin.Module && fn == wasmbin.Func:
 		case abiVersion.MatchString(mod):
 			v, _ := strconv.Atoi(abiVersion.FindStringSubmatch(mod)[1])
 			return badModule(name, "was built for Floe ABI v%d; this host speaks v1", v)

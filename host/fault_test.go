@@ -38,6 +38,9 @@ func TestBadModulesAreRefusedWithAClearError(t *testing.T) {
 		{"abi v2", moduleImporting("floe_v2", "emit"), "built for Floe ABI v2; this host speaks v1"},
 		{"unknown host function", moduleImporting("floe_v1", "teleport"), "imports floe_v1.teleport"},
 		{"foreign import", moduleImporting("env", "abort"), "imports env.abort"},
+		// 27 bytes that would have wazero allocate gigabytes.
+		{"four billion results", []byte("\x00asm\x01\x00\x00\x00\x01\x0a\x01\x60\x01\x7f\x80\xd0\xac\xf3\x0e\x7f"),
+			"declares 4000000000 results in the type section"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.Compile(context.Background(), tc.name, tc.wasm)

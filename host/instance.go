@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floe-stream/floe/host/internal/wasmbin"
 	"github.com/floe-stream/floe/internal/record"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -78,6 +79,11 @@ type Instance struct {
 	failMsg string
 	failRec int32
 	dead    error
+
+	// deadline is when the running call overruns its time; timedOut says
+	// that yield stopped it for that.
+	deadline time.Time
+	timedOut bool
 }
 
 // Instantiate creates an instance of the module and opens its operator.
@@ -100,12 +106,10 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
-	ictx, cancel := context.WithTimeout(ctx, cfg.CallTimeout)
-	mod, err := m.e.rt.InstantiateModule(&callContext{ictx, in}, m.compiled, mc)
-	callErr := ictx.Err()
-	cancel()
+	in.startCall()
+	mod, err := m.e.rt.InstantiateModule(&callContext{ctx, in}, m.compiled, mc)
 	if err != nil {
-		return nil, in.wrap("_initialize", -1, fmt.Errorf("instantiating: %w", err), ctx.Err(), callErr)
+		return nil, in.wrap("_initialize", -1, fmt.Errorf("instantiating: %w", err), ctx.Err())
 	}
 	in.mod, in.mem = mod, mod.Memory()
 	in.alloc = mod.ExportedFunction("floe_alloc")
@@ -168,7 +172,7 @@ func (in *Instance) buffer(ctx context.Context, n int) ([]byte, error) {
 	}
 	b, ok := in.mem.Read(in.buf, uint32(n))
 	if !ok {
-		return nil, in.wrap("floe_alloc", -1, fmt.Errorf("returned a buffer outside its memory"), nil, nil)
+		return nil, in.wrap("floe_alloc", -1, fmt.Errorf("returned a buffer outside its memory"), nil)
 	}
 	return b, nil
 }
@@ -221,7 +225,7 @@ func (in *Instance) HasTimerHandler() bool { return in.onTimer != nil }
 // the timer already, so the guest may register it again.
 func (in *Instance) FireTimer(ctx context.Context, d TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
 	if in.onTimer == nil {
-		return in.wrap("floe_on_timer", -1, errors.New("a timer fired but the module exports no floe_on_timer"), nil, nil)
+		return in.wrap("floe_on_timer", -1, errors.New("a timer fired but the module exports no floe_on_timer"), nil)
 	}
 	dst, err := in.buffer(ctx, len(key))
 	if err != nil {
@@ -251,7 +255,7 @@ const (
 // out as the ABI says, appending what the guest emits on port 0 to out.
 func (in *Instance) Window(ctx context.Context, op WindowOp, payload []byte, out *record.Batch) error {
 	if in.window == nil {
-		return in.wrap("floe_window", -1, errors.New("the module exports no floe_window: it has no window functions"), nil, nil)
+		return in.wrap("floe_window", -1, errors.New("the module exports no floe_window: it has no window functions"), nil)
 	}
 	dst, err := in.buffer(ctx, len(payload))
 	if err != nil {
@@ -300,22 +304,15 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if in.dead != nil {
 		return in.dead
 	}
-	cctx, cancel := ctx, context.CancelFunc(func() {})
-	if in.m.e.interruptible {
-		cctx, cancel = context.WithTimeout(ctx, in.cfg.CallTimeout)
-	}
 	in.failed = false
 	in.stderr.reset()
 	copy(in.stack, params)
-	// NB: a fresh context per call: wazero's deadline watcher of the
-	// previous call may still be reading the old one.
-	err := f.CallWithStack(&callContext{cctx, in}, in.stack)
-	callErr := cctx.Err()
-	cancel()
+	in.startCall()
+	err := f.CallWithStack(&callContext{ctx, in}, in.stack)
 	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {
 		err = errors.New(in.failMessage())
 		rec = int(in.failRec)
-	} else if err != nil && in.failed && callErr == nil {
+	} else if err != nil && in.failed && !in.timedOut {
 		// A guest that reports its error with fail and then traps (an
 		// AssemblyScript throw, a Rust panic) still names its record.
 		err = errors.New(in.failMessage())
@@ -324,9 +321,31 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if err == nil {
 		return nil
 	}
-	err = in.wrap(export, rec, err, ctx.Err(), callErr)
+	err = in.wrap(export, rec, err, ctx.Err())
 	in.dead = err
 	return err
+}
+
+// startCall starts the clock of a call into the guest.
+func (in *Instance) startCall() {
+	in.timedOut = false
+	if in.m.e.interruptible {
+		in.deadline = time.Now().Add(in.cfg.CallTimeout)
+	}
+}
+
+// yield is the instrumented guest's call out (see host/internal/wasmbin):
+// it stops a call that was cancelled or overran its time, and otherwise
+// hands the guest the fuel for its next stretch.
+func (in *Instance) yield(ctx context.Context) uint32 {
+	if err := ctx.Err(); err != nil {
+		panic(err)
+	}
+	if time.Now().After(in.deadline) {
+		in.timedOut = true
+		panic(ErrTimeout)
+	}
+	return wasmbin.DefaultFuel
 }
 
 func (in *Instance) failMessage() string {
@@ -337,13 +356,12 @@ func (in *Instance) failMessage() string {
 }
 
 // wrap turns err from a call into a *UDFError, or into the caller's context
-// error when the caller cancelled (parentErr). callErr is the call's own
-// context error: a deadline there means the guest overran its time.
-func (in *Instance) wrap(export string, rec int, err, parentErr, callErr error) error {
+// error when the caller cancelled (parentErr).
+func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	if parentErr != nil {
 		return parentErr
 	}
-	if errors.Is(callErr, context.DeadlineExceeded) {
+	if in.timedOut {
 		err = fmt.Errorf("%w (after %s)", ErrTimeout, in.cfg.CallTimeout)
 	}
 	var exit *sys.ExitError

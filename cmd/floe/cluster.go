@@ -104,7 +104,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
 	maxMemory := fs.Int64("max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
-	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators uninterruptible (faster, trusted code only)")
+	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {

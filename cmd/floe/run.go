@@ -52,7 +52,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
 	fs.Int64Var(&f.maxMemory, "max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
-	fs.DurationVar(&f.udfTimeout, "udf-timeout", host.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators uninterruptible, 2-3x faster for Go modules, for trusted code only (a call that never returns then hangs the job)")
+	fs.DurationVar(&f.udfTimeout, "udf-timeout", host.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
 }
