@@ -350,11 +350,14 @@ func (s *Server) restoreFor(j *job, stage, sub int) ([]byte, error) {
 	return checkpoint.Marshal(r)
 }
 
-// dropBadCheckpoint forgets the checkpoint a failed restore names, so the
-// next attempt falls back to the one before. The caller holds s.mu.
+// dropBadCheckpoint forgets the checkpoint a failed restore found
+// unreadable (missing or corrupt files), so the next attempt falls back to
+// the one before. A restore that failed for another reason (a store or a
+// broker that is down) is retried from the same checkpoint: falling back
+// would undo the effects it committed. The caller holds s.mu.
 func (s *Server) dropBadCheckpoint(j *job, reason string) {
 	md := j.ckpts.latest()
-	if md == nil || !strings.Contains(reason, fmt.Sprintf("restoring checkpoint %d:", md.ID)) {
+	if md == nil || !strings.Contains(reason, checkpoint.Unreadable(md.ID)+":") {
 		return
 	}
 	j.ckpts.completed = j.ckpts.completed[:len(j.ckpts.completed)-1]

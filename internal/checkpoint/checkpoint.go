@@ -110,6 +110,11 @@ type Metadata struct {
 	Store string `json:"-"`
 }
 
+// Unreadable is how a task's error says that checkpoint id's files are
+// missing or corrupt: the scheduler then falls back to the checkpoint
+// before it. (Errors cross processes as text.)
+func Unreadable(id int64) string { return fmt.Sprintf("checkpoint %d is unreadable", id) }
+
 // Files returns every snapshot file the checkpoint refers to.
 func (m *Metadata) Files() []string {
 	var out []string

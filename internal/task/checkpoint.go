@@ -3,6 +3,7 @@ package task
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +15,10 @@ import (
 	"github.com/floe-stream/floe/internal/checkpoint"
 	"github.com/floe-stream/floe/internal/connector"
 	"github.com/floe-stream/floe/internal/exchange"
+	ckptstore "github.com/floe-stream/floe/storage/checkpoint"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/snapshot"
+	"github.com/floe-stream/floe/storage/state"
 )
 
 // maxChain is the longest chain of snapshot files a task builds: after a
@@ -279,6 +282,9 @@ func (t *Task) restore(ctx context.Context, r *checkpoint.Restore) error {
 		for _, share := range r.Keyed {
 			for _, f := range share.Files {
 				if err := t.restoreFile(ctx, f, share.KeyGroups); err != nil {
+					if unreadable(err) {
+						return fmt.Errorf("%s: %s: %w", checkpoint.Unreadable(r.CheckpointID), f.Path, err)
+					}
 					return fmt.Errorf("restoring checkpoint %d: %s: %w", r.CheckpointID, f.Path, err)
 				}
 			}
@@ -302,6 +308,14 @@ func (t *Task) restore(ctx context.Context, r *checkpoint.Restore) error {
 	return nil
 }
 
+// unreadable tells a checkpoint whose files are missing or corrupt, which
+// no retry can restore, from one that failed for a reason that may pass (a
+// store or a broker that is down).
+func unreadable(err error) bool {
+	return errors.Is(err, ckptstore.ErrNotFound) || errors.Is(err, ckptstore.ErrSizeMismatch) ||
+		errors.Is(err, snapshot.ErrCorrupt) || errors.Is(err, state.ErrCorrupt)
+}
+
 func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.Range) error {
 	store := t.ckpt.cfg.RestoreStore
 	if store == nil {
@@ -323,7 +337,7 @@ func (t *Task) restoreFile(ctx context.Context, f checkpoint.File, rng keygroup.
 		return err
 	}
 	if int64(len(b)) != f.Size {
-		return fmt.Errorf("object of %d bytes, the checkpoint recorded %d", len(b), f.Size)
+		return fmt.Errorf("%w: object of %d bytes, the checkpoint recorded %d", ckptstore.ErrSizeMismatch, len(b), f.Size)
 	}
 	_, err = t.state.Restore(bytes.NewReader(b), int64(len(b)), rng)
 	return err

@@ -322,9 +322,11 @@ func (t *Task) open(ctx context.Context) error {
 		t.ops = append(t.ops, ky)
 	}
 	if s := t.stage.Sink; s != nil {
-		if t.sink, err = openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil, t.env.Logger.With("task", t.name)); err != nil {
+		sink, err := openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil, t.env.Logger.With("task", t.name))
+		if err != nil {
 			return err
 		}
+		t.sink = sink
 	}
 	if t.env.Checkpoints != nil {
 		t.ckpt = newCheckpointer(t.env.Checkpoints, t.wake)

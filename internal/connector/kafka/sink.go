@@ -30,7 +30,11 @@ func OpenSink(cfg SinkConfig, split connector.SplitInfo, checkpointed, restored 
 		return nil, err
 	}
 	if cfg.ExactlyOnce && checkpointed {
-		return openTxSink(cfg, opts, split.Subtask, restored)
+		s, err := openTxSink(cfg, opts, split.Subtask, restored)
+		if err != nil {
+			return nil, err // NB: not a nil *txSink in a non-nil Sink
+		}
+		return s, nil
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
