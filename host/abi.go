@@ -169,6 +169,9 @@ func hStateDeclare(in *Instance, s []uint64) {
 // scope returns the binding for a state id and the key group and key of the
 // record rec.
 func (in *Instance) scope(id64, rec uint64, want StateKind) (*stateBinding, uint16, []byte) {
+	if in.statePoints {
+		in.cfg.StatePoint()
+	}
 	// NB: an i32 argument is only the low 32 bits of its stack slot.
 	id := uint32(id64)
 	if id >= uint32(len(in.states)) {

@@ -43,6 +43,12 @@ type InstanceConfig struct {
 	Logger *slog.Logger
 	// Now is the processing-time clock; nil means time.Now.
 	Now func() time.Time
+	// StatePoint, when set, is called at points in a Process call where
+	// others may use the keyed state: before each of the guest's keyed
+	// state operations, and each time its fuel runs out. Between state
+	// operations every key holds what its last operation left. (Not in
+	// the other calls, whose callers may hold state memory across them.)
+	StatePoint func()
 }
 
 // Instance is one running copy of a module: one operator subtask. It is not
@@ -84,6 +90,8 @@ type Instance struct {
 	// that yield stopped it for that.
 	deadline time.Time
 	timedOut bool
+	// statePoints says to call cfg.StatePoint in the running call.
+	statePoints bool
 }
 
 // Instantiate creates an instance of the module and opens its operator.
@@ -194,8 +202,9 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 	}
 	encodeBatch(dst, batch)
 	in.cur, in.out = batch, out
+	in.statePoints = in.cfg.StatePoint != nil
 	err = in.call(ctx, in.process, "floe_process", -1, uint64(size), uint64(len(batch.Records)))
-	in.cur, in.out = nil, nil
+	in.cur, in.out, in.statePoints = nil, nil, false
 	return err
 }
 
@@ -340,6 +349,9 @@ func (in *Instance) startCall() {
 func (in *Instance) yield(ctx context.Context) uint32 {
 	if err := ctx.Err(); err != nil {
 		panic(err)
+	}
+	if in.statePoints {
+		in.cfg.StatePoint()
 	}
 	if time.Now().After(in.deadline) {
 		in.timedOut = true

@@ -64,3 +64,23 @@ func TestKeyedStateInANonKeyedOperatorTraps(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestStatePointsComeOnlyInProcessBetweenStateOperations(t *testing.T) {
+	e := newEngine(t, Config{})
+	st := keyed{state.New(memkv.New())}
+	points := 0
+	in := instance(t, e, InstanceConfig{Function: "state", Operator: "op", Keyed: st, KeyedInput: true,
+		StatePoint: func() { points++ }})
+	if points != 0 {
+		t.Fatalf("%d state points while opening", points)
+	}
+	var out record.Batch
+	// The "state" function reads and writes a value, a list and a map for
+	// each record: at least three state operations each.
+	if err := in.Process(context.Background(), keyedBatch("a=x", "b=x", "a=y", "a=x"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if points < 3*4 {
+		t.Fatalf("%d state points for 4 records", points)
+	}
+}

@@ -65,7 +65,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nGOMAXPROCS defaults to the CPUs plus one, so that state lookups and RPCs are\nserved promptly while tasks keep every CPU busy; set it to override.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nGOMAXPROCS defaults to the CPUs plus one, and task threads run at a lower\npriority (--task-nice), so that state lookups and RPCs are served promptly\nwhile tasks keep every CPU busy; set GOMAXPROCS to override.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -104,6 +104,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
 	maxMemory := fs.Int64("max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -122,6 +123,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	tm, err := taskmanager.New(taskmanager.Config{
 		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
+		TaskNice: *nice,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

@@ -68,8 +68,9 @@ func runCmd(args []string, stdoutW, stderr io.Writer) int {
 			"Runs a job on an embedded mini-cluster: every subtask in this process, state\n"+
 			"in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C\n"+
 			"stops a job cleanly; a failing operator exits 1 with its message.\n\n"+
-			"GOMAXPROCS defaults to the CPUs plus one, so that state lookups and RPCs are\n"+
-			"served promptly while tasks keep every CPU busy; set it to override.\n\nFlags:\n")
+			"GOMAXPROCS defaults to the CPUs plus one, and task threads run at a lower\n"+
+			"priority (nice +10), so that state lookups and RPCs are served promptly while\n"+
+			"tasks keep every CPU busy; set GOMAXPROCS to override.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	spec, rest, err := splitSpec(args)

@@ -39,6 +39,12 @@ type Config struct {
 	CallTimeout time.Duration
 	// BatchSize is records per batch; 0 means the task default.
 	BatchSize int
+	// TaskNice is added to the nice value of each task's OS thread (on
+	// Linux), so that state lookups, RPCs and heartbeats, on threads of
+	// normal priority, are served promptly while tasks keep every CPU
+	// busy. 0 means DefaultTaskNice; negative leaves task threads as they
+	// are.
+	TaskNice int
 	// InboxBatches is the credit each sender gets per channel; 0 means 4.
 	InboxBatches int
 	// CheckpointOptions configure S3 checkpoint storage; unset fields come
@@ -48,6 +54,12 @@ type Config struct {
 	Stdout *stdout.Writer
 	Logger *slog.Logger
 }
+
+// DefaultTaskNice is Config.TaskNice's default. On 2 CPUs with a job at
+// full speed and 20K state lookups/s, it took the lookups' p99 from 24 ms to
+// 13 ms and their p50 from 6.5 ms to 3.3 ms, at no cost to the job's
+// throughput (RATIONALE.md).
+const DefaultTaskNice = 10
 
 // TaskManager is a running task manager.
 type TaskManager struct {
@@ -86,6 +98,9 @@ func New(cfg Config) (*TaskManager, error) {
 	}
 	if cfg.InboxBatches == 0 {
 		cfg.InboxBatches = 4
+	}
+	if cfg.TaskNice == 0 {
+		cfg.TaskNice = DefaultTaskNice
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -116,6 +116,11 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		delete(tm.tasks, key)
 		tm.mu.Unlock()
 	}()
+	if tm.cfg.TaskNice > 0 {
+		if err := backgroundThread(tm.cfg.TaskNice); err != nil {
+			tm.log.Warn("cannot lower the task thread's priority", "err", err)
+		}
+	}
 	t, cleanup, err := tm.setup(ctx, r, req)
 	defer cleanup()
 	if err == nil {

@@ -230,9 +230,9 @@ func (t *Task) writeSnapshot(id int64) (string, checkpoint.File, error) {
 		return "", checkpoint.File{}, err
 	}
 	w := snapshot.NewWriter(f)
-	t.stateMu.Lock()
+	t.stateGate.lock()
 	err = t.state.WriteSnapshot(w, full)
-	t.stateMu.Unlock()
+	t.stateGate.unlock()
 	if err == nil {
 		err = w.Close()
 	}

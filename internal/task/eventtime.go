@@ -158,10 +158,10 @@ func (t *Task) fireTimers(ctx context.Context, d host.TimeDomain, upTo int64) (i
 }
 
 // fireOne fires op's next timer of domain d if it is due at upTo, into
-// t.timerOut, holding stateMu.
+// t.timerOut, holding the state gate.
 func (t *Task) fireOne(ctx context.Context, op *timedOp, d host.TimeDomain, upTo int64) (bool, error) {
-	t.stateMu.Lock()
-	defer t.stateMu.Unlock()
+	t.stateGate.lock()
+	defer t.stateGate.unlock()
 	tm, ok, err := op.q.Pop(d, upTo)
 	if err != nil {
 		return false, fmt.Errorf("timers of %s: %w", t.name, err)

@@ -51,8 +51,9 @@ type querier struct {
 }
 
 // Query reads keys of the named keyed state. It is safe to call from any
-// goroutine: once the task is open it reads between two batches (under
-// stateMu), before that the task loop answers when it starts.
+// goroutine: once the task is open it reads through the state gate, between
+// two state operations of the task; before that the task loop answers when
+// it starts.
 func (t *Task) Query(ctx context.Context, state string, keys [][]byte) ([]Lookup, error) {
 	t.q.mu.Lock()
 	if t.q.done {
@@ -64,9 +65,9 @@ func (t *Task) Query(ctx context.Context, state string, keys [][]byte) ([]Lookup
 	}
 	t.q.mu.Unlock()
 	if t.ready.Load() {
-		// The task is open: read between two of its batches.
-		t.stateMu.Lock()
-		defer t.stateMu.Unlock()
+		// The task is open: cut in.
+		t.stateGate.lockForLookup()
+		defer t.stateGate.unlockForLookup()
 		if !t.ready.Load() {
 			return nil, fmt.Errorf("%w: the task has ended", ErrMoved)
 		}

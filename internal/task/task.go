@@ -142,10 +142,11 @@ type Task struct {
 	// wake interrupts an idle input wait for checkpoints and queries.
 	wake chan struct{}
 	q    querier
-	// stateMu is held while the task uses its keyed state, and by lookups;
-	// ready is set once the task is open and lookups may take it.
-	stateMu sync.Mutex
-	ready   atomic.Bool
+	// state is held while the task uses its keyed state, and by lookups
+	// (gate.go); ready is set once the task is open and lookups may take
+	// it.
+	stateGate gate
+	ready     atomic.Bool
 
 	// Event time and timers (eventtime.go).
 	lists     *host.OperatorLists
@@ -379,6 +380,7 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
 		Logger:        t.env.Logger.With("task", t.name, "operator", op.UID),
 		OperatorState: t.lists,
+		StatePoint:    t.stateGate.cutIn,
 	}
 	if keyed && t.state != nil {
 		cfg.Keyed = t.state
@@ -578,11 +580,11 @@ func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) err
 }
 
 // chain runs the operators from first on over in and returns their output.
-// It holds stateMu, so that state lookups read between batches, but not
-// while the output waits for room downstream.
+// It holds the state gate, which lookups cut into between state
+// operations, but not while the output waits for room downstream.
 func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.Batch, error) {
-	t.stateMu.Lock()
-	defer t.stateMu.Unlock()
+	t.stateGate.lock()
+	defer t.stateGate.unlock()
 	cur := in
 	for i := first; i < len(t.ops); i++ {
 		out := &t.bufs[i%2]
@@ -621,10 +623,10 @@ func (t *Task) close(ctx context.Context, ok bool) error {
 	kept := t.q.kept
 	t.q.mu.Unlock()
 	if t.state != nil && !kept {
-		t.stateMu.Lock()
+		t.stateGate.lock()
 		errs = append(errs, t.state.Close())
 		t.ready.Store(false)
-		t.stateMu.Unlock()
+		t.stateGate.unlock()
 	}
 	if !ok {
 		return nil
