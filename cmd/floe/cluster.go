@@ -65,7 +65,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nGOMAXPROCS defaults to the CPUs plus one, and task threads run at a lower\npriority (--task-nice), so that state lookups and RPCs are served promptly\nwhile tasks keep every CPU busy; set GOMAXPROCS to override.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's memory, so that state lookups and RPCs are served\npromptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and GOMEMLIMIT\nenvironment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -96,7 +96,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 }
 
 func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
-	taskmanager.SpareProc()
+	rt := taskmanager.TuneRuntime()
 	fs := flag.NewFlagSet("taskmanager", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address")
@@ -123,7 +123,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	tm, err := taskmanager.New(taskmanager.Config{
 		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice,
+		TaskNice: *nice, Runtime: rt,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

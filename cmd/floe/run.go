@@ -42,6 +42,8 @@ type runFlags struct {
 	// Submission.AllowNonRestoredState.
 	fromSavepoint    string
 	allowNonRestored bool
+	// runtime is the process's task runtime tuning.
+	runtime *taskmanager.Runtime
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -58,19 +60,20 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
-	taskmanager.SpareProc()
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var f runFlags
+	f := runFlags{runtime: taskmanager.TuneRuntime()}
 	f.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe run JOB.yaml [flags]\n\n"+
 			"Runs a job on an embedded mini-cluster: every subtask in this process, state\n"+
 			"in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C\n"+
 			"stops a job cleanly; a failing operator exits 1 with its message.\n\n"+
-			"GOMAXPROCS defaults to the CPUs plus one, and task threads run at a lower\n"+
-			"priority (nice +10), so that state lookups and RPCs are served promptly while\n"+
-			"tasks keep every CPU busy; set GOMAXPROCS to override.\n\nFlags:\n")
+			"Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs\n"+
+			"plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4\n"+
+			"of the machine's memory, so that state lookups and RPCs are served promptly\n"+
+			"while tasks keep every CPU busy; the GOMAXPROCS, GOGC and GOMEMLIMIT\n"+
+			"environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	spec, rest, err := splitSpec(args)
@@ -142,7 +145,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	}
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
-		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout,
+		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime,
 		Stdout: stdout.NewWriter(stdoutW), Logger: log,
 	})
 	if err != nil {

@@ -45,6 +45,9 @@ type Config struct {
 	// busy. 0 means DefaultTaskNice; negative leaves task threads as they
 	// are.
 	TaskNice int
+	// Runtime follows the process's running tasks to size GOMAXPROCS; nil
+	// leaves GOMAXPROCS alone.
+	Runtime *Runtime
 	// InboxBatches is the credit each sender gets per channel; 0 means 4.
 	InboxBatches int
 	// CheckpointOptions configure S3 checkpoint storage; unset fields come

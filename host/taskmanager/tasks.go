@@ -121,6 +121,8 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 			tm.log.Warn("cannot lower the task thread's priority", "err", err)
 		}
 	}
+	tm.cfg.Runtime.taskStarted()
+	defer tm.cfg.Runtime.taskEnded()
 	t, cleanup, err := tm.setup(ctx, r, req)
 	defer cleanup()
 	if err == nil {

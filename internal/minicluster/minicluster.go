@@ -37,6 +37,8 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	CallTimeout      time.Duration
 	BatchSize        int
+	// Runtime is handed to every task manager (taskmanager.Config.Runtime).
+	Runtime *taskmanager.Runtime
 	Stdout           *stdout.Writer
 	Logger           *slog.Logger
 }
@@ -81,7 +83,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		tm, err := taskmanager.New(taskmanager.Config{
 			Scheduler: sched.RPCAddr(), RPCAddr: "127.0.0.1:0", Slots: cfg.Slots,
 			DataDir: filepath.Join(cfg.DataDir, fmt.Sprintf("taskmanager-%d", i)), Engine: cfg.Engine,
-			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout,
+			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
 			Logger: cfg.Logger.With("component", "taskmanager", "index", i),
 		})
 		if err != nil {

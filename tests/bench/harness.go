@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/floe-stream/floe/host/taskmanager"
 	"io"
 	"os"
 	"runtime"
@@ -45,6 +46,9 @@ type Config struct {
 	Uninterruptible bool
 	// Log receives progress lines.
 	Log io.Writer
+	// Runtime is handed to the in-process task managers, as floe run
+	// does; nil leaves the Go runtime as it is.
+	Runtime *taskmanager.Runtime
 }
 
 // benchmark is one row of the results. To add one, write its run function

@@ -83,7 +83,7 @@ func (e *env) startCluster(slots int) (*cluster, error) {
 	}
 	// NB: the REST API listens too, for the benchmarks that go through it.
 	c, err := minicluster.Start(e.ctx, minicluster.Config{DataDir: dir, TaskManagers: 1, Slots: slots,
-		Engine: e.engine, Stdout: stdout.NewWriter(io.Discard), RESTAddr: "127.0.0.1:0"})
+		Engine: e.engine, Stdout: stdout.NewWriter(io.Discard), RESTAddr: "127.0.0.1:0", Runtime: e.cfg.Runtime})
 	if err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}

@@ -40,8 +40,8 @@ func main() {
 	unint := flag.Bool("uninterruptible", false, "run guests without deadline checks (host.Config.Uninterruptible)")
 	flag.Parse()
 	// As floe run and floe taskmanager do: the jobs here run in-process.
-	taskmanager.SpareProc()
-	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr}
+	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr,
+		Runtime: taskmanager.TuneRuntime()}
 	if err := profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) }); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

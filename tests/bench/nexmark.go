@@ -106,7 +106,7 @@ func benchNexmark(e *env, q nexmarkQuery) (Result, error) {
 
 // nexmarkResult sums the runs of a query up.
 func nexmarkResult(q nexmarkQuery, events, lines int64, floe, native []float64, perCPUSecond float64) Result {
-	// NB: not GOMAXPROCS, which has a spare P (taskmanager.SpareProc).
+	// NB: not GOMAXPROCS, which counts the tasks (taskmanager.Runtime).
 	cores := runtime.NumCPU()
 	r := Result{Name: "nexmark-" + q.name, RecordsPerSec: median(floe), NativeRecordsPerSec: median(native),
 		Baseline: "native Go, 1 goroutine"}
