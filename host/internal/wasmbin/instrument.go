@@ -66,12 +66,11 @@ func (rw *rewriter) shift(fn uint32) uint32 {
 }
 
 // Instrument returns a copy of the module wasm with fuel checks (see the
-// package documentation). fuel, 1 to 2^31-1, is how many checks pass until
-// the first call of the import; the import returns how many pass until the
-// next. wasm is not modified. Instrument reads the module
-// only as far as it must and leaves validation to the runtime: it fails on
-// input it cannot follow, and what it returns from an invalid module is
-// invalid too.
+// package documentation); wasm is not modified. fuel, 1 to 2^31-1, is how
+// many checks pass until the first call of the import; the import returns
+// how many pass until the next. Instrument leaves validation to the
+// runtime: it fails on input it cannot follow, and what it returns from an
+// invalid module is invalid too.
 func Instrument(wasm []byte, fuel uint32) ([]byte, error) {
 	if fuel == 0 || fuel > 1<<31-1 {
 		return nil, fmt.Errorf("wasmbin: fuel %d out of range", fuel)
