@@ -65,7 +65,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's memory, so that state lookups and RPCs are served\npromptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and GOMEMLIMIT\nenvironment variables override these.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -109,7 +109,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nGOMAXPROCS defaults to the CPUs plus one, so that state lookups and RPCs are\nserved promptly while tasks keep every CPU busy; set it to override.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {

@@ -71,9 +71,9 @@ func runCmd(args []string, stdoutW, stderr io.Writer) int {
 			"stops a job cleanly; a failing operator exits 1 with its message.\n\n"+
 			"Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs\n"+
 			"plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4\n"+
-			"of the machine's memory, so that state lookups and RPCs are served promptly\n"+
-			"while tasks keep every CPU busy; the GOMAXPROCS, GOGC and GOMEMLIMIT\n"+
-			"environment variables override these.\n\nFlags:\n")
+			"of the machine's (or the container's) memory, so that state lookups and RPCs\n"+
+			"are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and\n"+
+			"GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	spec, rest, err := splitSpec(args)

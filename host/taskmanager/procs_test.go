@@ -24,3 +24,13 @@ func TestRuntimeGivesEveryRunningTaskAP(t *testing.T) {
 	var none *Runtime
 	none.taskStarted() // a task manager without a Runtime
 }
+
+func TestMemoryLimitIsWithinTheMachine(t *testing.T) {
+	avail, total := memAvailable(), memTotal()
+	if total <= 0 {
+		t.Skip("no /proc/meminfo here")
+	}
+	if avail <= 0 || avail > total {
+		t.Fatalf("memAvailable %d, machine %d", avail, total)
+	}
+}
