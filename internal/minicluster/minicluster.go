@@ -37,10 +37,10 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	CallTimeout      time.Duration
 	BatchSize        int
-	// Runtime is handed to every task manager (taskmanager.Config.Runtime).
-	Runtime *taskmanager.Runtime
 	Stdout           *stdout.Writer
 	Logger           *slog.Logger
+	// Runtime is handed to every task manager (taskmanager.Config.Runtime).
+	Runtime *taskmanager.Runtime
 }
 
 // Cluster is a running mini-cluster.
