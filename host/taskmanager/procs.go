@@ -57,12 +57,6 @@ func TuneRuntime() *Runtime {
 	return r
 }
 
-// Procs returns GOMAXPROCS.
-func (r *Runtime) Procs() int { return runtime.GOMAXPROCS(0) }
-
-// CPUs returns the CPUs the process may use.
-func (r *Runtime) CPUs() int { return r.cpus }
-
 // taskStarted and taskEnded follow the running tasks. A nil Runtime
 // ignores them.
 func (r *Runtime) taskStarted() { r.add(1) }

@@ -186,7 +186,7 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 	}
 	dst = append(dst, src[:r.pos]...)
 	code := rw.reader(src[r.pos:])
-	if rw.needsEntryCheck(*code) {
+	if needsEntryCheck(*code) {
 		dst = append(dst, rw.check...)
 	}
 	for !code.done() {
@@ -220,7 +220,7 @@ func (rw *rewriter) exists(r *reader, kind index, idx uint32) bool {
 // needsEntryCheck reports whether a function needs a check on entry: it
 // makes calls (so it may recurse), and does not start with a loop, whose
 // own check runs on entry anyway.
-func (rw *rewriter) needsEntryCheck(code reader) bool {
+func needsEntryCheck(code reader) bool {
 	for i := 0; !code.done(); i++ {
 		op, _, _ := instr(&code)
 		if i == 0 && op == opLoop {
