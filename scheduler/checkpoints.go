@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // maxHistory bounds the checkpoints a job's status lists.
@@ -25,11 +25,11 @@ type checkpoints struct {
 	url       string
 	store     ckstore.Store
 	retain    int
-	completed []*checkpoint.Metadata // oldest first
+	completed []*ckmeta.Metadata // oldest first
 	history   []*api.CheckpointStatus
 	// pinned are checkpoints being copied into savepoints: their files
 	// stay until the copy is done.
-	pinned map[int64]*checkpoint.Metadata
+	pinned map[int64]*ckmeta.Metadata
 }
 
 // openCheckpoints prepares a job's checkpointing, or returns nil when the
@@ -43,7 +43,7 @@ func (s *Server) openCheckpoints(ctx context.Context, j *job) (*checkpoints, err
 	if url == "" {
 		url = s.cfg.CheckpointStorage
 	}
-	store, err := ckstore.Open(ctx, url, s.cfg.CheckpointOptions)
+	store, err := s.cfg.OpenStore(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("%w: checkpoint storage: %v", api.ErrBadRequest, err)
 	}
@@ -54,7 +54,7 @@ func (s *Server) openCheckpoints(ctx context.Context, j *job) (*checkpoints, err
 }
 
 // latest returns the newest completed checkpoint, or nil.
-func (c *checkpoints) latest() *checkpoint.Metadata {
+func (c *checkpoints) latest() *ckmeta.Metadata {
 	if c == nil || len(c.completed) == 0 {
 		return nil
 	}
@@ -202,17 +202,17 @@ func (s *Server) DeclineCheckpoint(ctx context.Context, req *floev1.DeclineCheck
 
 // metadata assembles a completed checkpoint's metadata from the tasks'
 // acknowledgements. The caller holds s.mu.
-func (s *Server) metadata(j *job, a coordinator.Complete) (*checkpoint.Metadata, error) {
-	md := &checkpoint.Metadata{
-		Version: checkpoint.Version, JobID: j.id, JobName: j.plan.Job.Name, ID: a.ID, Attempt: j.attempt,
+func (s *Server) metadata(j *job, a coordinator.Complete) (*ckmeta.Metadata, error) {
+	md := &ckmeta.Metadata{
+		Version: ckmeta.Version, JobID: j.id, JobName: j.plan.Job.Name, ID: a.ID, Attempt: j.attempt,
 		MaxParallelism: j.plan.Job.MaxParallelism, TriggeredAt: a.Triggered, CompletedAt: s.now(),
 	}
 	for _, st := range j.plan.Stages {
-		md.Stages = append(md.Stages, checkpoint.Stage{Name: st.Name, Parallelism: st.Parallelism})
+		md.Stages = append(md.Stages, ckmeta.Stage{Name: st.Name, Parallelism: st.Parallelism})
 	}
 	for task, h := range a.Handles {
-		var st checkpoint.SubtaskState
-		if err := checkpoint.Unmarshal(h, &st); err != nil {
+		var st ckmeta.SubtaskState
+		if err := ckmeta.Unmarshal(h, &st); err != nil {
 			return nil, fmt.Errorf("acknowledgement of task %s: %w", task, err)
 		}
 		md.Subtasks = append(md.Subtasks, st)
@@ -220,10 +220,10 @@ func (s *Server) metadata(j *job, a coordinator.Complete) (*checkpoint.Metadata,
 	// A source that finished before acknowledging has read all its splits.
 	for sub := range j.finishedSources {
 		if _, acked := a.Handles[coordinator.Task{Stage: 0, Subtask: sub}]; !acked {
-			md.Subtasks = append(md.Subtasks, checkpoint.SubtaskState{Stage: 0, Subtask: sub, Source: [][]byte{}})
+			md.Subtasks = append(md.Subtasks, ckmeta.SubtaskState{Stage: 0, Subtask: sub, Source: [][]byte{}})
 		}
 	}
-	slices.SortFunc(md.Subtasks, func(a, b checkpoint.SubtaskState) int {
+	slices.SortFunc(md.Subtasks, func(a, b ckmeta.SubtaskState) int {
 		if a.Stage != b.Stage {
 			return a.Stage - b.Stage
 		}
@@ -235,11 +235,11 @@ func (s *Server) metadata(j *job, a coordinator.Complete) (*checkpoint.Metadata,
 // finishCheckpoint writes a checkpoint's metadata, last, and then counts it
 // complete: retains it, drops what older checkpoints no longer need, and
 // tells the tasks so that sinks commit.
-func (s *Server) finishCheckpoint(j *job, store ckstore.Store, attempt int, md *checkpoint.Metadata) {
-	b, err := checkpoint.Marshal(md)
+func (s *Server) finishCheckpoint(j *job, store ckstore.Store, attempt int, md *ckmeta.Metadata) {
+	b, err := ckmeta.Marshal(md)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
-		err = store.Put(ctx, checkpoint.MetadataPath(j.id, md.ID), bytes.NewReader(b), int64(len(b)))
+		err = store.Put(ctx, ckmeta.MetadataPath(j.id, md.ID), bytes.NewReader(b), int64(len(b)))
 		cancel()
 	}
 	s.mu.Lock()
@@ -254,7 +254,7 @@ func (s *Server) finishCheckpoint(j *job, store ckstore.Store, attempt int, md *
 		t := md.CompletedAt
 		st.Status, st.CompletedAt, st.IncrementalBytes, st.FullBytes = api.CheckpointCompleted, &t, incr, full
 		st.DurationMillis = md.CompletedAt.Sub(md.TriggeredAt).Milliseconds()
-		st.Path = store.String() + "/" + checkpoint.MetadataPath(j.id, md.ID)
+		st.Path = store.String() + "/" + ckmeta.MetadataPath(j.id, md.ID)
 		for _, sub := range md.Subtasks {
 			st.Subtasks = append(st.Subtasks, api.CheckpointSubtaskStatus{Stage: sub.Stage, Subtask: sub.Subtask,
 				AlignmentMillis: sub.AlignmentMillis, SyncMillis: sub.SyncMillis, IncrementalBytes: sub.IncrementalBytes, FullBytes: sub.FullBytes})
@@ -294,7 +294,7 @@ func (s *Server) retire(j *job) {
 		if md.Store != "" {
 			continue // a savepoint the job started from: not ours to delete
 		}
-		drop = append(drop, checkpoint.MetadataPath(j.id, md.ID))
+		drop = append(drop, ckmeta.MetadataPath(j.id, md.ID))
 		for _, f := range md.Files() {
 			if !keep[f] {
 				drop = append(drop, f)
@@ -347,7 +347,7 @@ func (s *Server) restoreFor(j *job, stage, sub int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return checkpoint.Marshal(r)
+	return ckmeta.Marshal(r)
 }
 
 // dropBadCheckpoint forgets the checkpoint a failed restore found
@@ -357,7 +357,7 @@ func (s *Server) restoreFor(j *job, stage, sub int) ([]byte, error) {
 // would undo the effects it committed. The caller holds s.mu.
 func (s *Server) dropBadCheckpoint(j *job, reason string) {
 	md := j.ckpts.latest()
-	if md == nil || !strings.Contains(reason, checkpoint.Unreadable(md.ID)+":") {
+	if md == nil || !strings.Contains(reason, ckmeta.Unreadable(md.ID)+":") {
 		return
 	}
 	j.ckpts.completed = j.ckpts.completed[:len(j.ckpts.completed)-1]

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
@@ -199,7 +199,7 @@ func (s *Server) taskStatus(tmID string, id *floev1.TaskID, state floev1.TaskSta
 		} else if !j.finalSent && j.all(api.TaskFinished, api.TaskEnding) {
 			// Every input has ended: sinks may now commit their last output.
 			j.finalSent = true
-			s.notifyTasks(j, checkpoint.Final)
+			s.notifyTasks(j, ckmeta.Final)
 		}
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // savepointTimeout bounds how long a savepoint may take.
@@ -54,7 +54,7 @@ func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.
 		s.mu.Unlock()
 		return api.Savepoint{}, fmt.Errorf("%w: job %s cannot take a checkpoint now", api.ErrConflict, id)
 	}
-	done := make(chan *checkpoint.Metadata, 1)
+	done := make(chan *ckmeta.Metadata, 1)
 	j.waiters = append(j.waiters, waiter{id: trig.ID, done: done})
 	s.checkpointActions(j, []coordinator.Action{trig})
 	src := j.ckpts.store
@@ -62,7 +62,7 @@ func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.
 
 	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
 	defer cancel()
-	var md *checkpoint.Metadata
+	var md *ckmeta.Metadata
 	select {
 	case md = <-done:
 	case <-ctx.Done():
@@ -99,18 +99,18 @@ func (s *Server) unpin(j *job, id int64) {
 // waiter waits for a checkpoint to complete (or fail: nil).
 type waiter struct {
 	id   int64
-	done chan *checkpoint.Metadata
+	done chan *ckmeta.Metadata
 }
 
 // wakeWaiters tells those waiting for checkpoint id how it ended. The
 // caller holds s.mu.
-func (j *job) wakeWaiters(id int64, md *checkpoint.Metadata) {
+func (j *job) wakeWaiters(id int64, md *ckmeta.Metadata) {
 	keep := j.waiters[:0]
 	for _, w := range j.waiters {
 		if w.id == id {
 			if md != nil {
 				if j.ckpts.pinned == nil {
-					j.ckpts.pinned = map[int64]*checkpoint.Metadata{}
+					j.ckpts.pinned = map[int64]*ckmeta.Metadata{}
 				}
 				j.ckpts.pinned[id] = md
 			}
@@ -125,19 +125,19 @@ func (j *job) wakeWaiters(id int64, md *checkpoint.Metadata) {
 // copySavepoint copies a completed checkpoint into dir as a savepoint: its
 // snapshot files under state/, and its metadata, with paths relative to
 // the savepoint, written last.
-func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir string, md *checkpoint.Metadata) (api.Savepoint, error) {
-	dst, err := ckstore.Open(ctx, dir, s.cfg.CheckpointOptions)
+func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir string, md *ckmeta.Metadata) (api.Savepoint, error) {
+	dst, err := s.cfg.OpenStore(ctx, dir)
 	if err != nil {
 		return api.Savepoint{}, fmt.Errorf("%w: savepoint directory: %v", api.ErrBadRequest, err)
 	}
 	name := fmt.Sprintf("savepoint-%s-%d", md.JobID[:min(6, len(md.JobID))], md.ID)
 	sp := *md
 	sp.Savepoint = true
-	sp.Subtasks = append([]checkpoint.SubtaskState(nil), md.Subtasks...)
+	sp.Subtasks = append([]ckmeta.SubtaskState(nil), md.Subtasks...)
 	copied := map[string]string{}
 	for i := range sp.Subtasks {
 		st := &sp.Subtasks[i]
-		files := append([]checkpoint.File(nil), st.Keyed...)
+		files := append([]ckmeta.File(nil), st.Keyed...)
 		for k, f := range files {
 			to, ok := copied[f.Path]
 			if !ok {
@@ -151,7 +151,7 @@ func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir strin
 		}
 		st.Keyed = files
 	}
-	b, err := checkpoint.Marshal(&sp)
+	b, err := ckmeta.Marshal(&sp)
 	if err == nil {
 		err = dst.Put(ctx, path.Join(name, "_metadata"), bytes.NewReader(b), int64(len(b)))
 	}
@@ -178,8 +178,8 @@ func copyObject(ctx context.Context, src ckstore.Store, from string, dst ckstore
 // plan of the job that starts from it: stages are matched by their name
 // (the uids of their steps). State of a stage the new job lacks is refused
 // unless allowed.
-func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, allowDropped bool) (*checkpoint.Metadata, error) {
-	store, err := ckstore.Open(ctx, url, s.cfg.CheckpointOptions)
+func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, allowDropped bool) (*ckmeta.Metadata, error) {
+	store, err := s.cfg.OpenStore(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("%w: savepoint %s: %v", api.ErrBadRequest, url, err)
 	}
@@ -192,9 +192,9 @@ func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, al
 	if err != nil {
 		return nil, fmt.Errorf("%w: savepoint %s: %v", api.ErrBadRequest, url, err)
 	}
-	var md checkpoint.Metadata
-	if err := checkpoint.Unmarshal(b, &md); err != nil || md.Version != checkpoint.Version {
-		return nil, fmt.Errorf("%w: savepoint %s: not a version %d savepoint (%v)", api.ErrBadRequest, url, checkpoint.Version, err)
+	var md ckmeta.Metadata
+	if err := ckmeta.Unmarshal(b, &md); err != nil || md.Version != ckmeta.Version {
+		return nil, fmt.Errorf("%w: savepoint %s: not a version %d savepoint (%v)", api.ErrBadRequest, url, ckmeta.Version, err)
 	}
 	if md.MaxParallelism != p.Job.MaxParallelism {
 		return nil, fmt.Errorf("%w: savepoint %s has maxParallelism %d, the job %d: it is fixed for the life of the state",
@@ -204,16 +204,16 @@ func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, al
 }
 
 // remap renumbers a savepoint's stages to the plan's, by stage name.
-func remap(md *checkpoint.Metadata, p *plan.Plan, url string, allowDropped bool) (*checkpoint.Metadata, error) {
+func remap(md *ckmeta.Metadata, p *plan.Plan, url string, allowDropped bool) (*ckmeta.Metadata, error) {
 	index := map[string]int{}
 	for i, st := range p.Stages {
 		index[st.Name] = i
 	}
 	out := *md
 	out.Store = url
-	out.Stages = make([]checkpoint.Stage, len(p.Stages))
+	out.Stages = make([]ckmeta.Stage, len(p.Stages))
 	for i, st := range p.Stages {
-		out.Stages[i] = checkpoint.Stage{Name: st.Name, Parallelism: st.Parallelism}
+		out.Stages[i] = ckmeta.Stage{Name: st.Name, Parallelism: st.Parallelism}
 	}
 	for oldIdx, st := range md.Stages {
 		if _, ok := index[st.Name]; !ok && !allowDropped {
@@ -241,7 +241,7 @@ func remap(md *checkpoint.Metadata, p *plan.Plan, url string, allowDropped bool)
 // checkpoints that are never triggered).
 func (s *Server) startFromSavepoint(ctx context.Context, j *job, sub api.Submission) error {
 	if j.ckpts == nil {
-		c, err := ckstore.Open(ctx, s.cfg.CheckpointStorage, s.cfg.CheckpointOptions)
+		c, err := s.cfg.OpenStore(ctx, s.cfg.CheckpointStorage)
 		if err != nil {
 			return err
 		}
@@ -251,7 +251,7 @@ func (s *Server) startFromSavepoint(ctx context.Context, j *job, sub api.Submiss
 	if err != nil {
 		return err
 	}
-	j.ckpts.completed = []*checkpoint.Metadata{md}
+	j.ckpts.completed = []*ckmeta.Metadata{md}
 	j.ckpts.coord.SetNextID(md.ID + 1)
 	return nil
 }

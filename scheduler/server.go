@@ -13,12 +13,12 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/udf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // Defaults of Config.
@@ -51,11 +51,15 @@ type Config struct {
 	// CheckpointOptions configure S3 checkpoint storage; unset fields come
 	// from the AWS_* environment.
 	CheckpointOptions ckstore.Options
+	// OpenStore opens checkpoint and savepoint storage; nil means
+	// ckstore.OpenerFor(CheckpointOptions). Tests pass stores that fail on
+	// command (storage/ckstore/faulty).
+	OpenStore ckstore.Opener
 	// StateRetention keeps a finished job's keyed state queryable this
 	// long; zero means DefaultStateRetention.
 	StateRetention time.Duration
 	// Engine validates uploaded modules; nil makes one.
-	Engine *host.Engine
+	Engine *udf.Engine
 	Logger *slog.Logger
 }
 
@@ -66,7 +70,7 @@ type Server struct {
 	cfg       Config
 	log       *slog.Logger
 	artifacts *artifact.Store
-	engine    *host.Engine
+	engine    *udf.Engine
 	ownsEng   bool
 	rpcLis    net.Listener
 	restLis   net.Listener
@@ -103,6 +107,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.StateRetention == 0 {
 		cfg.StateRetention = DefaultStateRetention
 	}
+	if cfg.OpenStore == nil {
+		cfg.OpenStore = ckstore.OpenerFor(cfg.CheckpointOptions)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -131,7 +138,7 @@ func (s *Server) open() error {
 	s.engine = s.cfg.Engine
 	if s.engine == nil {
 		cache := filepath.Join(s.cfg.DataDir, "wasm-cache")
-		if s.engine, err = host.NewEngine(context.Background(), host.Config{CacheDir: cache}); err != nil {
+		if s.engine, err = udf.NewEngine(context.Background(), udf.Config{CacheDir: cache}); err != nil {
 			return err
 		}
 		s.ownsEng = true

@@ -11,10 +11,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/floe-stream/floe/host"
 	"github.com/floe-stream/floe/host/taskmanager"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/scheduler"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // parseFlags parses args into fs, printing usage on error; ok is false
@@ -103,9 +103,9 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	rpc := fs.String("rpc-addr", "127.0.0.1:0", "address this task manager serves the scheduler and other task managers on (port 0 picks one)")
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
-	maxMemory := fs.Int64("max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
-	udfTimeout := fs.Duration("udf-timeout", host.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
+	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/taskmanager"
-	"github.com/floe-stream/floe/internal/connector/stdout"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/jobspec"
-	"github.com/floe-stream/floe/internal/minicluster"
 	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -53,8 +53,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.fromSavepoint, "from-savepoint", "", fromSavepointHelp)
 	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
-	fs.Int64Var(&f.maxMemory, "max-memory", host.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
-	fs.DurationVar(&f.udfTimeout, "udf-timeout", host.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
+	fs.Int64Var(&f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
 }
@@ -136,7 +136,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		}
 		defer os.RemoveAll(dataDir)
 	}
-	engine, err := host.NewEngine(ctx, host.Config{
+	engine, err := udf.NewEngine(ctx, udf.Config{
 		CacheDir: cacheDir(f.dataDir), MaxMemory: f.maxMemory, Log: stderr, Uninterruptible: f.udfTimeout == 0,
 	})
 	if err != nil {

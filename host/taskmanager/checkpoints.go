@@ -11,15 +11,15 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
-	"github.com/floe-stream/floe/internal/task"
+	"github.com/floe-stream/floe/host/task"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // stores opens each checkpoint storage URL once per task manager.
 type stores struct {
-	opts ckstore.Options
+	opener ckstore.Opener
 	mu   sync.Mutex
 	open map[string]ckstore.Store
 }
@@ -30,7 +30,7 @@ func (s *stores) get(ctx context.Context, url string) (ckstore.Store, error) {
 	if st, ok := s.open[url]; ok {
 		return st, nil
 	}
-	st, err := ckstore.Open(ctx, url, s.opts)
+	st, err := s.opener(ctx, url)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +43,7 @@ func (s *stores) get(ctx context.Context, url string) (ckstore.Store, error) {
 
 // checkpointing wires a task to the job's checkpoints, or returns nil when
 // the job takes none.
-func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev1.DeployTaskRequest) (*task.Checkpointing, *checkpoint.Restore, error) {
+func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev1.DeployTaskRequest) (*task.Checkpointing, *ckmeta.Restore, error) {
 	if req.CheckpointStorage == "" {
 		return nil, nil, nil
 	}
@@ -55,10 +55,10 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return nil, nil, err
 	}
-	var restore *checkpoint.Restore
+	var restore *ckmeta.Restore
 	if len(req.Restore) > 0 {
-		restore = &checkpoint.Restore{}
-		if err := checkpoint.Unmarshal(req.Restore, restore); err != nil {
+		restore = &ckmeta.Restore{}
+		if err := ckmeta.Unmarshal(req.Restore, restore); err != nil {
 			return nil, nil, fmt.Errorf("restore handle: %w", err)
 		}
 	}
@@ -71,8 +71,8 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 	id := req.Task
 	return &task.Checkpointing{
 		Store: store, RestoreStore: restoreStore, JobID: id.JobId, Attempt: int(id.Attempt), TempDir: tmp,
-		Ack: func(ckpt int64, st checkpoint.SubtaskState) {
-			b, err := checkpoint.Marshal(st)
+		Ack: func(ckpt int64, st ckmeta.SubtaskState) {
+			b, err := ckmeta.Marshal(st)
 			if err == nil {
 				err = tm.call(func(ctx context.Context) error {
 					_, err := tm.sched.AcknowledgeCheckpoint(ctx, &floev1.AcknowledgeCheckpointRequest{Task: id, CheckpointId: ckpt, State: b})

@@ -11,23 +11,23 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/udf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
 
 // modules fetches modules from the scheduler by digest, keeps them on disk
 // and compiles each once per process.
 type modules struct {
-	engine   *host.Engine
+	engine   *udf.Engine
 	sched    floev1.SchedulerClient
 	dir      string
 	mu       sync.Mutex
-	compiled map[string]*host.Module // by digest
-	paths    map[string]string       // by digest
+	compiled map[string]*udf.Module // by digest
+	paths    map[string]string      // by digest
 }
 
-func newModules(e *host.Engine, sched floev1.SchedulerClient, dir string) *modules {
-	return &modules{engine: e, sched: sched, dir: dir, compiled: map[string]*host.Module{}, paths: map[string]string{}}
+func newModules(e *udf.Engine, sched floev1.SchedulerClient, dir string) *modules {
+	return &modules{engine: e, sched: sched, dir: dir, compiled: map[string]*udf.Module{}, paths: map[string]string{}}
 }
 
 // path returns the local file of digest d, fetching it when missing.
@@ -79,7 +79,7 @@ func (m *modules) fetch(ctx context.Context, d, p string) error {
 }
 
 // module returns the compiled module of digest d, named name in errors.
-func (m *modules) module(ctx context.Context, name, d string) (*host.Module, error) {
+func (m *modules) module(ctx context.Context, name, d string) (*udf.Module, error) {
 	p, err := m.path(ctx, d)
 	if err != nil {
 		return nil, err

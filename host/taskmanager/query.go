@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/floe-stream/floe/internal/task"
+	"github.com/floe-stream/floe/host/task"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
 

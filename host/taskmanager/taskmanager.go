@@ -13,11 +13,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/connector/stdout"
-	"github.com/floe-stream/floe/internal/transport"
+	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/host/transport"
+	"github.com/floe-stream/floe/host/udf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // Config configures a TaskManager.
@@ -32,7 +32,7 @@ type Config struct {
 	// DataDir holds fetched modules, the compiled-module cache and state.
 	DataDir string
 	// Engine runs the modules; nil makes one with the engine options below.
-	Engine          *host.Engine
+	Engine          *udf.Engine
 	MaxMemory       int64
 	Uninterruptible bool
 	// CallTimeout bounds each call into an operator.
@@ -53,6 +53,9 @@ type Config struct {
 	// CheckpointOptions configure S3 checkpoint storage; unset fields come
 	// from the AWS_* environment.
 	CheckpointOptions ckstore.Options
+	// OpenStore opens checkpoint storage; nil means
+	// ckstore.OpenerFor(CheckpointOptions).
+	OpenStore ckstore.Opener
 	// Stdout receives stdout sinks' lines; nil means os.Stdout.
 	Stdout *stdout.Writer
 	Logger *slog.Logger
@@ -73,7 +76,7 @@ type TaskManager struct {
 	lis      net.Listener
 	grpc     *grpc.Server
 	exchange *transport.Server
-	engine   *host.Engine
+	engine   *udf.Engine
 	ownsEng  bool
 	sched    floev1.SchedulerClient
 	conn     *grpc.ClientConn
@@ -124,7 +127,7 @@ func (tm *TaskManager) open() error {
 	var err error
 	tm.engine = tm.cfg.Engine
 	if tm.engine == nil {
-		tm.engine, err = host.NewEngine(context.Background(), host.Config{
+		tm.engine, err = udf.NewEngine(context.Background(), udf.Config{
 			CacheDir: filepath.Join(tm.cfg.DataDir, "wasm-cache"), MaxMemory: tm.cfg.MaxMemory,
 			Uninterruptible: tm.cfg.Uninterruptible, Log: os.Stderr,
 		})
@@ -137,7 +140,10 @@ func (tm *TaskManager) open() error {
 		return fmt.Errorf("taskmanager: scheduler address %q: %w", tm.cfg.Scheduler, err)
 	}
 	tm.sched = floev1.NewSchedulerClient(tm.conn)
-	tm.stores.opts = tm.cfg.CheckpointOptions
+	tm.stores.opener = tm.cfg.OpenStore
+	if tm.stores.opener == nil {
+		tm.stores.opener = ckstore.OpenerFor(tm.cfg.CheckpointOptions)
+	}
 	tm.modules = newModules(tm.engine, tm.sched, filepath.Join(tm.cfg.DataDir, "artifacts"))
 	tm.peers = newPeers()
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {

@@ -12,12 +12,12 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/exchange"
+	"github.com/floe-stream/floe/host/exchange"
+	"github.com/floe-stream/floe/host/task"
+	"github.com/floe-stream/floe/host/transport"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
-	"github.com/floe-stream/floe/internal/task"
-	"github.com/floe-stream/floe/internal/transport"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
 
@@ -191,7 +191,7 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 	}
 	stateDir := tm.stateDir(id)
 	env := task.Env{
-		Module: func(ctx context.Context, name string) (*host.Module, error) {
+		Module: func(ctx context.Context, name string) (*udf.Module, error) {
 			return tm.modules.module(ctx, name, req.ModuleDigests[name])
 		},
 		OpenState: func(stage, sub int) (task.StateBackend, error) {

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/host/record"
 )
 
 // envs are the envs of the package's tests and benchmarks, by

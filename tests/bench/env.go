@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/wasmbuild"
 )
 
@@ -17,10 +17,10 @@ import (
 type env struct {
 	ctx     context.Context
 	cfg     Config
-	engine  *host.Engine
+	engine  *udf.Engine
 	dir     string
 	root    string
-	modules map[string]*host.Module
+	modules map[string]*udf.Module
 }
 
 func newEnv(ctx context.Context, cfg Config) (*env, error) {
@@ -32,17 +32,17 @@ func newEnv(ctx context.Context, cfg Config) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	engine, err := host.NewEngine(ctx, host.Config{Uninterruptible: cfg.Uninterruptible})
+	engine, err := udf.NewEngine(ctx, udf.Config{Uninterruptible: cfg.Uninterruptible})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &env{ctx: ctx, cfg: cfg, engine: engine, dir: dir, root: root, modules: map[string]*host.Module{}}, nil
+	return &env{ctx: ctx, cfg: cfg, engine: engine, dir: dir, root: root, modules: map[string]*udf.Module{}}, nil
 }
 
 // module returns the operator module udfs/<name>, built from source and
 // compiled the first time it is asked for.
-func (e *env) module(name string) (*host.Module, error) {
+func (e *env) module(name string) (*udf.Module, error) {
 	if m, ok := e.modules[name]; ok {
 		return m, nil
 	}

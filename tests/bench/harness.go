@@ -6,14 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/floe-stream/floe/host/taskmanager"
 	"io"
 	"os"
 	"runtime"
 	"slices"
 	"time"
 
-	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/host/taskmanager"
+
+	"github.com/floe-stream/floe/host/record"
 )
 
 // Result is one row of bench-results.json.

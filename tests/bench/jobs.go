@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floe-stream/floe/internal/connector/stdout"
-	"github.com/floe-stream/floe/internal/minicluster"
+	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/internal/wasmbuild"
+	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 

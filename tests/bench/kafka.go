@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 

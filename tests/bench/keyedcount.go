@@ -8,8 +8,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
@@ -31,7 +31,7 @@ func benchKeyedCount(e *env) (Result, error) {
 }
 
 func openCountWasm(e *env) opener {
-	cfg := host.InstanceConfig{
+	cfg := udf.InstanceConfig{
 		Function: "count", Operator: countOperator,
 		Params: map[string]string{"floe.max_parallelism": strconv.Itoa(keygroup.DefaultMaxParallelism)},
 	}
@@ -81,7 +81,7 @@ func distinctKeys(r *rand.Rand, n int) [][]byte {
 // state backend and through the same interface the host gives the guest.
 type countNative struct {
 	state  *pebbleState
-	counts host.ValueState
+	counts udf.ValueState
 	enc    [8]byte
 	line   []byte // line holds the output record being built.
 }

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	nexmarksrc "github.com/floe-stream/floe/internal/connector/nexmark"
+	nexmarksrc "github.com/floe-stream/floe/host/connector/nexmark"
 	"github.com/floe-stream/floe/scheduler/api"
 	nexmarkref "github.com/floe-stream/floe/tests/nexmark"
 )

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/record"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/udf"
 )
 
 // batchSize is the number of records of every input batch.
@@ -36,7 +36,7 @@ func benchQ1(e *env) (Result, error) {
 	return measure(e, "q1-map", w, wasm, openQ1Native)
 }
 
-func q1Config() host.InstanceConfig { return host.InstanceConfig{Function: "q1", Operator: "q1"} }
+func q1Config() udf.InstanceConfig { return udf.InstanceConfig{Function: "q1", Operator: "q1"} }
 
 // q1Workload returns records bids in batches of batchSize, generated from a
 // fixed seed.

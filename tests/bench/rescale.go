@@ -15,11 +15,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
-	"github.com/floe-stream/floe/internal/connector/stdout"
-	"github.com/floe-stream/floe/internal/minicluster"
+	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
-	ckstore "github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 	"github.com/floe-stream/floe/storage/snapshot"
 )
 
@@ -67,7 +67,7 @@ checkpoints: {interval: %s, retain: 20}
 //     from the request to that moment;
 //   - the bytes each new subtask reads from checkpoint storage to restore:
 //     the checkpoint's metadata gives each new subtask its share
-//     (checkpoint.Metadata.RestoreFor, as the scheduler computes it), and
+//     (ckmeta.Metadata.RestoreFor, as the scheduler computes it), and
 //     snapshot.Read over each file of the share, through the store's
 //     range reads, is what the task's restore calls; the bench counts the
 //     bytes those reads fetch. The task itself does not report them.
@@ -436,8 +436,8 @@ func measureRestore(ctx context.Context, dir, job string, id int64) (restoreByte
 	return b, nil
 }
 
-func readMetadata(ctx context.Context, store ckstore.Store, job string, id int64) (*checkpoint.Metadata, error) {
-	rc, err := store.Get(ctx, checkpoint.MetadataPath(job, id))
+func readMetadata(ctx context.Context, store ckstore.Store, job string, id int64) (*ckmeta.Metadata, error) {
+	rc, err := store.Get(ctx, ckmeta.MetadataPath(job, id))
 	if err != nil {
 		return nil, err
 	}
@@ -446,14 +446,14 @@ func readMetadata(ctx context.Context, store ckstore.Store, job string, id int64
 	if err != nil {
 		return nil, err
 	}
-	var md checkpoint.Metadata
-	return &md, checkpoint.Unmarshal(raw, &md)
+	var md ckmeta.Metadata
+	return &md, ckmeta.Unmarshal(raw, &md)
 }
 
 // restoreShare returns the bytes subtask sub of stage reads to restore,
 // with range reads and reading whole files, and whether it has keyed
 // state to restore.
-func restoreShare(ctx context.Context, rg rangeGetter, md *checkpoint.Metadata, stage, sub int) (read, whole int64, keyed bool, err error) {
+func restoreShare(ctx context.Context, rg rangeGetter, md *ckmeta.Metadata, stage, sub int) (read, whole int64, keyed bool, err error) {
 	r, err := md.RestoreFor(stage, sub, rescaleTo)
 	if err != nil {
 		return 0, 0, false, err
@@ -523,7 +523,7 @@ func rescaleResult(keys int, records int64, rate float64, runs []rescaleRun) Res
 		"target_downtime_ms": 5000, "target_max_read_over_share": 1,
 		"downtime_measures":           "request -> first stdout-sink write of the new attempt (the sink flushes every 64 KiB, so the first record was processed slightly earlier)",
 		"scheduler_downtime_measures": "old attempt stopped after the rescale checkpoint completed -> every new task restored and RUNNING; since_request adds that checkpoint",
-		"restore_bytes_measures":      "computed by the bench: checkpoint.Metadata.RestoreFor + snapshot.Read over range reads of the restored checkpoint's files, as internal/task's restore does; the task does not report them",
+		"restore_bytes_measures":      "computed by the bench: ckmeta.Metadata.RestoreFor + snapshot.Read over range reads of the restored checkpoint's files, as internal/task's restore does; the task does not report them",
 	}
 	var each []string
 	for i, r := range runs {

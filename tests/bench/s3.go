@@ -10,7 +10,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 	"github.com/floe-stream/floe/tests/s3server"
 )
 
@@ -18,7 +18,7 @@ import (
 // versitygw on loopback when versitygw is installed (as tests/s3server
 // finds it), else a local directory.
 type ckptStore struct {
-	checkpoint.Store
+	ckstore.Store
 	// kind says which: "s3 (versitygw on loopback)" or "file".
 	kind string
 	gw   *exec.Cmd
@@ -34,7 +34,7 @@ func (e *env) openCkptStore() (*ckptStore, error) {
 	bin, err := s3server.Binary()
 	if err != nil {
 		fmt.Fprintf(e.cfg.Log, "no versitygw, checkpoints go to file://%s: %v\n", dir, err)
-		st, err := checkpoint.Open(e.ctx, "file://"+dir, checkpoint.Options{})
+		st, err := ckstore.Open(e.ctx, "file://"+dir, ckstore.Options{})
 		return &ckptStore{Store: st, kind: "file"}, err
 	}
 	s := &ckptStore{kind: "s3 (versitygw on loopback)"}
@@ -57,10 +57,10 @@ func (s *ckptStore) startGateway(ctx context.Context, bin, dir string) error {
 	if err := s.gw.Start(); err != nil {
 		return fmt.Errorf("starting versitygw: %w", err)
 	}
-	opts := checkpoint.Options{Endpoint: "http://" + addr, AccessKey: access, SecretKey: secret, Region: "us-east-1", CreateBucket: true}
+	opts := ckstore.Options{Endpoint: "http://" + addr, AccessKey: access, SecretKey: secret, Region: "us-east-1", CreateBucket: true}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		s.Store, err = checkpoint.Open(ctx, "s3://floe-bench/checkpoints", opts)
+		s.Store, err = ckstore.Open(ctx, "s3://floe-bench/checkpoints", opts)
 		if err == nil {
 			return nil
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
@@ -52,7 +52,7 @@ func benchSDKCount(e *env, lang string) (Result, error) {
 		return notMeasured(name, lang, err), nil
 	}
 	w := countWorkload(e.cfg.Records, e.cfg.Keys, 1)
-	cfg := host.InstanceConfig{
+	cfg := udf.InstanceConfig{
 		Function: "keyedcount", Operator: countOperator,
 		Params: map[string]string{"floe.max_parallelism": strconv.Itoa(keygroup.DefaultMaxParallelism)},
 	}

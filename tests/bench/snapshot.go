@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/floe-stream/floe/internal/checkpoint"
-	"github.com/floe-stream/floe/internal/task"
+	"github.com/floe-stream/floe/host/task"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/snapshot"
 )
@@ -143,7 +143,7 @@ func takeSnapshot(e *env, store *ckptStore, b task.StateBackend, full bool, id i
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
-	err = store.Put(ctx, checkpoint.SnapshotPath("bench", 1, 0, 1, id), f, s.bytes)
+	err = store.Put(ctx, ckmeta.SnapshotPath("bench", 1, 0, 1, id), f, s.bytes)
 	s.upload = time.Since(start)
 	return s, err
 }

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"os"
 
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/task"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/jobspec"
-	"github.com/floe-stream/floe/internal/record"
-	"github.com/floe-stream/floe/internal/task"
 )
 
 // wasmOperator is a module's instance, one subtask, with the keyed state
 // it was given.
 type wasmOperator struct {
-	in    *host.Instance
+	in    *udf.Instance
 	state *pebbleState // nil for a stateless operator
 }
 
@@ -30,7 +30,7 @@ func (w *wasmOperator) Close() error {
 
 // openWasm returns an opener of instances of module udfs/<module>. With
 // keyed set, each instance gets a fresh pebble state backend.
-func openWasm(e *env, module string, cfg host.InstanceConfig, keyed bool) opener {
+func openWasm(e *env, module string, cfg udf.InstanceConfig, keyed bool) opener {
 	return func(ctx context.Context) (operator, error) {
 		m, err := e.module(module)
 		if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floe-stream/floe/internal/task"
+	"github.com/floe-stream/floe/host/task"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 

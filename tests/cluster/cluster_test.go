@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floe-stream/floe/internal/connector/connectortest"
+	"github.com/floe-stream/floe/host/connector/connectortest"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
 )

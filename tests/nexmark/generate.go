@@ -1,6 +1,6 @@
 package nexmark
 
-import "github.com/floe-stream/floe/internal/connector/nexmark"
+import "github.com/floe-stream/floe/host/connector/nexmark"
 
 // Generate returns the lines of events 0 to count-1 of the stream that a
 // nexmark source with eventsPerSecond (0 for the default) and seed

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	nexmarksrc "github.com/floe-stream/floe/internal/connector/nexmark"
+	nexmarksrc "github.com/floe-stream/floe/host/connector/nexmark"
 )
 
 // TestNativeOnAHandWrittenStream runs the native queries over the

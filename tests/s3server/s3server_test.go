@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/floe-stream/floe/storage/checkpoint"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
 // TestCheckpointStoreAgainstVersitygw runs the checkpoint store through a
@@ -19,7 +19,7 @@ func TestCheckpointStoreAgainstVersitygw(t *testing.T) {
 		t.Setenv(string(k), string(v))
 	}
 	ctx := context.Background()
-	store, err := checkpoint.Open(ctx, "s3://"+s.Bucket+"/test", checkpoint.Options{})
+	store, err := ckstore.Open(ctx, "s3://"+s.Bucket+"/test", ckstore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestCheckpointStoreAgainstVersitygw(t *testing.T) {
 	if err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("multipart object came back with %d bytes (equal: %v), err %v", len(got), bytes.Equal(got, big), err)
 	}
-	rr, ok := store.(checkpoint.RangeReader)
+	rr, ok := store.(ckstore.RangeReader)
 	if !ok {
 		t.Fatal("the S3 store cannot read ranges")
 	}
@@ -61,8 +61,8 @@ func TestCheckpointStoreAgainstVersitygw(t *testing.T) {
 		t.Fatal("object still there after Delete")
 	}
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
-	if _, err := checkpoint.Open(ctx, "s3://"+s.Bucket+"/test", checkpoint.Options{}); err == nil {
-		bad, _ := checkpoint.Open(ctx, "s3://"+s.Bucket+"/test", checkpoint.Options{})
+	if _, err := ckstore.Open(ctx, "s3://"+s.Bucket+"/test", ckstore.Options{}); err == nil {
+		bad, _ := ckstore.Open(ctx, "s3://"+s.Bucket+"/test", ckstore.Options{})
 		if bad != nil && bad.Put(ctx, "x", bytes.NewReader([]byte("x")), 1) == nil {
 			t.Fatal("a wrong secret key was accepted")
 		}

@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/floe-stream/floe/host"
-	"github.com/floe-stream/floe/internal/record"
-	"github.com/floe-stream/floe/internal/timer"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv/memkv"
@@ -47,18 +47,18 @@ func only() []string {
 
 var (
 	engineOnce sync.Once
-	engine     *host.Engine
+	engine     *udf.Engine
 	engineErr  error
-	modules    sync.Map // language -> *host.Module
+	modules    sync.Map // language -> *udf.Module
 )
 
 // module builds and compiles a language's conformance module once.
-func module(t *testing.T, lang string) *host.Module {
+func module(t *testing.T, lang string) *udf.Module {
 	t.Helper()
 	if m, ok := modules.Load(lang); ok {
-		return m.(*host.Module)
+		return m.(*udf.Module)
 	}
-	engineOnce.Do(func() { engine, engineErr = host.NewEngine(context.Background(), host.Config{}) })
+	engineOnce.Do(func() { engine, engineErr = udf.NewEngine(context.Background(), udf.Config{}) })
 	if engineErr != nil {
 		t.Fatal(engineErr)
 	}
@@ -147,11 +147,11 @@ func TestAgreeOnRandomInput(t *testing.T) {
 
 // harness drives one instance through a script.
 type harness struct {
-	mod     *host.Module
-	in      *host.Instance
+	mod     *udf.Module
+	in      *udf.Instance
 	backend *state.Backend
 	timers  *timer.Queue
-	lists   *host.OperatorLists
+	lists   *udf.OperatorLists
 	maxPar  int
 	now     int64
 	dead    bool
@@ -177,10 +177,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	case "watermark":
 		ts := h.intArg(t, d)
 		h.in.SetWatermark(ts)
-		return h.fire(ctx, host.EventTime, ts)
+		return h.fire(ctx, udf.EventTime, ts)
 	case "processing-time":
 		h.now = h.intArg(t, d)
-		return h.fire(ctx, host.ProcessingTime, h.now)
+		return h.fire(ctx, udf.ProcessingTime, h.now)
 	case "state":
 		return h.state(t, d)
 	case "close":
@@ -220,15 +220,15 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 	}
 	h.now = 0
 	h.maxPar, _ = strconv.Atoi(params["floe.max_parallelism"])
-	h.lists = host.NewOperatorLists()
+	h.lists = udf.NewOperatorLists()
 	for _, line := range nonEmptyLines(d.Input) {
 		f := strings.Fields(line)
 		if len(f) < 2 {
 			t.Fatalf("%s: want \"NAME even-split|union ELEM…\", got %q", d.Pos, line)
 		}
-		kind := host.KindEvenSplitList
+		kind := udf.KindEvenSplitList
 		if f[1] == "union" {
-			kind = host.KindUnionList
+			kind = udf.KindUnionList
 		}
 		var elems [][]byte
 		for _, e := range f[2:] {
@@ -242,7 +242,7 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 		t.Fatal(err)
 	}
 	h.timers = timer.New(tm)
-	cfg := host.InstanceConfig{
+	cfg := udf.InstanceConfig{
 		Function: fn, Operator: "op", Params: params, KeyedInput: keyed,
 		OperatorState: h.lists, CallTimeout: time.Minute,
 		Now: func() time.Time { return time.UnixMilli(h.now) },
@@ -290,7 +290,7 @@ func (h *harness) parseBatch(t *testing.T, input string) *record.Batch {
 }
 
 // fire calls the timers of domain d due at upTo.
-func (h *harness) fire(ctx context.Context, d host.TimeDomain, upTo int64) string {
+func (h *harness) fire(ctx context.Context, d udf.TimeDomain, upTo int64) string {
 	var out record.Batch
 	var transcript []string
 	for {
@@ -317,7 +317,7 @@ func (h *harness) fire(ctx context.Context, d host.TimeDomain, upTo int64) strin
 func (h *harness) result(err error, out *record.Batch) string {
 	if err != nil {
 		h.dead = true
-		var ue *host.UDFError
+		var ue *udf.UDFError
 		if errors.As(err, &ue) && ue.Record >= 0 {
 			return fmt.Sprintf("error: record %d: %s", ue.Record, guestMessage(err))
 		}
@@ -404,19 +404,19 @@ func (h *harness) intArg(t *testing.T, d *datadriven.TestData) int64 {
 // guestMessage is the part of an error that the guest wrote: what must be
 // the same in every language.
 func guestMessage(err error) string {
-	var ue *host.UDFError
+	var ue *udf.UDFError
 	if errors.As(err, &ue) {
 		return ue.Err.Error()
 	}
 	return err.Error()
 }
 
-// keyedBackend adapts a state.Backend to host.Keyed.
+// keyedBackend adapts a state.Backend to udf.Keyed.
 type keyedBackend struct{ *state.Backend }
 
-func (k keyedBackend) Value(ns string) (host.ValueState, error) { return k.Backend.Value(ns) }
-func (k keyedBackend) List(ns string) (host.ListState, error)   { return k.Backend.List(ns) }
-func (k keyedBackend) Map(ns string) (host.MapState, error)     { return k.Backend.Map(ns) }
+func (k keyedBackend) Value(ns string) (udf.ValueState, error) { return k.Backend.Value(ns) }
+func (k keyedBackend) List(ns string) (udf.ListState, error)   { return k.Backend.List(ns) }
+func (k keyedBackend) Map(ns string) (udf.MapState, error)     { return k.Backend.Map(ns) }
 
 func nonEmptyLines(s string) []string {
 	var out []string

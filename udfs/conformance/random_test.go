@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/floe-stream/floe/host"
+	"github.com/floe-stream/floe/host/udf"
 )
 
 // script is a generated conformance script: commands and their input.
@@ -18,7 +18,7 @@ type script struct {
 
 // runScript runs s through a fresh instance of mod and returns the whole
 // transcript.
-func runScript(t *testing.T, mod *host.Module, s script) string {
+func runScript(t *testing.T, mod *udf.Module, s script) string {
 	h := &harness{mod: mod}
 	defer h.close()
 	var b strings.Builder

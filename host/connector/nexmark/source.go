@@ -1,0 +1,142 @@
+package nexmark
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/connector/ratelimit"
+	"github.com/floe-stream/floe/host/record"
+)
+
+// idleWait is how long Next of an unbounded source without a split waits
+// before it returns an empty batch.
+const idleWait = 50 * time.Millisecond
+
+// source emits the events of the splits it holds, merged in increasing
+// event number: its own share of the stream when fresh, or the splits that
+// Seek gave it.
+type source struct {
+	cfg    Config
+	gen    Generator
+	splits []split
+	buf    []byte
+	limit  *ratelimit.Limiter
+	clock  connector.Clock
+	closed bool
+}
+
+// NewSource returns the source of info's share of the stream cfg describes:
+// the events whose numbers are congruent to info.Subtask modulo
+// info.Parallelism.
+func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if err := info.Validate(); err != nil {
+		return nil, fmt.Errorf("nexmark: %w", err)
+	}
+	clock := connector.OrSystem(cfg.Clock)
+	return &source{
+		cfg:    cfg,
+		gen:    cfg.generator(),
+		splits: []split{newSplit(cfg.Count, info, 0)},
+		limit:  ratelimit.New(cfg.Rate/float64(info.Parallelism), clock),
+		clock:  clock,
+	}, nil
+}
+
+// Next implements connector.Source. Each record's value is an event's CSV
+// line and its timestamp the event's time. Of the splits it holds, Next
+// always emits the event with the lowest number next, so its records come
+// in event-time order.
+func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
+	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
+		return err
+	}
+	n := s.remaining(max)
+	switch {
+	case n == 0 && s.cfg.Count == 0:
+		return s.clock.Sleep(ctx, idleWait)
+	case n == 0:
+		return io.EOF
+	}
+	n, err := s.limit.Take(ctx, n)
+	if err != nil {
+		return err
+	}
+	for range n {
+		sp := &s.splits[s.lowest()]
+		var ts int64
+		s.buf, ts = s.gen.Append(s.buf[:0], sp.next())
+		b.Append(nil, s.buf, ts)
+		sp.emitted++
+	}
+	return nil
+}
+
+// remaining returns how many events, up to max, the splits have left.
+func (s *source) remaining(max int) int {
+	n := 0
+	for i := range s.splits {
+		n += s.splits[i].remaining(max - n)
+	}
+	return n
+}
+
+// lowest returns the index of the unfinished split whose next event number
+// is lowest. The caller knows that one is unfinished.
+func (s *source) lowest() int {
+	best := -1
+	for i := range s.splits {
+		sp := &s.splits[i]
+		if !sp.done() && (best < 0 || sp.next() < s.splits[best].next()) {
+			best = i
+		}
+	}
+	if best < 0 {
+		panic("nexmark: no split has events left")
+	}
+	return best
+}
+
+// Position implements connector.Source: one state per split, exhausted ones
+// included.
+func (s *source) Position() ([][]byte, error) {
+	if s.closed {
+		return nil, connector.ErrClosed
+	}
+	states := make([][]byte, len(s.splits))
+	for i := range s.splits {
+		states[i] = s.splits[i].encode()
+	}
+	return states, nil
+}
+
+// Seek implements connector.Source.
+func (s *source) Seek(states [][]byte) error {
+	if s.closed {
+		return connector.ErrClosed
+	}
+	splits := make([]split, len(states))
+	for i, st := range states {
+		sp, err := decodeSplit(s.cfg.Count, st)
+		if err != nil {
+			return err
+		}
+		splits[i] = sp
+	}
+	s.splits = splits
+	return nil
+}
+
+// Close implements connector.Source.
+func (s *source) Close() error {
+	if s.closed {
+		return connector.ErrClosed
+	}
+	s.closed = true
+	return nil
+}

@@ -1,0 +1,365 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/exchange"
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/storage/ckstore"
+	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/snapshot"
+	"github.com/floe-stream/floe/storage/state"
+)
+
+// maxChain is the longest chain of snapshot files a task builds: after a
+// full snapshot and maxChain-1 deltas, the next snapshot is full again, so
+// a restore never reads an endless history.
+const maxChain = 10
+
+// CheckpointStore is where a task uploads and downloads snapshot files.
+type CheckpointStore interface {
+	Put(ctx context.Context, path string, r io.Reader, size int64) error
+	Get(ctx context.Context, path string) (io.ReadCloser, error)
+}
+
+// Checkpointing connects a task to its job's checkpoints. A nil
+// *Checkpointing in Env means the job takes none.
+type Checkpointing struct {
+	Store CheckpointStore
+	// RestoreStore holds the files of the checkpoint or savepoint being
+	// restored; nil means Store.
+	RestoreStore CheckpointStore
+	JobID        string
+	Attempt      int
+	// TempDir holds snapshot files until they are uploaded.
+	TempDir string
+	// Ack reports the task's stored snapshot; Decline a failed one. Both
+	// may be called from another goroutine than the task's.
+	Ack     func(id int64, st ckmeta.SubtaskState)
+	Decline func(id int64, reason string)
+	// Ending reports that the task's input ended and its sink waits for
+	// the job's final commit.
+	Ending func()
+}
+
+// checkpointer is the checkpoint side of a running task.
+type checkpointer struct {
+	cfg      *Checkpointing
+	triggers chan int64
+	commits  chan int64
+	wake     chan<- struct{}
+	chain    []ckmeta.File
+	broken   atomic.Bool // an upload failed: the next snapshot is full
+	// Alignment of barriers from several senders.
+	aligning   int64
+	alignStart time.Time
+	seen       []bool
+	held       [][]exchange.Message
+	replay     []exchange.Message
+}
+
+func newCheckpointer(cfg *Checkpointing, wake chan<- struct{}) *checkpointer {
+	return &checkpointer{cfg: cfg, triggers: make(chan int64, 16), commits: make(chan int64, 64), wake: wake}
+}
+
+func (c *checkpointer) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// TriggerCheckpoint asks a source task to take checkpoint id. It returns
+// false when the task cannot take it now.
+func (t *Task) TriggerCheckpoint(id int64) bool {
+	if t.ckpt == nil || t.source == nil {
+		return false
+	}
+	select {
+	case t.ckpt.triggers <- id:
+		t.ckpt.poke()
+		return true
+	default:
+		return false
+	}
+}
+
+// NotifyCheckpointComplete tells the task that checkpoint id is complete.
+func (t *Task) NotifyCheckpointComplete(id int64) {
+	if t.ckpt == nil {
+		return
+	}
+	select {
+	case t.ckpt.commits <- id:
+		t.ckpt.poke()
+	default:
+		// The buffer holds many ids; a newer one covers a dropped one.
+	}
+}
+
+// serviceCheckpoints handles the state lookups, checkpoint triggers and
+// commit notifications that arrived since the last call. The task loop
+// calls it between batches.
+func (t *Task) serviceCheckpoints(ctx context.Context) error {
+	// NB: a task at full speed would keep its P until preempted (10ms);
+	// yielding once a batch lets state lookups, gRPC and heartbeats run
+	// within a batch's time when both cores are busy.
+	runtime.Gosched()
+	t.serviceQueries()
+	if err := t.serviceTimers(ctx); err != nil {
+		return err
+	}
+	if t.ckpt == nil {
+		return nil
+	}
+	for {
+		select {
+		case id := <-t.ckpt.triggers:
+			if err := t.snapshot(ctx, id, time.Now()); err != nil {
+				return err
+			}
+		case id := <-t.ckpt.commits:
+			if err := t.commit(id); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+}
+
+func (t *Task) commit(id int64) error {
+	if cs, ok := t.source.(checkpointedSource); ok {
+		if err := cs.CheckpointComplete(id); err != nil {
+			return err
+		}
+	}
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		return tx.Commit(id)
+	}
+	return nil
+}
+
+// checkpointedSource is a source that acts when a checkpoint completes, so
+// it is told which checkpoint each position is for: the Kafka source
+// commits the offsets of a completed checkpoint to its consumer group.
+type checkpointedSource interface {
+	// PositionFor is Position for checkpoint id.
+	PositionFor(id int64) ([][]byte, error)
+	// CheckpointComplete tells that checkpoint id completed.
+	CheckpointComplete(id int64) error
+}
+
+// position returns the source's position for checkpoint id.
+func (t *Task) position(id int64) ([][]byte, error) {
+	if cs, ok := t.source.(checkpointedSource); ok {
+		return cs.PositionFor(id)
+	}
+	return t.source.Position()
+}
+
+// keyGroups is the key-group range this subtask owns.
+func (t *Task) keyGroups() keygroup.Range {
+	return keygroup.RangeFor(t.spec.Plan.Job.MaxParallelism, t.stage.Parallelism, t.spec.Subtask)
+}
+
+// snapshot takes checkpoint id: it sends the barrier on, records the
+// source's position and seals the sink's output, writes the keyed state to
+// a local file, and leaves the upload and the acknowledgement to a
+// goroutine so that records keep flowing.
+func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
+	start := time.Now()
+	if t.router != nil {
+		if err := t.router.Barrier(ctx, id); err != nil {
+			return err
+		}
+	}
+	st := ckmeta.SubtaskState{Stage: t.spec.Stage, Subtask: t.spec.Subtask, KeyGroups: t.keyGroups(),
+		AlignmentMillis: start.Sub(alignStart).Milliseconds()}
+	var err error
+	if t.source != nil {
+		if st.Source, err = t.position(id); err != nil {
+			return fmt.Errorf("checkpoint %d: source position: %w", id, err)
+		}
+	}
+	st.Operator = t.operatorState()
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		if st.Sink, err = tx.PreCommit(id); err != nil {
+			return fmt.Errorf("checkpoint %d: %w", id, err)
+		}
+	}
+	var local string
+	var file ckmeta.File
+	if t.state != nil {
+		if local, file, err = t.writeSnapshot(id); err != nil {
+			t.ckpt.cfg.Decline(id, err.Error())
+			return nil
+		}
+		t.ckpt.chain = append(slices.Clip(t.ckpt.chain), file)
+	}
+	st.Keyed = t.ckpt.chain
+	for _, f := range st.Keyed {
+		st.FullBytes += f.Size
+	}
+	st.IncrementalBytes = file.Size
+	st.SyncMillis = time.Since(start).Milliseconds()
+	t.spawn(func() { t.upload(id, local, file, st) })
+	return nil
+}
+
+// writeSnapshot writes the keyed state to a local file: full when there is
+// no chain to build on, the chain is long, or an upload failed; a delta
+// otherwise.
+func (t *Task) writeSnapshot(id int64) (string, ckmeta.File, error) {
+	full := len(t.ckpt.chain) == 0 || len(t.ckpt.chain) >= maxChain || t.ckpt.broken.Swap(false)
+	if full {
+		t.ckpt.chain = nil
+	}
+	f, err := os.CreateTemp(t.ckpt.cfg.TempDir, "snapshot-*")
+	if err != nil {
+		return "", ckmeta.File{}, err
+	}
+	w := snapshot.NewWriter(f)
+	t.stateGate.lock()
+	err = t.state.WriteSnapshot(w, full)
+	t.stateGate.unlock()
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", ckmeta.File{}, fmt.Errorf("writing snapshot: %w", err)
+	}
+	path := ckmeta.SnapshotPath(t.ckpt.cfg.JobID, t.spec.Stage, t.spec.Subtask, t.ckpt.cfg.Attempt, id)
+	return f.Name(), ckmeta.File{Path: path, Size: w.Size(), Full: full}, nil
+}
+
+// upload stores the snapshot file, if any, and acknowledges.
+func (t *Task) upload(id int64, local string, file ckmeta.File, st ckmeta.SubtaskState) {
+	if local != "" {
+		defer os.Remove(local)
+		if err := t.put(local, file.Path); err != nil {
+			t.ckpt.broken.Store(true)
+			t.ckpt.cfg.Decline(id, fmt.Sprintf("uploading %s: %v", file.Path, err))
+			return
+		}
+	}
+	t.ckpt.cfg.Ack(id, st)
+}
+
+func (t *Task) put(local, path string) error {
+	f, err := os.Open(local)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return t.ckpt.cfg.Store.Put(ctx, path, f, fi.Size())
+}
+
+// restore loads the task's share of a checkpoint: keyed state of the key
+// groups it owns, the source's position and the sink's files to commit.
+func (t *Task) restore(ctx context.Context, r *ckmeta.Restore) error {
+	if t.state != nil {
+		for _, share := range r.Keyed {
+			for _, f := range share.Files {
+				if err := t.restoreFile(ctx, f, share.KeyGroups); err != nil {
+					if unreadable(err) {
+						return fmt.Errorf("%s: %s: %w", ckmeta.Unreadable(r.CheckpointID), f.Path, err)
+					}
+					return fmt.Errorf("restoring checkpoint %d: %s: %w", r.CheckpointID, f.Path, err)
+				}
+			}
+		}
+		if r.Store == "" {
+			// A chain in another store (a savepoint) cannot be extended
+			// with deltas here: the next snapshot is full.
+			t.ckpt.chain = r.Chain
+		}
+	}
+	if t.source != nil && r.Source != nil {
+		if err := t.source.Seek(r.Source); err != nil {
+			return fmt.Errorf("restoring checkpoint %d: source position: %w", r.CheckpointID, err)
+		}
+	}
+	if tx, ok := t.sink.(connector.Transactional); ok {
+		if err := tx.Recover(r.Sink); err != nil {
+			return fmt.Errorf("restoring checkpoint %d: %w", r.CheckpointID, err)
+		}
+	}
+	return nil
+}
+
+// unreadable tells a checkpoint whose files are missing or corrupt, which
+// no retry can restore, from one that failed for a reason that may pass (a
+// store or a broker that is down).
+func unreadable(err error) bool {
+	return errors.Is(err, ckstore.ErrNotFound) || errors.Is(err, ckstore.ErrSizeMismatch) ||
+		errors.Is(err, snapshot.ErrCorrupt) || errors.Is(err, state.ErrCorrupt)
+}
+
+func (t *Task) restoreFile(ctx context.Context, f ckmeta.File, rng keygroup.Range) error {
+	store := t.ckpt.cfg.RestoreStore
+	if store == nil {
+		store = t.ckpt.cfg.Store
+	}
+	if rr, ok := store.(rangeGetter); ok {
+		// Read only the index and the blocks of the key groups this
+		// subtask owns.
+		_, err := t.state.Restore(&objectReaderAt{ctx: ctx, rr: rr, path: f.Path}, f.Size, rng)
+		return err
+	}
+	rc, err := store.Get(ctx, f.Path)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return err
+	}
+	if int64(len(b)) != f.Size {
+		return fmt.Errorf("%w: object of %d bytes, the checkpoint recorded %d", ckstore.ErrSizeMismatch, len(b), f.Size)
+	}
+	_, err = t.state.Restore(bytes.NewReader(b), int64(len(b)), rng)
+	return err
+}
+
+// rangeGetter is a store that reads parts of objects.
+type rangeGetter interface {
+	GetRange(ctx context.Context, path string, off, n int64) (io.ReadCloser, error)
+}
+
+// objectReaderAt reads an object in checkpoint storage by ranges.
+type objectReaderAt struct {
+	ctx  context.Context
+	rr   rangeGetter
+	path string
+}
+
+func (o *objectReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	rc, err := o.rr.GetRange(o.ctx, o.path, off, int64(len(p)))
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	return io.ReadFull(rc, p)
+}

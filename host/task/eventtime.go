@@ -1,0 +1,257 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/eventtime"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/ckmeta"
+)
+
+// This file is the task's side of event time and timers: stamping and
+// watermarking a source's records, combining the watermarks of a task's
+// inputs, and firing the timers of its keyed operators.
+
+// timedOp is a keyed operator of the chain with timers, and its queue.
+type timedOp struct {
+	idx int // position in Task.ops
+	in  timerTarget
+	q   *timer.Queue
+}
+
+// sourceTime stamps a source task's records and paces its watermarks.
+type sourceTime struct {
+	extract *eventtime.Extractor // nil: keep the source's timestamps
+	gen     *eventtime.Generator
+	// splits keeps a watermark per split for a source that reports them
+	// (connector.SplitReporter); gen is unused then.
+	splits   *eventtime.Splits
+	reporter connector.SplitReporter
+	interval time.Duration
+	idleFor  time.Duration
+	emitted  int64 // the last watermark sent
+	lastEmit time.Time
+	lastData time.Time
+	idle     bool
+}
+
+// stamp gives b's records their event time and notes it for watermarks.
+func (s *sourceTime) stamp(b *record.Batch) error {
+	var ids []int
+	now := int64(0)
+	if s.splits != nil {
+		if ids = s.reporter.RecordSplits(); len(ids) != b.Len() {
+			return fmt.Errorf("source reported the splits of %d records for a batch of %d", len(ids), b.Len())
+		}
+		now = time.Now().UnixMilli()
+	}
+	for i := range b.Records {
+		r := &b.Records[i]
+		if s.extract != nil {
+			ts, err := s.extract.Timestamp(r.Value)
+			if err != nil {
+				return fmt.Errorf("source record %q: %w", prefix(r.Value), err)
+			}
+			r.Timestamp = ts
+		}
+		switch {
+		case r.Timestamp == record.NoTimestamp:
+		case ids != nil:
+			s.splits.Observe(ids[i], r.Timestamp, now)
+		default:
+			s.gen.Observe(r.Timestamp)
+		}
+	}
+	return nil
+}
+
+func prefix(b []byte) []byte {
+	if len(b) > 64 {
+		return b[:64]
+	}
+	return b
+}
+
+// sourceWatermark sends the source's watermark on when its interval has
+// passed and it advanced, and marks the source idle after idleFor without
+// records. n is the number of records of the batch just processed.
+func (t *Task) sourceWatermark(ctx context.Context, n int) error {
+	s := t.et
+	if s == nil || t.router == nil {
+		return nil
+	}
+	now := time.Now()
+	if n > 0 {
+		s.lastData, s.idle = now, false
+	}
+	if now.Sub(s.lastEmit) < s.interval {
+		return nil
+	}
+	s.lastEmit = now
+	wm, splitsIdle := s.gen.Current(), false
+	if s.splits != nil {
+		wm, splitsIdle = s.splits.Current(now.UnixMilli())
+	}
+	if s.idleFor > 0 && !s.idle && (splitsIdle || now.Sub(s.lastData) >= s.idleFor) {
+		s.idle = true
+		return t.router.Watermark(ctx, s.emitted, true)
+	}
+	if wm > s.emitted {
+		s.emitted = wm
+		t.setWatermark(wm)
+		return t.router.Watermark(ctx, wm, false)
+	}
+	return nil
+}
+
+// setWatermark tells every Wasm operator of the chain its watermark.
+func (t *Task) setWatermark(wm int64) {
+	for _, op := range t.ops {
+		if w, ok := op.(watermarked); ok {
+			w.SetWatermark(wm)
+		}
+	}
+}
+
+// advanceWatermark moves the task's event time to wm: the operators see it,
+// due event-time timers fire in chain order, then the watermark goes on.
+func (t *Task) advanceWatermark(ctx context.Context, wm int64) error {
+	t.setWatermark(wm)
+	if _, err := t.fireTimers(ctx, udf.EventTime, wm); err != nil {
+		return err
+	}
+	if t.router != nil {
+		return t.router.Watermark(ctx, wm, false)
+	}
+	return nil
+}
+
+// fireTimers fires the timers of domain d due at upTo, passing what they
+// emit through the rest of the chain, and returns how many fired.
+func (t *Task) fireTimers(ctx context.Context, d udf.TimeDomain, upTo int64) (int, error) {
+	fired := 0
+	for i := range t.timed {
+		op := &t.timed[i]
+		for {
+			ok, err := t.fireOne(ctx, op, d, upTo)
+			if err != nil || !ok {
+				if err != nil {
+					return fired, err
+				}
+				break
+			}
+			fired++
+			out := &t.timerOut
+			if out.Len() > 0 {
+				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
+					return fired, err
+				}
+			}
+		}
+	}
+	return fired, nil
+}
+
+// fireOne fires op's next timer of domain d if it is due at upTo, into
+// t.timerOut, holding the state gate.
+func (t *Task) fireOne(ctx context.Context, op *timedOp, d udf.TimeDomain, upTo int64) (bool, error) {
+	t.stateGate.lock()
+	defer t.stateGate.unlock()
+	tm, ok, err := op.q.Pop(d, upTo)
+	if err != nil {
+		return false, fmt.Errorf("timers of %s: %w", t.name, err)
+	}
+	if !ok {
+		return false, nil
+	}
+	t.timerOut.Reset()
+	if err := op.in.FireTimer(ctx, d, tm.Timestamp, tm.KeyGroup, tm.Key, &t.timerOut); err != nil {
+		return false, err
+	}
+	return true, t.drainSide(ctx, op.idx)
+}
+
+// serviceTimers fires the due processing-time timers and arranges to be
+// woken for the next one.
+func (t *Task) serviceTimers(ctx context.Context) error {
+	if len(t.timed) == 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	fired, err := t.fireTimers(ctx, udf.ProcessingTime, now)
+	if err != nil {
+		return err
+	}
+	if fired > 0 && t.router != nil {
+		// What the timers emitted goes out now, not with the next input.
+		if err := t.router.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	next, any := int64(0), false
+	for _, op := range t.timed {
+		if ts, ok := op.q.Next(udf.ProcessingTime); ok && (!any || ts < next) {
+			next, any = ts, true
+		}
+	}
+	if !any {
+		return nil
+	}
+	d := time.Duration(next-now) * time.Millisecond
+	if t.wakeTimer == nil {
+		t.wakeTimer = time.AfterFunc(d, t.poke)
+	} else {
+		t.wakeTimer.Reset(d)
+	}
+	return nil
+}
+
+// restoreTimers rebuilds the timer queues from the restored keyed state of
+// the key groups this subtask owns.
+func (t *Task) restoreTimers() error {
+	if len(t.timed) == 0 || t.state == nil {
+		return nil
+	}
+	byNS := make(map[string]*timer.Queue, len(t.timed))
+	for _, op := range t.timed {
+		byNS[timer.Namespace(t.stage.Operators[op.idx].UID)] = op.q
+	}
+	return t.state.ScanRange(t.keyGroups(), func(kg uint16, ns string, key, rest, _ []byte) error {
+		if q, ok := byNS[ns]; ok {
+			return q.Restored(kg, key, rest)
+		}
+		return nil
+	})
+}
+
+// presetOperatorState gives the task's operator list states their restored
+// share, before the operators open.
+func (t *Task) presetOperatorState(r *ckmeta.Restore) {
+	for _, l := range r.Operator {
+		kind := udf.KindEvenSplitList
+		if l.Mode == ckmeta.ModeUnion {
+			kind = udf.KindUnionList
+		}
+		t.lists.Preset(l.Namespace, kind, l.Elems)
+	}
+}
+
+// operatorState returns the task's operator list states for a checkpoint.
+func (t *Task) operatorState() []ckmeta.OperatorList {
+	var out []ckmeta.OperatorList
+	for _, l := range t.lists.Snapshot() {
+		mode := ckmeta.ModeEvenSplit
+		if l.Kind == udf.KindUnionList {
+			mode = ckmeta.ModeUnion
+		}
+		out = append(out, ckmeta.OperatorList{Namespace: l.Namespace, Mode: mode, Elems: l.Elems})
+	}
+	return out
+}
+
+func nowMillis() int64 { return time.Now().UnixMilli() }

@@ -1,0 +1,635 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/host/eventtime"
+	"github.com/floe-stream/floe/host/exchange"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/snapshot"
+)
+
+// DefaultBatchSize is how many records a task moves per batch.
+const DefaultBatchSize = 1024
+
+// Operator is one chained step of a task: a Wasm instance or a built-in.
+type Operator interface {
+	// Process appends the output for the records of in to out.
+	Process(ctx context.Context, in, out *record.Batch) error
+	// Close releases the operator, flushing what it holds.
+	Close(ctx context.Context) error
+}
+
+// StateBackend is the keyed state of one subtask.
+type StateBackend interface {
+	udf.Keyed
+	// Flush makes buffered writes durable; Close flushes and releases.
+	Flush() error
+	Close() error
+	// TrackChanges, WriteSnapshot and Restore are checkpointing: see
+	// storage/state.Backend.
+	TrackChanges()
+	WriteSnapshot(w *snapshot.Writer, full bool) error
+	Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error)
+	// ScanRange reads the state of key groups r: see
+	// storage/state.Backend.
+	ScanRange(r keygroup.Range, fn func(kg uint16, ns string, key, rest, val []byte) error) error
+}
+
+// Env is what a task takes from the process it runs in.
+type Env struct {
+	// Module returns the compiled module the job spec names name.
+	Module func(ctx context.Context, name string) (*udf.Module, error)
+	// OpenState opens the keyed state of a stateful subtask.
+	OpenState func(stage, subtask int) (StateBackend, error)
+	// Stdout is shared by the stdout sinks of the process.
+	Stdout *stdout.Writer
+	// Logger receives task and guest logs.
+	Logger *slog.Logger
+	// BatchSize is the number of records per batch; 0 means
+	// DefaultBatchSize.
+	BatchSize int
+	// CallTimeout bounds each call into a guest; 0 means the host default.
+	CallTimeout time.Duration
+	// Checkpoints is nil when the job takes no checkpoints.
+	Checkpoints *Checkpointing
+	// RetainState keeps a finished task's keyed state open for Query
+	// until CloseState.
+	RetainState bool
+	// Started, if set, is called once the task has opened its source,
+	// operators and sink and is about to process records.
+	Started func(t *Task)
+}
+
+// Spec names the subtask to run.
+type Spec struct {
+	Plan    *plan.Plan
+	Stage   int
+	Subtask int
+	// Restore is the task's share of the checkpoint its attempt restores
+	// from, or nil.
+	Restore *ckmeta.Restore
+}
+
+// IO connects a task to its neighbours: In for every stage but the first,
+// Out (indexed by receiving subtask) for every stage but the last.
+type IO struct {
+	In  exchange.Receiver
+	Out []exchange.Sender
+}
+
+// Metrics are a task's counters. They are safe to read while it runs.
+type Metrics struct {
+	RecordsIn  atomic.Int64
+	RecordsOut atomic.Int64
+	// BlockedNanos is the time spent waiting to send downstream: the
+	// measure of back-pressure.
+	BlockedNanos atomic.Int64
+	// SideDropped counts records sent to side outputs the job does not
+	// route anywhere.
+	SideDropped atomic.Int64
+}
+
+// timedSender counts the time Send blocks.
+type timedSender struct {
+	exchange.Sender
+	blocked *atomic.Int64
+}
+
+func (s timedSender) Send(ctx context.Context, m exchange.Message) error {
+	start := time.Now()
+	err := s.Sender.Send(ctx, m)
+	s.blocked.Add(int64(time.Since(start)))
+	return err
+}
+
+// Task is one subtask of a stage.
+type Task struct {
+	spec  Spec
+	stage *plan.Stage
+	env   Env
+	io    IO
+	name  string
+
+	source connector.Source
+	sink   connector.Sink
+	router *exchange.Router
+	ops    []Operator
+	state  StateBackend
+	// bufs alternate as the input and output of chained operators.
+	bufs [2]record.Batch
+	ckpt *checkpointer
+	// ended marks the senders whose input has ended.
+	ended []bool
+	// wg tracks the task's background uploads.
+	wg sync.WaitGroup
+	// wake interrupts an idle input wait for checkpoints and queries.
+	wake chan struct{}
+	q    querier
+	// state is held while the task uses its keyed state, and by lookups
+	// (gate.go); ready is set once the task is open and lookups may take
+	// it.
+	stateGate gate
+	ready     atomic.Bool
+
+	// Event time and timers (eventtime.go).
+	lists     *udf.OperatorLists
+	timed     []timedOp
+	et        *sourceTime
+	tracker   *eventtime.Tracker
+	timerOut  record.Batch
+	wakeTimer *time.Timer
+	queues    map[string]*timer.Queue // by operator uid
+	sides     []sideSinks             // by operator index
+
+	Metrics Metrics
+}
+
+// New prepares a task; Run opens and runs it.
+func New(spec Spec, env Env, io IO) *Task {
+	if env.BatchSize == 0 {
+		env.BatchSize = DefaultBatchSize
+	}
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	st := &spec.Plan.Stages[spec.Stage]
+	return &Task{
+		spec: spec, stage: st, env: env, io: io,
+		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
+		wake: make(chan struct{}, 1),
+		q:    querier{queue: make(chan query, 16)},
+	}
+}
+
+// poke wakes the task loop if it waits for input.
+func (t *Task) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Name returns the task's name for logs and errors: the stage's steps and
+// the subtask, e.g. "split -> by-word (2/4)".
+func (t *Task) Name() string { return t.name }
+
+// Run opens the task, runs it to the end of its input and closes it. It
+// returns nil when the input ended and every record was handed on, ctx's
+// error when cancelled, and the first failure otherwise.
+func (t *Task) Run(ctx context.Context) (err error) {
+	defer func() {
+		t.endQueries(err == nil && t.env.RetainState)
+		if cerr := t.close(ctx, err == nil); err == nil {
+			err = cerr
+		}
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("task %s: %w", t.name, err)
+		}
+	}()
+	if err := t.open(ctx); err != nil {
+		return err
+	}
+	t.ready.Store(true)
+	if t.env.Started != nil {
+		t.env.Started(t)
+	}
+	if t.source != nil {
+		err = t.runSource(ctx)
+	} else {
+		err = t.runInbox(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if t.router != nil {
+		return t.router.End(ctx)
+	}
+	return t.finalCommit(ctx)
+}
+
+// finalCommit, at the end of a checkpointed job's input, seals the sink's
+// last output and commits it only once the whole job has ended: a failure
+// anywhere before then restores the last checkpoint, and output committed
+// early would be written twice.
+func (t *Task) finalCommit(ctx context.Context) error {
+	tx, ok := t.sink.(connector.Transactional)
+	if !ok || t.ckpt == nil {
+		return nil
+	}
+	if _, err := tx.PreCommit(ckmeta.Final); err != nil {
+		return err
+	}
+	t.ckpt.cfg.Ending()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case id := <-t.ckpt.commits:
+			if err := tx.Commit(id); err != nil || id == ckmeta.Final {
+				return err
+			}
+		}
+	}
+}
+
+// spawn runs fn in a goroutine that Run waits for before it returns.
+func (t *Task) spawn(fn func()) {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		fn()
+	}()
+}
+
+func (t *Task) split() connector.SplitInfo {
+	return connector.SplitInfo{Subtask: t.spec.Subtask, Parallelism: t.stage.Parallelism}
+}
+
+// open creates the source, operators, sink and router of the stage.
+func (t *Task) open(ctx context.Context) error {
+	var err error
+	if s := t.stage.Source; s != nil {
+		if t.source, err = openSource(s, t.split(), t.env.Logger.With("task", t.name)); err != nil {
+			return err
+		}
+	}
+	if t.stage.Stateful() {
+		if t.state, err = t.env.OpenState(t.spec.Stage, t.spec.Subtask); err != nil {
+			return fmt.Errorf("opening keyed state: %w", err)
+		}
+	}
+	t.lists = udf.NewOperatorLists()
+	if t.spec.Restore != nil && t.env.Checkpoints != nil {
+		t.presetOperatorState(t.spec.Restore)
+	}
+	if s := t.stage.Source; s != nil && s.EventTime != nil {
+		t.et = &sourceTime{gen: eventtime.NewGenerator(s.EventTime.MaxOutOfOrderness), interval: s.EventTime.Interval,
+			idleFor: s.EventTime.IdleTimeout, emitted: eventtime.Min, lastData: time.Now()}
+		if !s.EventTime.Field.IsZero() {
+			t.et.extract = eventtime.NewExtractor(s.EventTime)
+		}
+		if r, ok := t.source.(connector.SplitReporter); ok {
+			t.et.reporter, t.et.splits = r, eventtime.NewSplits(s.EventTime.MaxOutOfOrderness, s.EventTime.IdleTimeout)
+		}
+	}
+	if err := t.openSideSinks(ctx); err != nil {
+		return err
+	}
+	for i := range t.stage.Operators {
+		spec := &t.stage.Operators[i]
+		var op Operator
+		if spec.Type == jobspec.OperatorWindow {
+			op, err = t.windowOperator(ctx, spec)
+		} else {
+			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
+		}
+		if err != nil {
+			return err
+		}
+		switch o := op.(type) {
+		case *udf.Instance:
+			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
+				t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
+			}
+		case windowOp:
+			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
+		}
+		t.ops = append(t.ops, op)
+	}
+	if k := t.stage.KeyBy; k != nil {
+		ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
+		if k.Key.Kind == jobspec.KeyFunction {
+			if ky.selector, err = t.instance(ctx, k, false); err != nil {
+				return err
+			}
+		}
+		t.ops = append(t.ops, ky)
+	}
+	if s := t.stage.Sink; s != nil {
+		sink, err := openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil, t.env.Logger.With("task", t.name))
+		if err != nil {
+			return err
+		}
+		t.sink = sink
+	}
+	if t.env.Checkpoints != nil {
+		t.ckpt = newCheckpointer(t.env.Checkpoints, t.wake)
+		if t.spec.Restore != nil {
+			if err := t.restore(ctx, t.spec.Restore); err != nil {
+				return err
+			}
+			if err := t.restoreTimers(); err != nil {
+				return fmt.Errorf("restoring timers: %w", err)
+			}
+		}
+		if t.state != nil {
+			t.state.TrackChanges()
+		}
+	}
+	if len(t.io.Out) > 0 {
+		out := make([]exchange.Sender, len(t.io.Out))
+		for i, snd := range t.io.Out {
+			out[i] = timedSender{snd, &t.Metrics.BlockedNanos}
+		}
+		t.io.Out = out
+		part := exchange.RoundRobin
+		if t.stage.Output == plan.Hash {
+			part = exchange.ByKeyGroup
+		}
+		t.router = exchange.NewRouter(t.spec.Subtask, t.io.Out, part, t.spec.Plan.Job.MaxParallelism, t.env.BatchSize)
+	}
+	return nil
+}
+
+// instance instantiates the Wasm function of op.
+func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (Operator, error) {
+	m, err := t.env.Module(ctx, op.Module)
+	if err != nil {
+		return nil, err
+	}
+	job := t.spec.Plan.Job
+	params := make(map[string]string, len(job.Params)+6)
+	for k, v := range job.Params {
+		params[k] = v
+	}
+	params["floe.function"] = op.Function
+	params["floe.operator"] = op.UID
+	params["floe.job"] = job.Name
+	params["floe.subtask"] = strconv.Itoa(t.spec.Subtask)
+	params["floe.parallelism"] = strconv.Itoa(t.stage.Parallelism)
+	params["floe.max_parallelism"] = strconv.Itoa(job.MaxParallelism)
+	cfg := udf.InstanceConfig{
+		Function: op.Function, Operator: op.UID, Params: params,
+		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
+		Logger:        t.env.Logger.With("task", t.name, "operator", op.UID),
+		OperatorState: t.lists,
+		StatePoint:    t.stateGate.cutIn,
+	}
+	if keyed && t.state != nil {
+		cfg.Keyed = t.state
+		q, err := t.queue(op.UID)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Timers = q
+	}
+	in, err := m.Instantiate(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
+	}
+	return in, nil
+}
+
+// runSource pulls batches from the source until it ends.
+func (t *Task) runSource(ctx context.Context) error {
+	b := exchange.GetBatch()
+	defer exchange.PutBatch(b)
+	for {
+		if err := t.serviceCheckpoints(ctx); err != nil {
+			return err
+		}
+		b.Reset()
+		err := t.source.Next(ctx, b, t.env.BatchSize)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if b.Len() > 0 {
+			if t.et != nil {
+				if serr := t.et.stamp(b); serr != nil {
+					return serr
+				}
+			}
+			if perr := t.process(ctx, b); perr != nil {
+				return perr
+			}
+		}
+		if werr := t.sourceWatermark(ctx, b.Len()); werr != nil {
+			return werr
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if b.Len() < t.env.BatchSize && t.router != nil {
+			// The source is drained for now: ship what is pending rather
+			// than hold it until more arrives.
+			if err := t.router.Flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// runInbox processes the exchange's messages until every sender has ended,
+// aligning checkpoint barriers: once a sender's barrier arrives, what it
+// sends next is held until every other sender's barrier has arrived too,
+// then the task snapshots and processes what it held.
+func (t *Task) runInbox(ctx context.Context) error {
+	n := t.io.In.Senders()
+	ends := exchange.NewEnds(n)
+	t.ended = make([]bool, n)
+	t.tracker = eventtime.NewTracker(n)
+	pending, _ := t.io.In.(interface{ Pending() int })
+	for {
+		if err := t.serviceCheckpoints(ctx); err != nil {
+			return err
+		}
+		m, ok, err := t.next(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if c := t.ckpt; c != nil && c.aligning > 0 && c.seen[m.From] {
+			c.held[m.From] = append(c.held[m.From], m)
+			continue
+		}
+		switch {
+		case m.End:
+			done, err := ends.Mark(m.From)
+			if err != nil {
+				return err
+			}
+			t.ended[m.From] = true
+			if wm, adv := t.tracker.End(m.From); adv {
+				if err := t.advanceWatermark(ctx, wm); err != nil {
+					return err
+				}
+			}
+			if err := t.aligned(ctx); err != nil || done {
+				return err
+			}
+		case m.Barrier > 0:
+			if err := t.barrier(ctx, m); err != nil {
+				return err
+			}
+		case m.IsWatermark:
+			if wm, adv := t.tracker.Watermark(m.From, m.Watermark, m.Idle); adv {
+				if err := t.advanceWatermark(ctx, wm); err != nil {
+					return err
+				}
+			}
+		default:
+			t.tracker.Active(m.From)
+			err = t.process(ctx, m.Batch)
+			exchange.PutBatch(m.Batch)
+			if err != nil {
+				return err
+			}
+			if t.router != nil && pending != nil && pending.Pending() == 0 {
+				if err := t.router.Flush(ctx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// next returns the next message: first what alignment held, then the
+// inbox. ok is false when the task was woken to attend to checkpoints.
+func (t *Task) next(ctx context.Context) (exchange.Message, bool, error) {
+	if c := t.ckpt; c != nil && len(c.replay) > 0 {
+		m := c.replay[0]
+		c.replay = c.replay[1:]
+		return m, true, nil
+	}
+	if w, ok := t.io.In.(interface {
+		RecvWake(context.Context, <-chan struct{}) (exchange.Message, bool, error)
+	}); ok {
+		return w.RecvWake(ctx, t.wake)
+	}
+	m, err := t.io.In.Recv(ctx)
+	return m, err == nil, err
+}
+
+// barrier handles a checkpoint barrier from one sender.
+func (t *Task) barrier(ctx context.Context, m exchange.Message) error {
+	c := t.ckpt
+	if c == nil {
+		return fmt.Errorf("checkpoint barrier %d in a job without checkpoints", m.Barrier)
+	}
+	if c.aligning == 0 {
+		c.aligning, c.alignStart = m.Barrier, time.Now()
+		c.seen = make([]bool, len(t.ended))
+		c.held = make([][]exchange.Message, len(t.ended))
+	} else if m.Barrier != c.aligning {
+		return fmt.Errorf("barrier %d from sender %d while aligning checkpoint %d", m.Barrier, m.From, c.aligning)
+	}
+	c.seen[m.From] = true
+	return t.aligned(ctx)
+}
+
+// aligned snapshots once every sender that has not ended has delivered the
+// barrier being aligned, and queues what was held for processing.
+func (t *Task) aligned(ctx context.Context) error {
+	c := t.ckpt
+	if c == nil || c.aligning == 0 {
+		return nil
+	}
+	for i, seen := range c.seen {
+		if !seen && !t.ended[i] {
+			return nil
+		}
+	}
+	id := c.aligning
+	c.aligning = 0
+	if err := t.snapshot(ctx, id, c.alignStart); err != nil {
+		return err
+	}
+	for _, h := range c.held {
+		c.replay = append(c.replay, h...)
+	}
+	c.held = nil
+	return nil
+}
+
+// process passes one batch through the chain and on to the sink or router.
+func (t *Task) process(ctx context.Context, in *record.Batch) error {
+	t.Metrics.RecordsIn.Add(int64(in.Len()))
+	return t.processFrom(ctx, 0, in)
+}
+
+// processFrom passes a batch through the chain from operator first on.
+func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) error {
+	cur, err := t.chain(ctx, first, in)
+	if err != nil {
+		return err
+	}
+	t.Metrics.RecordsOut.Add(int64(cur.Len()))
+	if t.sink != nil {
+		return t.sink.Write(cur)
+	}
+	return t.router.Route(ctx, cur)
+}
+
+// chain runs the operators from first on over in and returns their output.
+// It holds the state gate, which lookups cut into between state
+// operations, but not while the output waits for room downstream.
+func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.Batch, error) {
+	t.stateGate.lock()
+	defer t.stateGate.unlock()
+	cur := in
+	for i := first; i < len(t.ops); i++ {
+		out := &t.bufs[i%2]
+		out.Reset()
+		if err := t.ops[i].Process(ctx, cur, out); err != nil {
+			return nil, err
+		}
+		if err := t.drainSide(ctx, i); err != nil {
+			return nil, err
+		}
+		cur = out
+	}
+	return cur, nil
+}
+
+// close releases everything the task opened. When the task succeeded, the
+// sink and state are flushed; otherwise they are only released.
+func (t *Task) close(ctx context.Context, ok bool) error {
+	cctx := context.WithoutCancel(ctx)
+	if t.wakeTimer != nil {
+		t.wakeTimer.Stop()
+	}
+	var errs []error
+	for _, op := range t.ops {
+		errs = append(errs, op.Close(cctx))
+	}
+	if t.source != nil {
+		errs = append(errs, t.source.Close())
+	}
+	if t.sink != nil {
+		errs = append(errs, t.sink.Close())
+	}
+	errs = append(errs, t.closeSideSinks(cctx)...)
+	t.wg.Wait()
+	t.q.mu.Lock()
+	kept := t.q.kept
+	t.q.mu.Unlock()
+	if t.state != nil && !kept {
+		t.stateGate.lock()
+		errs = append(errs, t.state.Close())
+		t.ready.Store(false)
+		t.stateGate.unlock()
+	}
+	if !ok {
+		return nil
+	}
+	return errors.Join(errs...)
+}

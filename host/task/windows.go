@@ -1,0 +1,196 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/host/window"
+	"github.com/floe-stream/floe/internal/jobspec"
+)
+
+// windowOp is a window operator of the chain and the Wasm instance of its
+// function.
+type windowOp struct {
+	*window.Operator
+	in *udf.Instance
+}
+
+func (w windowOp) Close(ctx context.Context) error { return w.in.Close(ctx) }
+
+// windowOperator opens the window operator op.
+func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operator, error) {
+	if t.state == nil {
+		return nil, fmt.Errorf("operator %s: a window needs keyed state", op.UID)
+	}
+	inst, err := t.instance(ctx, op, true)
+	if err != nil {
+		return nil, err
+	}
+	in := inst.(*udf.Instance)
+	wins, err := t.state.Map(op.UID + "#windows")
+	if err != nil {
+		return nil, err
+	}
+	elems, err := t.state.Map(op.UID + "#elems")
+	if err != nil {
+		return nil, err
+	}
+	w := op.Window
+	cfg := window.Config{
+		Spec: window.Spec{Kind: window.Kind(w.Kind), Size: w.Size.Milliseconds(),
+			Slide: w.Slide.Milliseconds(), Gap: w.Gap.Milliseconds()},
+		Domain:          udf.EventTime,
+		AllowedLateness: w.AllowedLateness.Milliseconds(),
+		LateOutput:      w.LateOutput,
+		Now:             nowMillis,
+	}
+	if w.ProcessingTime {
+		cfg.Domain = udf.ProcessingTime
+	}
+	wo, err := window.New(cfg, &window.Wasm{In: in, Agg: w.Aggregate}, wins, elems, t.queues[op.UID])
+	if err != nil {
+		in.Close(ctx)
+		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
+	}
+	return windowOp{wo, in}, nil
+}
+
+// sideOutputs is what an operator with side outputs offers.
+type sideOutputs interface {
+	SideOutputs() []string
+	SideOutput(port int) *record.Batch
+}
+
+// sideRoute is where one side output goes: through its operators, chained
+// in this task, into its sink.
+type sideRoute struct {
+	ops  []Operator
+	sink connector.Sink
+	bufs [2]record.Batch
+}
+
+// sideSinks holds the routes of one operator's side outputs, by name.
+type sideSinks map[string]*sideRoute
+
+// openSideSinks opens the routes of every operator's side outputs.
+func (t *Task) openSideSinks(ctx context.Context) error {
+	t.sides = make([]sideSinks, len(t.stage.Operators))
+	for i, op := range t.stage.Operators {
+		for name, so := range op.SideOutputs {
+			sink, err := openSink(&so.Sink, t.split(), t.env.Stdout, false, false, t.env.Logger)
+			if err != nil {
+				return fmt.Errorf("operator %s: side output %s: %w", op.UID, name, err)
+			}
+			r := &sideRoute{sink: sink}
+			if t.sides[i] == nil {
+				t.sides[i] = sideSinks{}
+			}
+			t.sides[i][name] = r
+			for j := range so.Operators {
+				in, err := t.instance(ctx, &so.Operators[j], false)
+				if err != nil {
+					return fmt.Errorf("operator %s: side output %s: %w", op.UID, name, err)
+				}
+				r.ops = append(r.ops, in)
+			}
+		}
+	}
+	return nil
+}
+
+// write passes b through the route's operators into its sink.
+func (r *sideRoute) write(ctx context.Context, b *record.Batch) error {
+	cur := b
+	for i, op := range r.ops {
+		out := &r.bufs[i%2]
+		out.Reset()
+		if err := op.Process(ctx, cur, out); err != nil {
+			return err
+		}
+		if so, ok := op.(sideOutputs); ok {
+			// NB: side outputs of a side output's operators go nowhere.
+			for p := range so.SideOutputs() {
+				so.SideOutput(p + 1).Reset()
+			}
+		}
+		cur = out
+	}
+	return r.sink.Write(cur)
+}
+
+// drainSide sends what operator i sent to its side outputs along their
+// routes, and drops (and counts) what goes nowhere.
+func (t *Task) drainSide(ctx context.Context, i int) error {
+	so, ok := t.ops[i].(sideOutputs)
+	if !ok {
+		return nil
+	}
+	for p, name := range so.SideOutputs() {
+		b := so.SideOutput(p + 1)
+		if b.Len() == 0 {
+			continue
+		}
+		var route *sideRoute
+		if i < len(t.sides) {
+			route = t.sides[i][name]
+		}
+		if route != nil {
+			if err := route.write(ctx, b); err != nil {
+				return fmt.Errorf("side output %s: %w", name, err)
+			}
+		} else {
+			if t.Metrics.SideDropped.Add(int64(b.Len())) == int64(b.Len()) {
+				t.env.Logger.Warn("dropping records sent to a side output the job does not route",
+					slog.String("task", t.name), slog.String("output", name))
+			}
+		}
+		b.Reset()
+	}
+	return nil
+}
+
+// closeSideSinks closes the routes' operators and flushes and closes their
+// sinks.
+func (t *Task) closeSideSinks(ctx context.Context) []error {
+	var errs []error
+	for _, ss := range t.sides {
+		for _, r := range ss {
+			for _, op := range r.ops {
+				errs = append(errs, op.Close(ctx))
+			}
+			errs = append(errs, r.sink.Close())
+		}
+	}
+	return errs
+}
+
+// timerTarget is an operator whose timers fire: a Wasm process function or
+// a window operator.
+type timerTarget interface {
+	FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error
+}
+
+// watermarked is an operator that wants the task's watermark.
+type watermarked interface{ SetWatermark(ts int64) }
+
+// queue returns the timer queue of operator uid.
+func (t *Task) queue(uid string) (*timer.Queue, error) {
+	if q, ok := t.queues[uid]; ok {
+		return q, nil
+	}
+	ts, err := t.state.Map(timer.Namespace(uid))
+	if err != nil {
+		return nil, err
+	}
+	q := timer.New(ts)
+	if t.queues == nil {
+		t.queues = map[string]*timer.Queue{}
+	}
+	t.queues[uid] = q
+	return q, nil
+}

@@ -1,0 +1,159 @@
+// Package timer keeps the timers of one keyed operator subtask: a priority
+// queue per time domain in memory, backed by the subtask's keyed state so
+// that timers are checkpointed, restored and moved at a rescale by key group
+// like any other keyed state.
+//
+// A timer is (key, domain, timestamp); registering it twice keeps one.
+// Timers of a domain come out in ascending timestamp order, and for equal
+// timestamps in ascending order of the key's bytes (sdk/ABI.md, "Time and
+// timers").
+package timer
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/floe-stream/floe/host/udf"
+)
+
+// Namespace returns the keyed-state namespace that holds an operator's
+// timers. It cannot clash with a state's namespace ("<uid>/<name>").
+func Namespace(operatorUID string) string { return operatorUID + "#timers" }
+
+// Timer is one timer.
+type Timer struct {
+	Domain    udf.TimeDomain
+	Timestamp int64
+	KeyGroup  uint16
+	Key       []byte
+}
+
+// Queue holds one subtask's timers. It is not safe for concurrent use.
+type Queue struct {
+	store udf.MapState
+	heaps [2]timerHeap
+	live  map[string]struct{} // ids of registered timers
+	id    []byte
+	mk    [9]byte
+}
+
+// New returns an empty queue that persists its timers in store, a map state
+// (key → encoded (domain, timestamp) → nothing).
+func New(store udf.MapState) *Queue {
+	return &Queue{store: store, live: map[string]struct{}{}}
+}
+
+// Register adds a timer; it implements udf.Timers.
+func (q *Queue) Register(kg uint16, key []byte, d udf.TimeDomain, ts int64) error {
+	id := q.timerID(key, d, ts)
+	if _, ok := q.live[string(id)]; ok {
+		return nil
+	}
+	if err := q.store.Put(kg, key, q.mapKey(d, ts), nil); err != nil {
+		return err
+	}
+	q.add(kg, key, d, ts, id)
+	return nil
+}
+
+// Delete removes a timer if it exists; it implements udf.Timers.
+func (q *Queue) Delete(kg uint16, key []byte, d udf.TimeDomain, ts int64) error {
+	id := q.timerID(key, d, ts)
+	if _, ok := q.live[string(id)]; !ok {
+		return nil
+	}
+	delete(q.live, string(id))
+	// The heap entry stays until it comes up, and is skipped then.
+	return q.store.Delete(kg, key, q.mapKey(d, ts))
+}
+
+// Restored adds a timer found in restored keyed state: the (key, map key)
+// of an entry of the timer namespace.
+func (q *Queue) Restored(kg uint16, key, mapKey []byte) error {
+	d, ts, err := decodeMapKey(mapKey)
+	if err != nil {
+		return err
+	}
+	id := q.timerID(key, d, ts)
+	if _, ok := q.live[string(id)]; !ok {
+		q.add(kg, bytes.Clone(key), d, ts, id)
+	}
+	return nil
+}
+
+// Next returns the earliest timestamp of domain d's timers.
+func (q *Queue) Next(d udf.TimeDomain) (int64, bool) {
+	h := &q.heaps[d]
+	for h.Len() > 0 {
+		t := (*h)[0]
+		if _, ok := q.live[string(q.timerID(t.Key, d, t.Timestamp))]; ok {
+			return t.Timestamp, true
+		}
+		heap.Pop(h)
+	}
+	return 0, false
+}
+
+// Pop removes and returns the earliest timer of domain d if its timestamp
+// is at most upTo. The timer is gone from the store too, so the operator
+// may register it again while handling it.
+func (q *Queue) Pop(d udf.TimeDomain, upTo int64) (Timer, bool, error) {
+	ts, ok := q.Next(d)
+	if !ok || ts > upTo {
+		return Timer{}, false, nil
+	}
+	t := heap.Pop(&q.heaps[d]).(Timer)
+	delete(q.live, string(q.timerID(t.Key, d, t.Timestamp)))
+	return t, true, q.store.Delete(t.KeyGroup, t.Key, q.mapKey(d, t.Timestamp))
+}
+
+// Len returns the number of registered timers.
+func (q *Queue) Len() int { return len(q.live) }
+
+func (q *Queue) add(kg uint16, key []byte, d udf.TimeDomain, ts int64, id []byte) {
+	q.live[string(id)] = struct{}{}
+	heap.Push(&q.heaps[d], Timer{Domain: d, Timestamp: ts, KeyGroup: kg, Key: bytes.Clone(key)})
+}
+
+// timerID is the identity of a timer, in a reused buffer.
+func (q *Queue) timerID(key []byte, d udf.TimeDomain, ts int64) []byte {
+	q.id = append(q.id[:0], byte(d))
+	q.id = binary.BigEndian.AppendUint64(q.id, uint64(ts))
+	q.id = append(q.id, key...)
+	return q.id
+}
+
+// mapKey encodes (domain, timestamp) so that byte order is time order.
+func (q *Queue) mapKey(d udf.TimeDomain, ts int64) []byte {
+	q.mk[0] = byte(d)
+	binary.BigEndian.PutUint64(q.mk[1:], uint64(ts)^(1<<63))
+	return q.mk[:]
+}
+
+func decodeMapKey(mk []byte) (udf.TimeDomain, int64, error) {
+	if len(mk) != 9 || mk[0] > 1 {
+		return 0, 0, fmt.Errorf("timer: malformed timer entry %x", mk)
+	}
+	return udf.TimeDomain(mk[0]), int64(binary.BigEndian.Uint64(mk[1:]) ^ (1 << 63)), nil
+}
+
+// timerHeap orders timers by timestamp, then key.
+type timerHeap []Timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].Timestamp != h[j].Timestamp {
+		return h[i].Timestamp < h[j].Timestamp
+	}
+	return bytes.Compare(h[i].Key, h[j].Key) < 0
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(Timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}

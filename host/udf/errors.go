@@ -1,0 +1,76 @@
+package udf
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// ErrTimeout is wrapped by the UDFError of a call that did not return within
+// its deadline.
+var ErrTimeout = errors.New("did not return in time and was stopped")
+
+// ErrBadModule is wrapped by every error about a module that cannot be run:
+// not Wasm, a missing or mistyped export, an unknown import or ABI version.
+var ErrBadModule = errors.New("bad module")
+
+// UDFError is the failure of a call into an operator's module.
+type UDFError struct {
+	Module   string // the module's name in the job spec
+	Function string // the function the operator runs
+	Export   string // the export that failed, e.g. floe_process
+	// Record is the index of the input record being processed in its batch,
+	// or -1 when the failure is not tied to a record.
+	Record int
+	// Value holds the first bytes of that record.
+	Value []byte
+	// Stderr is the tail of what the guest wrote to stderr.
+	Stderr string
+	Err    error
+}
+
+func (e *UDFError) Error() string {
+	s := fmt.Sprintf("module %q function %q: %v", e.Module, e.Function, e.Err)
+	if e.Record >= 0 {
+		s += fmt.Sprintf(" (record %d: %s)", e.Record, strconv.Quote(string(e.Value)))
+	}
+	if e.Stderr != "" {
+		s += "\nguest stderr: " + e.Stderr
+	}
+	return s
+}
+
+func (e *UDFError) Unwrap() error { return e.Err }
+
+// maxQuoted bounds how much of a record an error quotes.
+const maxQuoted = 64
+
+func prefix(b []byte) []byte {
+	if len(b) > maxQuoted {
+		b = b[:maxQuoted]
+	}
+	return append([]byte(nil), b...)
+}
+
+// badModule builds an error about a module that cannot be run.
+func badModule(name, format string, args ...any) error {
+	return fmt.Errorf("%w %q: %s", ErrBadModule, name, fmt.Sprintf(format, args...))
+}
+
+// head keeps the first bytes the guest writes to stderr during one call:
+// a Go or C runtime that crashes says why first and dumps stacks after.
+type head struct {
+	buf []byte
+	max int
+}
+
+func (h *head) Write(p []byte) (int, error) {
+	if room := h.max - len(h.buf); room > 0 {
+		h.buf = append(h.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *head) reset() { h.buf = h.buf[:0] }
+
+func (h *head) String() string { return string(h.buf) }

@@ -1,0 +1,484 @@
+package udf
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floe-stream/floe/host/internal/wasmbin"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// InstanceConfig configures one operator instance.
+type InstanceConfig struct {
+	// Function is the registered function the operator runs.
+	Function string
+	// Operator is the operator's uid; state namespaces start with it.
+	Operator string
+	// Params are handed to floe_open, with the floe.* entries.
+	Params map[string]string
+	// Keyed is where keyed state goes; nil for an operator without state.
+	Keyed Keyed
+	// Keyed tells that the operator runs after a keyBy.
+	KeyedInput bool
+	// Timers keeps the timers of a keyed operator; nil for an operator
+	// without keyed input, whose timer calls trap.
+	Timers Timers
+	// OperatorState holds the operator list states (ABI kinds 4 and 5); nil
+	// gives the instance lists of its own, in memory.
+	OperatorState OperatorState
+	// CallTimeout bounds each call into the guest; zero means
+	// DefaultCallTimeout.
+	CallTimeout time.Duration
+	// Logger receives the guest's log calls; nil discards them.
+	Logger *slog.Logger
+	// Now is the processing-time clock; nil means time.Now.
+	Now func() time.Time
+	// StatePoint, when set, is called at points in a Process call where
+	// others may use the keyed state: before each of the guest's keyed
+	// state operations, and each time its fuel runs out. Between state
+	// operations every key holds what its last operation left. (Not in
+	// the other calls, whose callers may hold state memory across them.)
+	StatePoint func()
+}
+
+// Instance is one running copy of a module: one operator subtask. It is not
+// safe for concurrent use.
+type Instance struct {
+	m       *Module
+	cfg     InstanceConfig
+	mod     api.Module
+	mem     api.Memory
+	alloc   api.Function
+	open    api.Function
+	process api.Function
+	close   api.Function
+	onTimer api.Function // nil when the module exports no floe_on_timer
+	window  api.Function // nil when the module exports no floe_window
+	stack   []uint64
+	stderr  *head
+
+	buf, bufCap uint32 // the guest's input buffer
+
+	keyed   bool
+	states  []stateBinding
+	outputs []string // side output names; port = index + 1
+
+	watermark int64
+	timerRec  record.Batch // the one-record batch a timer call scopes state by
+
+	// Per call.
+	cur     *record.Batch
+	out     *record.Batch
+	side    []record.Batch
+	scratch []byte
+	failed  bool
+	failMsg string
+	failRec int32
+	dead    error
+
+	// deadline is when the running call overruns its time; timedOut says
+	// that yield stopped it for that.
+	deadline time.Time
+	timedOut bool
+	// statePoints says to call cfg.StatePoint in the running call.
+	statePoints bool
+}
+
+// Instantiate creates an instance of the module and opens its operator.
+func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance, error) {
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.OperatorState == nil {
+		cfg.OperatorState = NewOperatorLists()
+	}
+	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4), watermark: record.NoTimestamp}
+	mc := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithStdout(m.e.log).
+		WithStderr(in.stderr).
+		WithSysWalltime().
+		WithSysNanotime().
+		WithRandSource(rand.Reader)
+	in.startCall()
+	mod, err := m.e.rt.InstantiateModule(&callContext{ctx, in}, m.compiled, mc)
+	if err != nil {
+		return nil, in.wrap("_initialize", -1, fmt.Errorf("instantiating: %w", err), ctx.Err())
+	}
+	in.mod, in.mem = mod, mod.Memory()
+	in.alloc = mod.ExportedFunction("floe_alloc")
+	in.open = mod.ExportedFunction("floe_open")
+	in.process = mod.ExportedFunction("floe_process")
+	in.close = mod.ExportedFunction("floe_close")
+	in.onTimer = mod.ExportedFunction("floe_on_timer")
+	in.window = mod.ExportedFunction("floe_window")
+	if err := in.openOperator(ctx); err != nil {
+		in.mod.Close(context.Background())
+		return nil, err
+	}
+	return in, nil
+}
+
+// openOperator hands the parameters to floe_open.
+func (in *Instance) openOperator(ctx context.Context) error {
+	params := encodeParams(in.cfg.Params, in.cfg.Function)
+	dst, err := in.buffer(ctx, len(params))
+	if err != nil {
+		return err
+	}
+	copy(dst, params)
+	return in.call(ctx, in.open, "floe_open", -1, uint64(len(params)))
+}
+
+// encodeParams lays out the parameter block, sorted by key.
+func encodeParams(p map[string]string, function string) []byte {
+	keys := make([]string, 0, len(p)+1)
+	for k := range p {
+		keys = append(keys, k)
+	}
+	if _, ok := p["floe.function"]; !ok {
+		keys = append(keys, "floe.function")
+	}
+	slices.Sort(keys)
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(keys)))
+	for _, k := range keys {
+		v := p[k]
+		if k == "floe.function" {
+			v = function
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(k)))
+		b = append(b, k...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(v)))
+		b = append(b, v...)
+	}
+	return b
+}
+
+// buffer returns a view of the guest's input buffer with room for n bytes,
+// asking the guest for a larger one when needed.
+func (in *Instance) buffer(ctx context.Context, n int) ([]byte, error) {
+	if uint32(n) > in.bufCap || in.bufCap == 0 {
+		size := uint32(n + n/4 + 1024)
+		if err := in.call(ctx, in.alloc, "floe_alloc", -1, uint64(size)); err != nil {
+			return nil, err
+		}
+		in.buf, in.bufCap = uint32(in.stack[0]), size
+	}
+	b, ok := in.mem.Read(in.buf, uint32(n))
+	if !ok {
+		return nil, in.wrap("floe_alloc", -1, fmt.Errorf("returned a buffer outside its memory"), nil)
+	}
+	return b, nil
+}
+
+// Process runs the operator over a batch, appending its main output to out.
+// Records emitted to side outputs are collected per port (SideOutputs).
+func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error {
+	if len(batch.Records) == 0 {
+		return nil
+	}
+	size := 0
+	for i := range batch.Records {
+		r := &batch.Records[i]
+		size += 16 + len(r.Key) + len(r.Value)
+	}
+	dst, err := in.buffer(ctx, size)
+	if err != nil {
+		return err
+	}
+	encodeBatch(dst, batch)
+	in.cur, in.out = batch, out
+	in.statePoints = in.cfg.StatePoint != nil
+	err = in.call(ctx, in.process, "floe_process", -1, uint64(size), uint64(len(batch.Records)))
+	in.cur, in.out, in.statePoints = nil, nil, false
+	return err
+}
+
+// encodeBatch lays out batch's records in dst (sdk/ABI.md, "Input batch").
+func encodeBatch(dst []byte, batch *record.Batch) {
+	off := 0
+	for i := range batch.Records {
+		r := &batch.Records[i]
+		binary.LittleEndian.PutUint32(dst[off:], uint32(len(r.Key)))
+		binary.LittleEndian.PutUint32(dst[off+4:], uint32(len(r.Value)))
+		binary.LittleEndian.PutUint64(dst[off+8:], uint64(r.Timestamp))
+		off += 16
+		off += copy(dst[off:], r.Key)
+		off += copy(dst[off:], r.Value)
+	}
+}
+
+// SetWatermark sets what current_watermark answers: the operator's event
+// time, as the task computes it from its inputs.
+func (in *Instance) SetWatermark(ts int64) { in.watermark = ts }
+
+// HasTimerHandler tells whether the module exports floe_on_timer.
+func (in *Instance) HasTimerHandler() bool { return in.onTimer != nil }
+
+// FireTimer calls floe_on_timer for a timer of domain d at ts for key (in
+// key group kg), appending the main output to out. The caller has removed
+// the timer already, so the guest may register it again.
+func (in *Instance) FireTimer(ctx context.Context, d TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	if in.onTimer == nil {
+		return in.wrap("floe_on_timer", -1, errors.New("a timer fired but the module exports no floe_on_timer"), nil)
+	}
+	dst, err := in.buffer(ctx, len(key))
+	if err != nil {
+		return err
+	}
+	copy(dst, key)
+	in.timerRec.Reset()
+	in.timerRec.AppendKeyed(key, nil, ts, kg)
+	in.cur, in.out = &in.timerRec, out
+	err = in.call(ctx, in.onTimer, "floe_on_timer", -1, uint64(uint32(d)), uint64(ts), uint64(len(key)))
+	in.cur, in.out = nil, nil
+	return err
+}
+
+// WindowOp is what a floe_window call asks of a window function.
+type WindowOp int32
+
+// The window operations of ABI v1 (sdk/ABI.md, "Window functions").
+const (
+	WindowAdd     WindowOp = 0
+	WindowMerge   WindowOp = 1
+	WindowResult  WindowOp = 2
+	WindowProcess WindowOp = 3
+)
+
+// Window calls floe_window with op and payload, a sequence of groups laid
+// out as the ABI says, appending what the guest emits on port 0 to out.
+func (in *Instance) Window(ctx context.Context, op WindowOp, payload []byte, out *record.Batch) error {
+	if in.window == nil {
+		return in.wrap("floe_window", -1, errors.New("the module exports no floe_window: it has no window functions"), nil)
+	}
+	dst, err := in.buffer(ctx, len(payload))
+	if err != nil {
+		return err
+	}
+	copy(dst, payload)
+	in.out = out
+	err = in.call(ctx, in.window, "floe_window", -1, uint64(uint32(op)), uint64(len(payload)))
+	in.out = nil
+	return err
+}
+
+// Close closes the operator (floe_close) and the instance.
+func (in *Instance) Close(ctx context.Context) error {
+	var err error
+	if in.dead == nil {
+		err = in.call(ctx, in.close, "floe_close", -1)
+	}
+	return errors.Join(err, in.mod.Close(context.Background()))
+}
+
+// States returns the states the operator declared and can use: none for
+// an operator without keyed input (modules declare all their states
+// whichever function runs).
+func (in *Instance) States() []StateInfo {
+	if in.cfg.Keyed == nil || !in.keyed {
+		return nil
+	}
+	out := make([]StateInfo, len(in.states))
+	for i, s := range in.states {
+		out[i] = s.info
+	}
+	return out
+}
+
+// SideOutputs returns the side outputs' names, by port - 1.
+func (in *Instance) SideOutputs() []string { return in.outputs }
+
+// SideOutput returns the batch of records emitted to side output port
+// (1-based) since the caller last reset it.
+func (in *Instance) SideOutput(port int) *record.Batch { return &in.side[port-1] }
+
+// call invokes f with params and turns every way it can fail into an error.
+// The results are left in in.stack.
+func (in *Instance) call(ctx context.Context, f api.Function, export string, rec int, params ...uint64) error {
+	if in.dead != nil {
+		return in.dead
+	}
+	in.failed = false
+	in.stderr.reset()
+	copy(in.stack, params)
+	in.startCall()
+	err := f.CallWithStack(&callContext{ctx, in}, in.stack)
+	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {
+		err = errors.New(in.failMessage())
+		rec = int(in.failRec)
+	} else if err != nil && in.failed && !in.timedOut {
+		// A guest that reports its error with fail and then traps (an
+		// AssemblyScript throw, a Rust panic) still names its record.
+		err = errors.New(in.failMessage())
+		rec = int(in.failRec)
+	}
+	if err == nil {
+		return nil
+	}
+	err = in.wrap(export, rec, err, ctx.Err())
+	in.dead = err
+	return err
+}
+
+// startCall starts the clock of a call into the guest.
+func (in *Instance) startCall() {
+	in.timedOut = false
+	if in.m.e.interruptible {
+		in.deadline = time.Now().Add(in.cfg.CallTimeout)
+	}
+}
+
+// yield is the instrumented guest's call out (see host/internal/wasmbin):
+// it stops a call that was cancelled or overran its time, and otherwise
+// hands the guest the fuel for its next stretch.
+func (in *Instance) yield(ctx context.Context) uint32 {
+	if err := ctx.Err(); err != nil {
+		panic(err)
+	}
+	if in.statePoints {
+		in.cfg.StatePoint()
+	}
+	if time.Now().After(in.deadline) {
+		in.timedOut = true
+		panic(ErrTimeout)
+	}
+	return wasmbin.DefaultFuel
+}
+
+func (in *Instance) failMessage() string {
+	if in.failed {
+		return in.failMsg
+	}
+	return "failed without a message"
+}
+
+// wrap turns err from a call into a *UDFError, or into the caller's context
+// error when the caller cancelled (parentErr).
+func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
+	if parentErr != nil {
+		return parentErr
+	}
+	if in.timedOut {
+		err = fmt.Errorf("%w (after %s)", ErrTimeout, in.cfg.CallTimeout)
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() != 0 && !errors.Is(err, ErrTimeout) {
+		err = fmt.Errorf("guest exited with code %d", exit.ExitCode())
+	}
+	if strings.Contains(in.stderr.String(), "out of memory") {
+		err = fmt.Errorf("out of memory: the instance reached its memory cap of %d MiB: %w", in.m.e.maxMemory>>20, err)
+	}
+	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
+	if in.cur != nil && rec >= 0 && rec < len(in.cur.Records) {
+		ue.Value = prefix(in.cur.Records[rec].Value)
+	}
+	return ue
+}
+
+// emit routes one output record of the running call.
+func (in *Instance) emit(port uint32, value []byte, ts int64) {
+	if port == 0 {
+		if in.out == nil {
+			trap("emit outside floe_process")
+		}
+		in.out.Append(nil, value, ts)
+		return
+	}
+	if int(port) > len(in.side) {
+		trap("emit to undeclared output port %d", port)
+	}
+	in.side[port-1].Append(nil, value, ts)
+}
+
+func (in *Instance) declareOutput(name string) int {
+	if i := slices.Index(in.outputs, name); i >= 0 {
+		return i + 1
+	}
+	in.outputs = append(in.outputs, name)
+	in.side = append(in.side, record.Batch{})
+	return len(in.outputs)
+}
+
+// declareState binds a state name to its store.
+func (in *Instance) declareState(kind StateKind, name string, flags int32) (int, error) {
+	if name == "" {
+		return 0, errors.New("empty state name")
+	}
+	for i, s := range in.states {
+		if s.info.Name == name {
+			if s.info.Kind != kind {
+				return 0, fmt.Errorf("declared as %s state and as %s state", s.info.Kind, kind)
+			}
+			return i, nil
+		}
+	}
+	b := stateBinding{info: StateInfo{
+		Name: name, Namespace: in.cfg.Operator + "/" + name, Kind: kind,
+		Type: ValueType(flags >> 8), Queryable: flags&1 != 0,
+	}}
+	var err error
+	if kind == KindEvenSplitList || kind == KindUnionList {
+		if b.op, err = in.cfg.OperatorState.List(b.info.Namespace, kind); err != nil {
+			return 0, err
+		}
+		in.states = append(in.states, b)
+		return len(in.states) - 1, nil
+	}
+	if in.cfg.Keyed == nil {
+		// A module declares all its states whichever function runs; a
+		// non-keyed operator may declare them but traps if it uses them.
+		if kind < KindValue || kind > KindMap {
+			return 0, fmt.Errorf("state kind %d is not supported by this host", kind)
+		}
+		in.states = append(in.states, b)
+		return len(in.states) - 1, nil
+	}
+	switch kind {
+	case KindValue:
+		b.value, err = in.cfg.Keyed.Value(b.info.Namespace)
+	case KindList:
+		b.list, err = in.cfg.Keyed.List(b.info.Namespace)
+	case KindMap:
+		b.mp, err = in.cfg.Keyed.Map(b.info.Namespace)
+	default:
+		return 0, fmt.Errorf("state kind %d is not supported by this host", kind)
+	}
+	if err != nil {
+		return 0, err
+	}
+	in.states = append(in.states, b)
+	return len(in.states) - 1, nil
+}
+
+func (in *Instance) logf(level int32, msg string) {
+	if in.cfg.Logger == nil {
+		return
+	}
+	lv := slog.LevelInfo
+	switch level {
+	case 0:
+		lv = slog.LevelDebug
+	case 2:
+		lv = slog.LevelWarn
+	case 3:
+		lv = slog.LevelError
+	}
+	in.cfg.Logger.Log(context.Background(), lv, msg, "module", in.m.name, "function", in.cfg.Function)
+}
+
+func (in *Instance) now() time.Time { return in.cfg.Now() }

@@ -1,0 +1,147 @@
+package udf
+
+// The keyed state an instance's state calls reach. storage/state provides
+// the implementation; these interfaces are what the host needs of it, so the
+// Wasm boundary can be tested against any store.
+//
+// Every method is scoped by key group and key; the host passes the key group
+// the record was routed by, so stores never hash a key again. Returned slices
+// are valid until the next call on the same store.
+
+// ValueState stores one value per key.
+type ValueState interface {
+	Get(kg uint16, key []byte) ([]byte, bool, error)
+	Put(kg uint16, key, value []byte) error
+	Delete(kg uint16, key []byte) error
+}
+
+// ListState stores a list per key.
+type ListState interface {
+	Append(kg uint16, key, elem []byte) error
+	Get(kg uint16, key []byte, fn func(elem []byte) error) error
+	Clear(kg uint16, key []byte) error
+}
+
+// MapState stores a map per key.
+type MapState interface {
+	Get(kg uint16, key, mapKey []byte) ([]byte, bool, error)
+	Put(kg uint16, key, mapKey, value []byte) error
+	Delete(kg uint16, key, mapKey []byte) error
+	Iter(kg uint16, key []byte, fn func(mapKey, value []byte) error) error
+	Clear(kg uint16, key []byte) error
+}
+
+// Keyed hands out the states of one subtask by namespace
+// ("<operator uid>/<state name>").
+type Keyed interface {
+	Value(ns string) (ValueState, error)
+	List(ns string) (ListState, error)
+	Map(ns string) (MapState, error)
+}
+
+// OperatorList is one subtask's operator list state (ABI kinds 4 and 5).
+type OperatorList interface {
+	Append(elem []byte) error
+	Get(fn func(elem []byte) error) error
+	Clear() error
+}
+
+// OperatorState hands out a subtask's operator list states by namespace.
+// kind is KindEvenSplitList or KindUnionList, which decides how the list is
+// redistributed when the job is restored at another parallelism.
+type OperatorState interface {
+	List(ns string, kind StateKind) (OperatorList, error)
+}
+
+// TimeDomain is a timer's clock, as the ABI numbers it.
+type TimeDomain int32
+
+// The time domains of ABI v1.
+const (
+	EventTime      TimeDomain = 0
+	ProcessingTime TimeDomain = 1
+)
+
+func (d TimeDomain) String() string {
+	if d == ProcessingTime {
+		return "processing-time"
+	}
+	return "event-time"
+}
+
+// Timers keeps a keyed instance's timers, scoped like keyed state by key
+// group and key.
+type Timers interface {
+	Register(kg uint16, key []byte, d TimeDomain, ts int64) error
+	Delete(kg uint16, key []byte, d TimeDomain, ts int64) error
+}
+
+// StateKind is a state's shape, as the ABI's state_declare numbers it.
+type StateKind int32
+
+// The state kinds of ABI v1.
+const (
+	KindValue StateKind = 1
+	KindList  StateKind = 2
+	KindMap   StateKind = 3
+	// Operator list state, redistributed by even split or by union.
+	KindEvenSplitList StateKind = 4
+	KindUnionList     StateKind = 5
+)
+
+func (k StateKind) String() string {
+	switch k {
+	case KindValue:
+		return "value"
+	case KindList:
+		return "list"
+	case KindMap:
+		return "map"
+	case KindEvenSplitList:
+		return "operator list (even split)"
+	case KindUnionList:
+		return "operator list (union)"
+	}
+	return "unknown"
+}
+
+// ValueType is how a queryable state's values are rendered.
+type ValueType uint8
+
+// The value types of ABI v1.
+const (
+	TypeBytes  ValueType = 0
+	TypeInt64  ValueType = 1
+	TypeString ValueType = 2
+	TypeJSON   ValueType = 3
+)
+
+func (t ValueType) String() string {
+	switch t {
+	case TypeInt64:
+		return "int64"
+	case TypeString:
+		return "string"
+	case TypeJSON:
+		return "json"
+	}
+	return "bytes"
+}
+
+// StateInfo describes a state an instance declared.
+type StateInfo struct {
+	Name      string
+	Namespace string
+	Kind      StateKind
+	Type      ValueType
+	Queryable bool
+}
+
+// stateBinding is a declared state and the store behind it.
+type stateBinding struct {
+	info  StateInfo
+	value ValueState
+	list  ListState
+	mp    MapState
+	op    OperatorList
+}

@@ -1,0 +1,480 @@
+package window
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+)
+
+// Config configures a window operator.
+type Config struct {
+	Spec Spec
+	// Domain is the time windows are measured in.
+	Domain udf.TimeDomain
+	// AllowedLateness (ms, event time) keeps a fired window that long, so
+	// that late records update it and fire it again.
+	AllowedLateness int64
+	// LateOutput names the side output of records too late for every
+	// window they belong to; "" drops them.
+	LateOutput string
+	// Now is processing time in ms.
+	Now func() int64
+}
+
+// Operator is one subtask of a keyed window operator.
+type Operator struct {
+	cfg       Config
+	fn        Function
+	state     udf.MapState // key → window → accumulator, or record count
+	elems     udf.MapState // key → window, sequence → record (process functions)
+	timers    *timer.Queue
+	watermark int64
+	late      record.Batch
+	lateCount int64
+
+	ws     []W
+	groups map[string]int // group index by key and window, per batch
+	adds   []AddGroup
+	addWin []W
+	addKG  []uint16
+	refire []bool
+	mk     [16]byte
+	id     []byte
+	enc    []byte
+}
+
+// ErrNoTimestamp is returned for a record without event time in an
+// event-time window.
+var ErrNoTimestamp = errors.New("window: a record without a timestamp reached an event-time window (give the source timestamps)")
+
+// New returns an operator keeping its windows in state, the records of a
+// process function's windows in elems (one entry per record, so adding one
+// costs the same however full the window), and its timers in timers, all
+// in the subtask's keyed state.
+func New(cfg Config, fn Function, state, elems udf.MapState, timers *timer.Queue) (*Operator, error) {
+	if err := cfg.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}}, nil
+}
+
+// SetWatermark tells the operator its event time.
+func (o *Operator) SetWatermark(ts int64) { o.watermark = ts }
+
+// SideOutputs returns the late-data output, if any.
+func (o *Operator) SideOutputs() []string {
+	if o.cfg.LateOutput == "" {
+		return nil
+	}
+	return []string{o.cfg.LateOutput}
+}
+
+// SideOutput returns the batch of late records since the caller reset it.
+func (o *Operator) SideOutput(int) *record.Batch { return &o.late }
+
+// Late returns how many records came too late for any window.
+func (o *Operator) Late() int64 { return o.lateCount }
+
+// Close implements the task's Operator; the function's instance is closed
+// by its owner.
+func (o *Operator) Close(context.Context) error { return nil }
+
+// isLate tells whether w is past its allowed lateness.
+func (o *Operator) isLate(w W) bool {
+	return o.cfg.Domain == udf.EventTime && o.watermark != record.NoTimestamp &&
+		w.MaxTimestamp()+o.cfg.AllowedLateness <= o.watermark
+}
+
+// fired tells whether w has fired already (a late record updates it).
+func (o *Operator) fired(w W) bool {
+	return o.cfg.Domain == udf.EventTime && o.watermark != record.NoTimestamp && w.MaxTimestamp() <= o.watermark
+}
+
+// Process assigns the records of in to windows and updates their state;
+// out gets the results of windows that late records fire again.
+func (o *Operator) Process(ctx context.Context, in, out *record.Batch) error {
+	if o.cfg.Spec.Kind == Session {
+		return o.processSessions(ctx, in, out)
+	}
+	o.reset()
+	for i := range in.Records {
+		r := &in.Records[i]
+		ts, err := o.timestamp(r)
+		if err != nil {
+			return err
+		}
+		o.ws = o.cfg.Spec.Assign(o.ws[:0], ts)
+		placed := false
+		for _, w := range o.ws {
+			if o.isLate(w) {
+				continue
+			}
+			placed = true
+			o.add(r, w, ts)
+		}
+		if !placed {
+			o.toLate(r)
+		}
+	}
+	return o.flush(ctx, out)
+}
+
+func (o *Operator) timestamp(r *record.Record) (int64, error) {
+	if o.cfg.Domain == udf.ProcessingTime {
+		return o.cfg.Now(), nil
+	}
+	if r.Timestamp == record.NoTimestamp {
+		return 0, ErrNoTimestamp
+	}
+	return r.Timestamp, nil
+}
+
+func (o *Operator) toLate(r *record.Record) {
+	o.lateCount++
+	if o.cfg.LateOutput != "" {
+		o.late.Append(nil, r.Value, r.Timestamp)
+	}
+}
+
+func (o *Operator) reset() {
+	clear(o.groups)
+	o.adds, o.addWin, o.addKG, o.refire = o.adds[:0], o.addWin[:0], o.addKG[:0], o.refire[:0]
+}
+
+// add puts record r into window w's group of this batch.
+func (o *Operator) add(r *record.Record, w W, ts int64) {
+	// NB: looking up string(o.id) does not allocate; only a new group's
+	// key does.
+	o.id = append(append(o.id[:0], o.mapKey(w)...), r.Key...)
+	g, ok := o.groups[string(o.id)]
+	if !ok {
+		g = len(o.adds)
+		o.groups[string(o.id)] = g
+		o.adds = append(o.adds, AddGroup{Key: r.Key})
+		o.addWin = append(o.addWin, w)
+		o.addKG = append(o.addKG, r.KeyGroup)
+		o.refire = append(o.refire, o.fired(w))
+	}
+	o.adds[g].Elems = append(o.adds[g].Elems, Elem{Value: r.Value, Timestamp: ts})
+}
+
+// flush folds this batch's groups into state, registers their timers and
+// fires again the windows that late records updated.
+func (o *Operator) flush(ctx context.Context, out *record.Batch) error {
+	if len(o.adds) == 0 {
+		return nil
+	}
+	if o.fn.Aggregate() {
+		for i := range o.adds {
+			g := &o.adds[i]
+			acc, ok, err := o.state.Get(o.addKG[i], g.Key, o.mapKey(o.addWin[i]))
+			if err != nil {
+				return err
+			}
+			g.Acc, g.HasAcc = bytes.Clone(acc), ok
+		}
+		accs, err := o.fn.Add(ctx, o.adds)
+		if err != nil {
+			return err
+		}
+		for i, acc := range accs {
+			if err := o.state.Put(o.addKG[i], o.adds[i].Key, o.mapKey(o.addWin[i]), acc); err != nil {
+				return err
+			}
+		}
+	} else {
+		for i := range o.adds {
+			if err := o.appendElems(o.addKG[i], o.adds[i].Key, o.addWin[i], o.adds[i].Elems); err != nil {
+				return err
+			}
+		}
+	}
+	var fire []FireGroup
+	for i := range o.adds {
+		g := &o.adds[i]
+		if err := o.register(o.addKG[i], g.Key, o.addWin[i]); err != nil {
+			return err
+		}
+		if o.refire[i] {
+			fg, err := o.load(o.addKG[i], g.Key, o.addWin[i])
+			if err != nil {
+				return err
+			}
+			fire = append(fire, fg)
+		}
+	}
+	if len(fire) > 0 {
+		return o.fn.Fire(ctx, fire, out)
+	}
+	return nil
+}
+
+// register sets the timers of window w of key: firing, and cleanup after
+// the allowed lateness.
+func (o *Operator) register(kg uint16, key []byte, w W) error {
+	if !o.fired(w) {
+		if err := o.timers.Register(kg, key, o.cfg.Domain, w.MaxTimestamp()); err != nil {
+			return err
+		}
+	}
+	if o.cfg.AllowedLateness > 0 && o.cfg.Domain == udf.EventTime {
+		return o.timers.Register(kg, key, o.cfg.Domain, w.MaxTimestamp()+o.cfg.AllowedLateness)
+	}
+	return nil
+}
+
+// load reads window w of key as a FireGroup.
+func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
+	fg := FireGroup{Key: bytes.Clone(key), W: w}
+	if !o.fn.Aggregate() {
+		var err error
+		fg.Elems, err = o.loadElems(kg, key, w)
+		return fg, err
+	}
+	v, ok, err := o.state.Get(kg, key, o.mapKey(w))
+	if err != nil || !ok {
+		return FireGroup{}, err
+	}
+	fg.Acc = bytes.Clone(v)
+	return fg, nil
+}
+
+// FireTimer fires the windows of key whose time has come at ts and drops
+// those past their allowed lateness.
+func (o *Operator) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	var due, drop []W
+	err := o.state.Iter(kg, key, func(mk, _ []byte) error {
+		w := decodeWindow(mk)
+		if w.MaxTimestamp() == ts {
+			due = append(due, w)
+		}
+		if w.MaxTimestamp()+o.lateness() <= ts {
+			drop = append(drop, w)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(due) > 0 {
+		fire := make([]FireGroup, 0, len(due))
+		for _, w := range due {
+			fg, err := o.load(kg, key, w)
+			if err != nil {
+				return err
+			}
+			fire = append(fire, fg)
+		}
+		if err := o.fn.Fire(ctx, fire, out); err != nil {
+			return err
+		}
+	}
+	for _, w := range drop {
+		if err := o.dropWindow(kg, key, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropWindow deletes window w of key and its records.
+func (o *Operator) dropWindow(kg uint16, key []byte, w W) error {
+	if err := o.state.Delete(kg, key, o.mapKey(w)); err != nil {
+		return err
+	}
+	if o.fn.Aggregate() {
+		return nil
+	}
+	var mks [][]byte
+	prefix := bytes.Clone(o.mapKey(w))
+	err := o.elems.Iter(kg, key, func(mk, _ []byte) error {
+		if bytes.HasPrefix(mk, prefix) {
+			mks = append(mks, bytes.Clone(mk))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, mk := range mks {
+		if err := o.elems.Delete(kg, key, mk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *Operator) lateness() int64 {
+	if o.cfg.Domain == udf.EventTime {
+		return o.cfg.AllowedLateness
+	}
+	return 0
+}
+
+// processSessions merges each record's session window with the key's
+// overlapping ones, record by record.
+func (o *Operator) processSessions(ctx context.Context, in, out *record.Batch) error {
+	for i := range in.Records {
+		r := &in.Records[i]
+		ts, err := o.timestamp(r)
+		if err != nil {
+			return err
+		}
+		w := W{ts, ts + o.cfg.Spec.Gap}
+		if o.isLate(w) {
+			o.toLate(r)
+			continue
+		}
+		if err := o.mergeInto(ctx, r, w, ts, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeInto adds record r, whose own session window is w, to the key's
+// state, merging every window that overlaps w.
+func (o *Operator) mergeInto(ctx context.Context, r *record.Record, w W, ts int64, out *record.Batch) error {
+	var overlap []W
+	var vals [][]byte
+	err := o.state.Iter(r.KeyGroup, r.Key, func(mk, v []byte) error {
+		x := decodeWindow(mk)
+		if x.Start <= w.End && w.Start <= x.End {
+			overlap = append(overlap, x)
+			vals = append(vals, bytes.Clone(v))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var elems []Elem
+	merged := w
+	for _, x := range overlap {
+		merged.Start, merged.End = min(merged.Start, x.Start), max(merged.End, x.End)
+		if !o.fn.Aggregate() {
+			e, err := o.loadElems(r.KeyGroup, r.Key, x)
+			if err != nil {
+				return err
+			}
+			elems = append(elems, e...)
+		}
+		if err := o.dropWindow(r.KeyGroup, r.Key, x); err != nil {
+			return err
+		}
+		if x.MaxTimestamp() != merged.MaxTimestamp() && !o.fired(x) {
+			if err := o.timers.Delete(r.KeyGroup, r.Key, o.cfg.Domain, x.MaxTimestamp()); err != nil {
+				return err
+			}
+		}
+	}
+	elem := Elem{Value: r.Value, Timestamp: ts}
+	if o.fn.Aggregate() {
+		g := AddGroup{Key: r.Key, Elems: []Elem{elem}}
+		switch len(vals) {
+		case 0:
+		case 1:
+			g.Acc, g.HasAcc = vals[0], true
+		default:
+			m, err := o.fn.Merge(ctx, [][][]byte{vals})
+			if err != nil {
+				return err
+			}
+			g.Acc, g.HasAcc = bytes.Clone(m[0]), true
+		}
+		accs, err := o.fn.Add(ctx, []AddGroup{g})
+		if err != nil {
+			return err
+		}
+		if err := o.state.Put(r.KeyGroup, r.Key, o.mapKey(merged), accs[0]); err != nil {
+			return err
+		}
+	} else if err := o.appendElems(r.KeyGroup, r.Key, merged, append(elems, elem)); err != nil {
+		return err
+	}
+	if err := o.register(r.KeyGroup, r.Key, merged); err != nil {
+		return err
+	}
+	if o.fired(merged) {
+		fg, err := o.load(r.KeyGroup, r.Key, merged)
+		if err != nil {
+			return err
+		}
+		return o.fn.Fire(ctx, []FireGroup{fg}, out)
+	}
+	return nil
+}
+
+// appendElems adds records to window w of key: one elems entry each, under
+// the window and a sequence number, and the window's count in state.
+func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) error {
+	mk := o.mapKey(w)
+	var n uint64
+	v, ok, err := o.state.Get(kg, key, mk)
+	if err != nil {
+		return err
+	}
+	if ok && len(v) == 8 {
+		n = binary.BigEndian.Uint64(v)
+	}
+	ek := append([]byte(nil), mk...)
+	for _, e := range elems {
+		ek = binary.BigEndian.AppendUint64(ek[:16], n)
+		o.enc = appendElem(o.enc[:0], e)
+		if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
+			return err
+		}
+		n++
+	}
+	var count [8]byte
+	binary.BigEndian.PutUint64(count[:], n)
+	return o.state.Put(kg, key, o.mapKey(w), count[:])
+}
+
+// loadElems returns the records of window w of key, in arrival order.
+func (o *Operator) loadElems(kg uint16, key []byte, w W) ([]Elem, error) {
+	prefix := bytes.Clone(o.mapKey(w))
+	var out []Elem
+	err := o.elems.Iter(kg, key, func(mk, v []byte) error {
+		if !bytes.HasPrefix(mk, prefix) {
+			return nil
+		}
+		e, err := decodeElem(v)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// appendElem encodes a kept record: i64 timestamp, value.
+func appendElem(dst []byte, e Elem) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(e.Timestamp))
+	return append(dst, e.Value...)
+}
+
+func decodeElem(b []byte) (Elem, error) {
+	if len(b) < 8 {
+		return Elem{}, fmt.Errorf("window: corrupt window record")
+	}
+	return Elem{Timestamp: int64(binary.LittleEndian.Uint64(b)), Value: bytes.Clone(b[8:])}, nil
+}
+
+// mapKey encodes a window so that byte order is start order.
+func (o *Operator) mapKey(w W) []byte {
+	binary.BigEndian.PutUint64(o.mk[:8], uint64(w.Start)^(1<<63))
+	binary.BigEndian.PutUint64(o.mk[8:], uint64(w.End)^(1<<63))
+	return o.mk[:]
+}
+
+func decodeWindow(mk []byte) W {
+	return W{int64(binary.BigEndian.Uint64(mk[:8]) ^ (1 << 63)), int64(binary.BigEndian.Uint64(mk[8:]) ^ (1 << 63))}
+}

@@ -1,0 +1,182 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/kv/memkv"
+	"github.com/floe-stream/floe/storage/state"
+)
+
+// sum is a Function in Go: an aggregate summing integer values, or a
+// process function listing them.
+type sum struct{ agg bool }
+
+func (s sum) Aggregate() bool { return s.agg }
+
+func (s sum) Add(_ context.Context, groups []AddGroup) ([][]byte, error) {
+	out := make([][]byte, len(groups))
+	for i, g := range groups {
+		var n int64
+		if g.HasAcc {
+			n, _ = strconv.ParseInt(string(g.Acc), 10, 64)
+		}
+		for _, e := range g.Elems {
+			v, err := strconv.ParseInt(string(e.Value), 10, 64)
+			if err != nil {
+				return nil, err
+			}
+			n += v
+		}
+		out[i] = strconv.AppendInt(nil, n, 10)
+	}
+	return out, nil
+}
+
+func (s sum) Merge(_ context.Context, groups [][][]byte) ([][]byte, error) {
+	out := make([][]byte, len(groups))
+	for i, accs := range groups {
+		var n int64
+		for _, a := range accs {
+			v, _ := strconv.ParseInt(string(a), 10, 64)
+			n += v
+		}
+		out[i] = strconv.AppendInt(nil, n, 10)
+	}
+	return out, nil
+}
+
+func (s sum) Fire(_ context.Context, groups []FireGroup, out *record.Batch) error {
+	for _, g := range groups {
+		if s.agg {
+			out.Append(nil, fmt.Appendf(nil, "%s %s sum=%s", g.Key, g.W, g.Acc), g.W.MaxTimestamp())
+			continue
+		}
+		var vs []string
+		for _, e := range g.Elems {
+			vs = append(vs, fmt.Sprintf("%s@%d", e.Value, e.Timestamp))
+		}
+		out.Append(nil, fmt.Appendf(nil, "%s %s elems=%s", g.Key, g.W, strings.Join(vs, "+")), g.W.MaxTimestamp())
+	}
+	return nil
+}
+
+// TestWindows runs the scripts in testdata:
+//
+//	new kind=K [size=N slide=N gap=N lateness=N late=NAME process processing]
+//	batch            lines "key@ts value"
+//	watermark T      fire the event-time timers due at T
+//	processing-time T
+func TestWindows(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var (
+			op  *Operator
+			q   *timer.Queue
+			now int64
+		)
+		render := func(out *record.Batch) string {
+			var lines []string
+			for _, r := range out.Records {
+				lines = append(lines, fmt.Sprintf("@%d %s", r.Timestamp, r.Value))
+			}
+			for _, r := range op.late.Records {
+				lines = append(lines, fmt.Sprintf("late @%d %s", r.Timestamp, r.Value))
+			}
+			op.late.Reset()
+			if len(lines) == 0 {
+				return "(nothing)"
+			}
+			return strings.Join(lines, "\n")
+		}
+		fire := func(d udf.TimeDomain, upTo int64) string {
+			var out record.Batch
+			for {
+				tm, ok, err := q.Pop(d, upTo)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				if err := op.FireTimer(context.Background(), d, tm.Timestamp, tm.KeyGroup, tm.Key, &out); err != nil {
+					return "error: " + err.Error()
+				}
+			}
+			return render(&out)
+		}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "new":
+				cfg := Config{Domain: udf.EventTime, Now: func() int64 { return now }}
+				fn := sum{agg: true}
+				for _, a := range d.CmdArgs {
+					v := int64(0)
+					if len(a.Vals) > 0 {
+						v, _ = strconv.ParseInt(a.Vals[0], 10, 64)
+					}
+					switch a.Key {
+					case "kind":
+						cfg.Spec.Kind = Kind(a.Vals[0])
+					case "size":
+						cfg.Spec.Size = v
+					case "slide":
+						cfg.Spec.Slide = v
+					case "gap":
+						cfg.Spec.Gap = v
+					case "lateness":
+						cfg.AllowedLateness = v
+					case "late":
+						cfg.LateOutput = a.Vals[0]
+					case "process":
+						fn.agg = false
+					case "processing":
+						cfg.Domain = udf.ProcessingTime
+					}
+				}
+				b := state.New(memkv.New())
+				m, _ := b.Map("w")
+				e, _ := b.Map("w#elems")
+				tm, _ := b.Map(timer.Namespace("w"))
+				q = timer.New(tm)
+				var err error
+				if op, err = New(cfg, fn, m, e, q); err != nil {
+					return "error: " + err.Error()
+				}
+				now = 0
+				return "ok"
+			case "batch":
+				var in, out record.Batch
+				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					kts, v, _ := strings.Cut(line, " ")
+					k, ts, _ := strings.Cut(kts, "@")
+					n := record.NoTimestamp
+					if ts != "-" {
+						n, _ = strconv.ParseInt(ts, 10, 64)
+					}
+					in.AppendKeyed([]byte(k), []byte(v), n, keygroup.Of([]byte(k), 128))
+				}
+				if err := op.Process(context.Background(), &in, &out); err != nil {
+					return "error: " + err.Error()
+				}
+				return render(&out)
+			case "watermark":
+				ts, _ := strconv.ParseInt(d.CmdArgs[0].Key, 10, 64)
+				op.SetWatermark(ts)
+				return fire(udf.EventTime, ts)
+			case "processing-time":
+				now, _ = strconv.ParseInt(d.CmdArgs[0].Key, 10, 64)
+				return fire(udf.ProcessingTime, now)
+			}
+			t.Fatalf("unknown command %s", d.Cmd)
+			return ""
+		})
+	})
+}

@@ -1,0 +1,153 @@
+// Package minicluster starts a scheduler and task managers inside one
+// process, talking gRPC on loopback exactly as a real cluster does. It is
+// what `floe run` runs a job on, and what tests use for a cluster without
+// processes.
+package minicluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/host/taskmanager"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/scheduler"
+	"github.com/floe-stream/floe/storage/ckstore"
+)
+
+// Config configures a mini-cluster.
+type Config struct {
+	// DataDir holds the scheduler's and task managers' data.
+	DataDir string
+	// TaskManagers is how many task managers to start (default 1), each
+	// with Slots slots (default 1).
+	TaskManagers int
+	Slots        int
+	// RESTAddr serves the REST API when set.
+	RESTAddr string
+	// Engine is shared by the scheduler and task managers; nil makes one.
+	Engine *udf.Engine
+	// CheckpointStorage is the scheduler's default checkpoint URL.
+	CheckpointStorage string
+	// HeartbeatTimeout is the scheduler's; 0 means its default.
+	HeartbeatTimeout time.Duration
+	CallTimeout      time.Duration
+	BatchSize        int
+	Stdout           *stdout.Writer
+	Logger           *slog.Logger
+	// Runtime is handed to every task manager (taskmanager.Config.Runtime).
+	Runtime *taskmanager.Runtime
+	// OpenStore opens checkpoint storage for the scheduler and every task
+	// manager; nil opens stores by URL (ckstore.OpenerFor). Tests pass a
+	// faulty store here.
+	OpenStore ckstore.Opener
+}
+
+// Cluster is a running mini-cluster.
+type Cluster struct {
+	Scheduler    *scheduler.Server
+	TaskManagers []*taskmanager.TaskManager
+
+	stops  []context.CancelFunc
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	errs   []error
+	mu     sync.Mutex
+}
+
+// Start starts the cluster and waits until every task manager has
+// registered.
+func Start(ctx context.Context, cfg Config) (*Cluster, error) {
+	if cfg.TaskManagers == 0 {
+		cfg.TaskManagers = 1
+	}
+	if cfg.Slots == 0 {
+		cfg.Slots = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	sched, err := scheduler.NewServer(scheduler.Config{
+		RPCAddr: "127.0.0.1:0", RESTAddr: cfg.RESTAddr, DataDir: filepath.Join(cfg.DataDir, "scheduler"),
+		Engine: cfg.Engine, Logger: cfg.Logger.With("component", "scheduler"),
+		CheckpointStorage: cfg.CheckpointStorage, HeartbeatTimeout: cfg.HeartbeatTimeout,
+		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore,
+	})
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	c := &Cluster{Scheduler: sched, cancel: cancel}
+	c.run(func() error { return sched.Run(runCtx) })
+	for i := 0; i < cfg.TaskManagers; i++ {
+		tm, err := taskmanager.New(taskmanager.Config{
+			Scheduler: sched.RPCAddr(), RPCAddr: "127.0.0.1:0", Slots: cfg.Slots,
+			DataDir: filepath.Join(cfg.DataDir, fmt.Sprintf("taskmanager-%d", i)), Engine: cfg.Engine,
+			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
+			OpenStore: cfg.OpenStore,
+			Logger:    cfg.Logger.With("component", "taskmanager", "index", i),
+		})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		tmCtx, stop := context.WithCancel(runCtx)
+		c.TaskManagers = append(c.TaskManagers, tm)
+		c.stops = append(c.stops, stop)
+		c.run(func() error { return tm.Run(tmCtx) })
+	}
+	if err := c.awaitTaskManagers(ctx, cfg.TaskManagers); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Cluster) run(fn func() error) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := fn(); err != nil {
+			c.mu.Lock()
+			c.errs = append(c.errs, err)
+			c.mu.Unlock()
+		}
+	}()
+}
+
+func (c *Cluster) awaitTaskManagers(ctx context.Context, n int) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		tms, _ := c.Scheduler.TaskManagers(ctx)
+		if len(tms) >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("minicluster: %d of %d task managers registered within 30s", len(tms), n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// StopTaskManager stops task manager i, as if its process died: its tasks
+// are cancelled and its endpoints close.
+func (c *Cluster) StopTaskManager(i int) { c.stops[i]() }
+
+// Close stops the task managers and the scheduler and returns what went
+// wrong while they ran.
+func (c *Cluster) Close() error {
+	c.cancel()
+	c.wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return errors.Join(c.errs...)
+}

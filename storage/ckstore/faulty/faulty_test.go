@@ -1,0 +1,138 @@
+package faulty_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/storage/ckstore"
+	"github.com/floe-stream/floe/storage/ckstore/faulty"
+	"github.com/floe-stream/floe/storage/ckstore/localfs"
+	"github.com/floe-stream/floe/storage/ckstore/storetest"
+)
+
+func newStore(t *testing.T) *faulty.Store {
+	t.Helper()
+	inner, err := localfs.Open(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return faulty.New(inner)
+}
+
+// TestConformance checks that a Store without rules is a conforming store.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) ckstore.Store { return newStore(t) })
+}
+
+func put(s ckstore.Store, p, data string) error {
+	return s.Put(context.Background(), p, strings.NewReader(data), int64(len(data)))
+}
+
+func TestFailNext(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	boom := errors.New("boom")
+	s.FailNext(faulty.OpPut, "chk-*/_metadata", boom)
+	if err := put(s, "chk-1/sst", "x"); err != nil {
+		t.Fatalf("Put of a path the rule does not match: %v", err)
+	}
+	if err := put(s, "chk-1/_metadata", "m"); !errors.Is(err, boom) {
+		t.Fatalf("Put: error = %v, want %v", err, boom)
+	}
+	if _, err := s.Stat(ctx, "chk-1/_metadata"); !errors.Is(err, ckstore.ErrNotFound) {
+		t.Errorf("Stat after failed Put: %v, want ErrNotFound", err)
+	}
+	if err := put(s, "chk-1/_metadata", "m"); err != nil {
+		t.Fatalf("second Put: %v", err)
+	}
+	s.FailNext(faulty.OpGet, "", nil)
+	if _, err := s.Get(ctx, "chk-1/_metadata"); !errors.Is(err, faulty.ErrInjected) {
+		t.Errorf("Get: error = %v, want ErrInjected", err)
+	}
+	if got := s.Calls(faulty.OpPut); got != 3 {
+		t.Errorf("Calls(put) = %d, want 3", got)
+	}
+}
+
+func TestFailAlways(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	s.FailAlways(faulty.OpList, "", nil)
+	s.FailAlways(faulty.OpDelete, "chk-2/*", nil)
+	for range 3 {
+		if _, err := s.List(ctx, "chk-1/"); !errors.Is(err, faulty.ErrInjected) {
+			t.Fatalf("List: error = %v, want ErrInjected", err)
+		}
+		if err := s.Delete(ctx, "chk-2/x"); !errors.Is(err, faulty.ErrInjected) {
+			t.Fatalf("Delete: error = %v, want ErrInjected", err)
+		}
+	}
+	s.Reset()
+	if _, err := s.List(ctx, ""); err != nil {
+		t.Fatalf("List after Reset: %v", err)
+	}
+}
+
+func TestFailAfter(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if err := put(s, "old", "previous"); err != nil {
+		t.Fatal(err)
+	}
+	s.FailAfter(faulty.OpPut, "", 3, nil)
+	for _, p := range []string{"new", "old", "new"} {
+		if err := put(s, p, "0123456789"); !errors.Is(err, faulty.ErrInjected) {
+			t.Fatalf("Put(%q): error = %v, want ErrInjected", p, err)
+		}
+	}
+	if err := put(s, "short", "012"); err != nil {
+		t.Errorf("Put of no more than n bytes: %v", err)
+	}
+	s.Reset()
+	if got, _ := s.List(ctx, ""); strings.Join(got, " ") != "old short" {
+		t.Errorf("List = %q, want [old short]: failed Puts must leave nothing", got)
+	}
+
+	s.FailAfter(faulty.OpGet, "old", 4, nil)
+	rc, err := s.Get(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	got, err := io.ReadAll(rc)
+	if string(got) != "prev" || !errors.Is(err, faulty.ErrInjected) {
+		t.Errorf("read %q, %v; want %q, ErrInjected", got, err, "prev")
+	}
+}
+
+func TestDelay(t *testing.T) {
+	s := newStore(t)
+	s.Delay(faulty.OpStat, "", 30*time.Millisecond)
+	start := time.Now()
+	if _, err := s.Stat(context.Background(), "x"); !errors.Is(err, ckstore.ErrNotFound) {
+		t.Fatalf("Stat: %v", err)
+	}
+	if d := time.Since(start); d < 30*time.Millisecond {
+		t.Errorf("Stat took %v, want at least 30ms", d)
+	}
+	s.Delay(faulty.OpPut, "", time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := s.Put(ctx, "x", strings.NewReader(""), 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Put delayed past its deadline: error = %v", err)
+	}
+}
+
+func TestBadPattern(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a malformed pattern did not panic")
+		}
+	}()
+	newStore(t).FailNext(faulty.OpPut, "[", nil)
+}
