@@ -229,6 +229,9 @@ func measure(e *env, name string, w *workload, wasm, native opener) (Result, err
 }
 
 func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0 // NB: a side that did not run (e.g. no Rust toolchain) has no median
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
