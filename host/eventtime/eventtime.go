@@ -1,7 +1,9 @@
 // Package eventtime is the pure core of Floe's event time: reading a
 // record's timestamp from its value, generating a source's watermarks with
-// bounded out-of-orderness, and combining the watermarks of a task's inputs.
-// The task runtime (internal/task) moves them through the job.
+// bounded out-of-orderness (Generator, Splits), pacing what a source sends
+// downstream and marking it idle (Pacer), and combining the watermarks of a
+// task's inputs (Tracker). None of it reads a clock: the task runtime
+// (host/task) passes the time in and moves the watermarks through the job.
 //
 // A watermark W says that no record with a timestamp <= W follows (Flink's
 // convention): an event-time timer at t fires once the watermark reaches t.

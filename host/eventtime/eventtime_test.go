@@ -50,58 +50,6 @@ func TestGenerator(t *testing.T) {
 	}
 }
 
-// TestTracker runs scripts of input events against a three-input tracker:
-// "wN@T" a watermark, "iN@T" an idle watermark, "aN" records, "eN" an end;
-// each step prints the combined watermark and whether it advanced.
-func TestTracker(t *testing.T) {
-	for _, tc := range []struct{ script, want string }{
-		{"w0@5 w1@3 w2@4 w1@9", "min- min- 3+ 4+"},
-		{"w0@5 w1@7 i2@0", "min- min- 5+"},
-		{"w0@5 w1@7 i2@0 a2 w2@1", "min- min- 5+ 5- 5-"},
-		{"i0@0 i1@0 i2@0", "min- min- min-"},
-		{"w0@5 w1@6 w2@7 e0 e1 e2", "min- min- 5+ 6+ 7+ max+"},
-		{"e0 e1 e2", "min- min- max+"},
-		{"w0@5 w0@2 w1@5 w2@5", "min- min- min- 5+"},
-	} {
-		tr := NewTracker(3)
-		var got []string
-		for _, step := range strings.Fields(tc.script) {
-			var in int
-			var ts int64
-			var wm int64
-			var adv bool
-			switch step[0] {
-			case 'w', 'i':
-				fmt.Sscanf(step[1:], "%d@%d", &in, &ts)
-				wm, adv = tr.Watermark(in, ts, step[0] == 'i')
-			case 'a':
-				fmt.Sscanf(step[1:], "%d", &in)
-				tr.Active(in)
-				wm, adv = tr.Current(), false
-			case 'e':
-				fmt.Sscanf(step[1:], "%d", &in)
-				wm, adv = tr.End(in)
-			}
-			s := fmt.Sprint(wm)
-			switch wm {
-			case Min:
-				s = "min"
-			case Max:
-				s = "max"
-			}
-			if adv {
-				s += "+"
-			} else {
-				s += "-"
-			}
-			got = append(got, s)
-		}
-		if g := strings.Join(got, " "); g != tc.want {
-			t.Errorf("%s: got %s, want %s", tc.script, g, tc.want)
-		}
-	}
-}
-
 // TestSplits runs scripts against per-split watermarks with a bound of
 // 5 ms and an idle timeout of 100 ms: "oS@T/N" observes split S at event
 // time T, processing time N; "?N" asks at processing time N.

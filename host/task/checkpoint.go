@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/host/connector"
-	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/storage/ckstore"
 	"github.com/floe-stream/floe/storage/keygroup"
@@ -60,12 +59,9 @@ type checkpointer struct {
 	wake     chan<- struct{}
 	chain    []ckmeta.File
 	broken   atomic.Bool // an upload failed: the next snapshot is full
-	// Alignment of barriers from several senders.
-	aligning   int64
+	// alignStart is when the checkpoint being aligned saw its first
+	// barrier.
 	alignStart time.Time
-	seen       []bool
-	held       [][]exchange.Message
-	replay     []exchange.Message
 }
 
 func newCheckpointer(cfg *Checkpointing, wake chan<- struct{}) *checkpointer {
@@ -125,7 +121,7 @@ func (t *Task) serviceCheckpoints(ctx context.Context) error {
 	for {
 		select {
 		case id := <-t.ckpt.triggers:
-			if err := t.snapshot(ctx, id, time.Now()); err != nil {
+			if err := t.snapshot(ctx, id, t.env.Now()); err != nil {
 				return err
 			}
 		case id := <-t.ckpt.commits:
@@ -178,7 +174,7 @@ func (t *Task) keyGroups() keygroup.Range {
 // a local file, and leaves the upload and the acknowledgement to a
 // goroutine so that records keep flowing.
 func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
-	start := time.Now()
+	start := t.env.Now()
 	if t.router != nil {
 		if err := t.router.Barrier(ctx, id); err != nil {
 			return err
@@ -212,7 +208,7 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 		st.FullBytes += f.Size
 	}
 	st.IncrementalBytes = file.Size
-	st.SyncMillis = time.Since(start).Milliseconds()
+	st.SyncMillis = t.env.Now().Sub(start).Milliseconds()
 	t.spawn(func() { t.upload(id, local, file, st) })
 	return nil
 }

@@ -32,23 +32,19 @@ type sourceTime struct {
 	// (connector.SplitReporter); gen is unused then.
 	splits   *eventtime.Splits
 	reporter connector.SplitReporter
-	interval time.Duration
-	idleFor  time.Duration
-	emitted  int64 // the last watermark sent
-	lastEmit time.Time
-	lastData time.Time
-	idle     bool
+	pacer    *eventtime.Pacer
 }
 
-// stamp gives b's records their event time and notes it for watermarks.
-func (s *sourceTime) stamp(b *record.Batch) error {
+// stamp gives b's records their event time and notes it for watermarks;
+// clock tells the time they were read, which per-split watermarks need.
+func (s *sourceTime) stamp(b *record.Batch, clock func() time.Time) error {
 	var ids []int
 	now := int64(0)
 	if s.splits != nil {
 		if ids = s.reporter.RecordSplits(); len(ids) != b.Len() {
 			return fmt.Errorf("source reported the splits of %d records for a batch of %d", len(ids), b.Len())
 		}
-		now = time.Now().UnixMilli()
+		now = clock().UnixMilli()
 	}
 	for i := range b.Records {
 		r := &b.Records[i]
@@ -78,35 +74,30 @@ func prefix(b []byte) []byte {
 }
 
 // sourceWatermark sends the source's watermark on when its interval has
-// passed and it advanced, and marks the source idle after idleFor without
-// records. n is the number of records of the batch just processed.
+// passed and it advanced, and marks the source idle after its idle timeout
+// without records (eventtime.Pacer). n is the number of records of the
+// batch just processed.
 func (t *Task) sourceWatermark(ctx context.Context, n int) error {
 	s := t.et
 	if s == nil || t.router == nil {
 		return nil
 	}
-	now := time.Now()
-	if n > 0 {
-		s.lastData, s.idle = now, false
-	}
-	if now.Sub(s.lastEmit) < s.interval {
+	now := t.env.Now()
+	if !s.pacer.Due(now, n) {
 		return nil
 	}
-	s.lastEmit = now
 	wm, splitsIdle := s.gen.Current(), false
 	if s.splits != nil {
 		wm, splitsIdle = s.splits.Current(now.UnixMilli())
 	}
-	if s.idleFor > 0 && !s.idle && (splitsIdle || now.Sub(s.lastData) >= s.idleFor) {
-		s.idle = true
-		return t.router.Watermark(ctx, s.emitted, true)
+	m, ok := s.pacer.Emit(now, wm, splitsIdle)
+	if !ok {
+		return nil
 	}
-	if wm > s.emitted {
-		s.emitted = wm
-		t.setWatermark(wm)
-		return t.router.Watermark(ctx, wm, false)
+	if !m.Idle {
+		t.setWatermark(m.Watermark)
 	}
-	return nil
+	return t.router.Watermark(ctx, m.Watermark, m.Idle)
 }
 
 // setWatermark tells every Wasm operator of the chain its watermark.
@@ -182,7 +173,7 @@ func (t *Task) serviceTimers(ctx context.Context) error {
 	if len(t.timed) == 0 {
 		return nil
 	}
-	now := time.Now().UnixMilli()
+	now := t.nowMillis()
 	fired, err := t.fireTimers(ctx, udf.ProcessingTime, now)
 	if err != nil {
 		return err
@@ -254,4 +245,5 @@ func (t *Task) operatorState() []ckmeta.OperatorList {
 	return out
 }
 
-func nowMillis() int64 { return time.Now().UnixMilli() }
+// nowMillis is the task's processing time in ms since the epoch.
+func (t *Task) nowMillis() int64 { return t.env.Now().UnixMilli() }

@@ -16,6 +16,7 @@ import (
 	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/task/internal/align"
 	"github.com/floe-stream/floe/host/timer"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/ckmeta"
@@ -75,6 +76,11 @@ type Env struct {
 	// Started, if set, is called once the task has opened its source,
 	// operators and sink and is about to process records.
 	Started func(t *Task)
+	// Now is the task's clock, for watermark intervals and idleness,
+	// processing-time timers and windows, and the durations it reports;
+	// nil means time.Now. The task reads no other clock, but it waits for
+	// its next processing-time timer with a time.Timer.
+	Now func() time.Time
 }
 
 // Spec names the subtask to run.
@@ -110,12 +116,13 @@ type Metrics struct {
 type timedSender struct {
 	exchange.Sender
 	blocked *atomic.Int64
+	now     func() time.Time
 }
 
 func (s timedSender) Send(ctx context.Context, m exchange.Message) error {
-	start := time.Now()
+	start := s.now()
 	err := s.Sender.Send(ctx, m)
-	s.blocked.Add(int64(time.Since(start)))
+	s.blocked.Add(int64(s.now().Sub(start)))
 	return err
 }
 
@@ -135,8 +142,9 @@ type Task struct {
 	// bufs alternate as the input and output of chained operators.
 	bufs [2]record.Batch
 	ckpt *checkpointer
-	// ended marks the senders whose input has ended.
-	ended []bool
+	// align holds back the inputs that delivered a checkpoint's barrier
+	// until all have; it is set for a task that reads an inbox.
+	align *align.Aligner[exchange.Message]
 	// wg tracks the task's background uploads.
 	wg sync.WaitGroup
 	// wake interrupts an idle input wait for checkpoints and queries.
@@ -168,6 +176,9 @@ func New(spec Spec, env Env, io IO) *Task {
 	}
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	if env.Now == nil {
+		env.Now = time.Now
 	}
 	st := &spec.Plan.Stages[spec.Stage]
 	return &Task{
@@ -280,8 +291,8 @@ func (t *Task) open(ctx context.Context) error {
 		t.presetOperatorState(t.spec.Restore)
 	}
 	if s := t.stage.Source; s != nil && s.EventTime != nil {
-		t.et = &sourceTime{gen: eventtime.NewGenerator(s.EventTime.MaxOutOfOrderness), interval: s.EventTime.Interval,
-			idleFor: s.EventTime.IdleTimeout, emitted: eventtime.Min, lastData: time.Now()}
+		t.et = &sourceTime{gen: eventtime.NewGenerator(s.EventTime.MaxOutOfOrderness),
+			pacer: eventtime.NewPacer(s.EventTime.Interval, s.EventTime.IdleTimeout, t.env.Now())}
 		if !s.EventTime.Field.IsZero() {
 			t.et.extract = eventtime.NewExtractor(s.EventTime)
 		}
@@ -346,7 +357,7 @@ func (t *Task) open(ctx context.Context) error {
 	if len(t.io.Out) > 0 {
 		out := make([]exchange.Sender, len(t.io.Out))
 		for i, snd := range t.io.Out {
-			out[i] = timedSender{snd, &t.Metrics.BlockedNanos}
+			out[i] = timedSender{snd, &t.Metrics.BlockedNanos, t.env.Now}
 		}
 		t.io.Out = out
 		part := exchange.RoundRobin
@@ -412,7 +423,7 @@ func (t *Task) runSource(ctx context.Context) error {
 		}
 		if b.Len() > 0 {
 			if t.et != nil {
-				if serr := t.et.stamp(b); serr != nil {
+				if serr := t.et.stamp(b, t.env.Now); serr != nil {
 					return serr
 				}
 			}
@@ -443,7 +454,7 @@ func (t *Task) runSource(ctx context.Context) error {
 func (t *Task) runInbox(ctx context.Context) error {
 	n := t.io.In.Senders()
 	ends := exchange.NewEnds(n)
-	t.ended = make([]bool, n)
+	t.align = align.New[exchange.Message](n)
 	t.tracker = eventtime.NewTracker(n)
 	pending, _ := t.io.In.(interface{ Pending() int })
 	for {
@@ -457,8 +468,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 		if !ok {
 			continue
 		}
-		if c := t.ckpt; c != nil && c.aligning > 0 && c.seen[m.From] {
-			c.held[m.From] = append(c.held[m.From], m)
+		if t.align.Hold(m.From, m) {
 			continue
 		}
 		switch {
@@ -467,13 +477,12 @@ func (t *Task) runInbox(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			t.ended[m.From] = true
 			if wm, adv := t.tracker.End(m.From); adv {
 				if err := t.advanceWatermark(ctx, wm); err != nil {
 					return err
 				}
 			}
-			if err := t.aligned(ctx); err != nil || done {
+			if err := t.aligned(ctx, t.align.End(m.From)); err != nil || done {
 				return err
 			}
 		case m.Barrier > 0:
@@ -505,9 +514,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 // next returns the next message: first what alignment held, then the
 // inbox. ok is false when the task was woken to attend to checkpoints.
 func (t *Task) next(ctx context.Context) (exchange.Message, bool, error) {
-	if c := t.ckpt; c != nil && len(c.replay) > 0 {
-		m := c.replay[0]
-		c.replay = c.replay[1:]
+	if m, ok := t.align.Replay(); ok {
 		return m, true, nil
 	}
 	if w, ok := t.io.In.(interface {
@@ -525,39 +532,23 @@ func (t *Task) barrier(ctx context.Context, m exchange.Message) error {
 	if c == nil {
 		return fmt.Errorf("checkpoint barrier %d in a job without checkpoints", m.Barrier)
 	}
-	if c.aligning == 0 {
-		c.aligning, c.alignStart = m.Barrier, time.Now()
-		c.seen = make([]bool, len(t.ended))
-		c.held = make([][]exchange.Message, len(t.ended))
-	} else if m.Barrier != c.aligning {
-		return fmt.Errorf("barrier %d from sender %d while aligning checkpoint %d", m.Barrier, m.From, c.aligning)
+	out, err := t.align.Barrier(m.From, m.Barrier)
+	if err != nil {
+		return err
 	}
-	c.seen[m.From] = true
-	return t.aligned(ctx)
+	if out.Began != 0 {
+		c.alignStart = t.env.Now()
+	}
+	return t.aligned(ctx, out)
 }
 
 // aligned snapshots once every sender that has not ended has delivered the
-// barrier being aligned, and queues what was held for processing.
-func (t *Task) aligned(ctx context.Context) error {
-	c := t.ckpt
-	if c == nil || c.aligning == 0 {
+// barrier being aligned; next then returns what alignment held.
+func (t *Task) aligned(ctx context.Context, out align.Outcome) error {
+	if out.Snapshot == 0 {
 		return nil
 	}
-	for i, seen := range c.seen {
-		if !seen && !t.ended[i] {
-			return nil
-		}
-	}
-	id := c.aligning
-	c.aligning = 0
-	if err := t.snapshot(ctx, id, c.alignStart); err != nil {
-		return err
-	}
-	for _, h := range c.held {
-		c.replay = append(c.replay, h...)
-	}
-	c.held = nil
-	return nil
+	return t.snapshot(ctx, out.Snapshot, t.ckpt.alignStart)
 }
 
 // process passes one batch through the chain and on to the sink or router.

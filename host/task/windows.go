@@ -47,7 +47,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		Domain:          udf.EventTime,
 		AllowedLateness: w.AllowedLateness.Milliseconds(),
 		LateOutput:      w.LateOutput,
-		Now:             nowMillis,
+		Now:             t.nowMillis,
 	}
 	if w.ProcessingTime {
 		cfg.Domain = udf.ProcessingTime

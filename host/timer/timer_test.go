@@ -2,10 +2,11 @@ package timer
 
 import (
 	"fmt"
-	"math"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/datadriven"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv/memkv"
@@ -21,93 +22,134 @@ func newQueue(t *testing.T, b *state.Backend) *Queue {
 	return New(m)
 }
 
-// drain pops every timer of d due at upTo, as "key@ts".
-func drain(t *testing.T, q *Queue, d udf.TimeDomain, upTo int64) string {
-	t.Helper()
-	var out []string
+// TestScripts runs the scripts in testdata/ against a queue kept in
+// in-memory keyed state. Commands:
+//
+//	new                    an empty queue and state
+//	register               one timer a line: "event|processing KG/KEY@TS"
+//	delete                 the same, for timers to delete
+//	watermark to=T         pop the event-time timers due at watermark T
+//	time to=T              pop the processing-time timers due at time T
+//	next                   the earliest timer of each domain
+//	restore groups=A-B     a new queue from the state of key groups [A,B)
+//
+// The popping commands print the timers in the order they fire.
+func TestScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var b *state.Backend
+		var q *Queue
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "new":
+				b = state.New(memkv.New())
+				q = newQueue(t, b)
+				return "ok\n"
+			case "register", "delete":
+				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					tm := parseTimer(t, line)
+					var err error
+					if d.Cmd == "register" {
+						err = q.Register(tm.KeyGroup, tm.Key, tm.Domain, tm.Timestamp)
+					} else {
+						err = q.Delete(tm.KeyGroup, tm.Key, tm.Domain, tm.Timestamp)
+					}
+					if err != nil {
+						return "error: " + err.Error() + "\n"
+					}
+				}
+				return fmt.Sprintf("%d timers\n", q.Len())
+			case "watermark", "time":
+				var upTo int64
+				d.ScanArgs(t, "to", &upTo)
+				dom := udf.EventTime
+				if d.Cmd == "time" {
+					dom = udf.ProcessingTime
+				}
+				return fire(t, q, dom, upTo)
+			case "next":
+				var sb strings.Builder
+				for _, dom := range []udf.TimeDomain{udf.EventTime, udf.ProcessingTime} {
+					if ts, ok := q.Next(dom); ok {
+						fmt.Fprintf(&sb, "%s %d\n", domainName(dom), ts)
+					} else {
+						fmt.Fprintf(&sb, "%s none\n", domainName(dom))
+					}
+				}
+				return sb.String()
+			case "restore":
+				var groups string
+				d.ScanArgs(t, "groups", &groups)
+				q = restore(t, b, groups)
+				return fmt.Sprintf("%d timers\n", q.Len())
+			}
+			t.Fatalf("unknown command %q", d.Cmd)
+			return ""
+		})
+	})
+}
+
+func domainName(d udf.TimeDomain) string {
+	if d == udf.ProcessingTime {
+		return "processing"
+	}
+	return "event"
+}
+
+// parseTimer reads "event|processing KG/KEY@TS".
+func parseTimer(t *testing.T, line string) Timer {
+	dom, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	kg, rest, ok1 := strings.Cut(rest, "/")
+	key, ts, ok2 := strings.Cut(rest, "@")
+	g, err1 := strconv.ParseUint(kg, 10, 16)
+	n, err2 := strconv.ParseInt(ts, 10, 64)
+	if !ok1 || !ok2 || err1 != nil || err2 != nil || (dom != "event" && dom != "processing") {
+		t.Fatalf("bad timer %q: want \"event|processing KG/KEY@TS\"", line)
+	}
+	tm := Timer{Domain: udf.EventTime, Timestamp: n, KeyGroup: uint16(g), Key: []byte(key)}
+	if dom == "processing" {
+		tm.Domain = udf.ProcessingTime
+	}
+	return tm
+}
+
+// fire pops the timers of d due at upTo, one a line.
+func fire(t *testing.T, q *Queue, d udf.TimeDomain, upTo int64) string {
+	var sb strings.Builder
 	for {
 		tm, ok, err := q.Pop(d, upTo)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ok {
-			return strings.Join(out, " ")
+			break
 		}
-		out = append(out, fmt.Sprintf("%s@%d", tm.Key, tm.Timestamp))
+		fmt.Fprintf(&sb, "fire %s %d/%s@%d\n", domainName(d), tm.KeyGroup, tm.Key, tm.Timestamp)
 	}
+	if sb.Len() == 0 {
+		return "(nothing)\n"
+	}
+	return sb.String()
 }
 
-func TestOrderDedupAndDelete(t *testing.T) {
-	b := state.New(memkv.New())
+// restore builds a queue from the timers in b's key groups "A-B", as a
+// task does when it restores a checkpoint.
+func restore(t *testing.T, b *state.Backend, groups string) *Queue {
+	lo, hi, ok := strings.Cut(groups, "-")
+	a, err1 := strconv.ParseUint(lo, 10, 16)
+	z, err2 := strconv.ParseUint(hi, 10, 16)
+	if !ok || err1 != nil || err2 != nil {
+		t.Fatalf("bad key groups %q: want A-B", groups)
+	}
 	q := newQueue(t, b)
-	reg := func(key string, d udf.TimeDomain, ts int64) {
-		if err := q.Register(3, []byte(key), d, ts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reg("b", udf.EventTime, 10)
-	reg("a", udf.EventTime, 10)
-	reg("a", udf.EventTime, 10) // twice: one timer
-	reg("c", udf.EventTime, 5)
-	reg("z", udf.EventTime, math.MinInt64+1)
-	reg("d", udf.EventTime, 20)
-	reg("a", udf.ProcessingTime, 7)
-	if err := q.Delete(3, []byte("d"), udf.EventTime, 20); err != nil {
-		t.Fatal(err)
-	}
-	if err := q.Delete(3, []byte("nope"), udf.EventTime, 20); err != nil {
-		t.Fatal(err)
-	}
-	reg("e", udf.EventTime, 30)
-	if err := q.Delete(3, []byte("e"), udf.EventTime, 30); err != nil {
-		t.Fatal(err)
-	}
-	reg("e", udf.EventTime, 30) // deleted, then registered again: fires once
-	if got, want := drain(t, q, udf.EventTime, 9), "z@-9223372036854775807 c@5"; got != want {
-		t.Fatalf("due at 9: %q, want %q", got, want)
-	}
-	if got, want := drain(t, q, udf.EventTime, 100), "a@10 b@10 e@30"; got != want {
-		t.Fatalf("due at 100: %q, want %q", got, want)
-	}
-	if got, want := drain(t, q, udf.ProcessingTime, 7), "a@7"; got != want {
-		t.Fatalf("processing time: %q, want %q", got, want)
-	}
-	if q.Len() != 0 {
-		t.Fatalf("%d timers left", q.Len())
-	}
-}
-
-// TestRestoreFromState checks that timers live in keyed state: a new queue
-// rebuilt by scanning the backend finds exactly the registered, unfired,
-// undeleted timers, and only those of the scanned key groups.
-func TestRestoreFromState(t *testing.T) {
-	b := state.New(memkv.New())
-	q := newQueue(t, b)
-	for kg := uint16(0); kg < 8; kg++ {
-		for _, ts := range []int64{-5, 1, 2} {
-			if err := q.Register(kg, []byte{'k', byte('0' + kg)}, udf.EventTime, ts); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := q.Delete(2, []byte("k2"), udf.EventTime, 2); err != nil {
-		t.Fatal(err)
-	}
-	if got := drain(t, q, udf.EventTime, -5); got != "k0@-5 k1@-5 k2@-5 k3@-5 k4@-5 k5@-5 k6@-5 k7@-5" {
-		t.Fatalf("fired %q", got)
-	}
-	r := newQueue(t, b)
 	ns := Namespace("op")
-	err := b.ScanRange(keygroup.Range{Start: 2, End: 4}, func(kg uint16, n string, key, rest, _ []byte) error {
+	err := b.ScanRange(keygroup.Range{Start: int(a), End: int(z)}, func(kg uint16, n string, key, rest, _ []byte) error {
 		if n != ns {
 			return nil
 		}
-		return r.Restored(kg, key, rest)
+		return q.Restored(kg, key, rest)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := drain(t, r, udf.EventTime, 10), "k2@1 k3@1 k3@2"; got != want {
-		t.Fatalf("restored %q, want %q", got, want)
-	}
+	return q
 }

@@ -1,0 +1,269 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/floe-stream/floe/host/exchange"
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+)
+
+// scriptedInbox is a task's input under a script's control: each Recv asks
+// the script for the next message, so the script knows the task has
+// handled the previous one (and replayed what alignment held) when the
+// task asks again.
+type scriptedInbox struct {
+	senders int
+	asks    chan struct{}
+	msgs    chan exchange.Message
+}
+
+func (s *scriptedInbox) Senders() int { return s.senders }
+func (s *scriptedInbox) Pending() int { return 0 }
+func (s *scriptedInbox) Recv(ctx context.Context) (exchange.Message, error) {
+	select {
+	case s.asks <- struct{}{}:
+	case <-ctx.Done():
+		return exchange.Message{}, ctx.Err()
+	}
+	select {
+	case m := <-s.msgs:
+		return m, nil
+	case <-ctx.Done():
+		return exchange.Message{}, ctx.Err()
+	}
+}
+
+// downstream writes down what the task sends on, one message a line.
+type downstream struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (d *downstream) Send(_ context.Context, m exchange.Message) error {
+	var line string
+	switch {
+	case m.End:
+		line = "end"
+	case m.Barrier > 0:
+		line = fmt.Sprintf("barrier %d", m.Barrier)
+	case m.IsWatermark && m.Idle:
+		line = "idle at " + watermarkString(m.Watermark)
+	case m.IsWatermark:
+		line = "watermark " + watermarkString(m.Watermark)
+	default:
+		var vs []string
+		for _, r := range m.Batch.Records {
+			vs = append(vs, string(r.Value))
+		}
+		line = "data " + strings.Join(vs, " ")
+	}
+	d.mu.Lock()
+	d.log = append(d.log, line)
+	d.mu.Unlock()
+	return nil
+}
+
+func (d *downstream) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.log
+	d.log = nil
+	return out
+}
+
+func watermarkString(wm int64) string {
+	if wm == 1<<63-1 {
+		return "max"
+	}
+	return strconv.FormatInt(wm, 10)
+}
+
+// inboxRun is a task of a middle stage without operators, run by a script.
+type inboxRun struct {
+	in      *scriptedInbox
+	out     *downstream
+	clock   atomic.Int64 // ms since epoch
+	done    chan error
+	asked   bool // the task waits in Recv
+	ended   bool
+	err     error
+	mu      sync.Mutex
+	acks    []string
+	started time.Time
+}
+
+func startInbox(t *testing.T, inputs int) *inboxRun {
+	r := &inboxRun{
+		in:      &scriptedInbox{senders: inputs, asks: make(chan struct{}), msgs: make(chan exchange.Message)},
+		out:     &downstream{},
+		done:    make(chan error, 1),
+		started: time.Unix(1_000_000, 0),
+	}
+	job := &jobspec.Job{Name: "script", MaxParallelism: 128}
+	p := &plan.Plan{Job: job, Stages: []plan.Stage{
+		{Index: 0, Name: "source", Parallelism: inputs, Output: plan.Rebalance},
+		{Index: 1, Name: "middle", Parallelism: 1, Output: plan.Rebalance},
+		{Index: 2, Name: "sink", Parallelism: 1},
+	}}
+	env := Env{
+		Checkpoints: &Checkpointing{
+			TempDir: t.TempDir(),
+			Ack: func(id int64, st ckmeta.SubtaskState) {
+				r.mu.Lock()
+				r.acks = append(r.acks, fmt.Sprintf("ack %d: aligned in %dms", id, st.AlignmentMillis))
+				r.mu.Unlock()
+			},
+			Decline: func(id int64, reason string) {
+				r.mu.Lock()
+				r.acks = append(r.acks, fmt.Sprintf("decline %d: %s", id, reason))
+				r.mu.Unlock()
+			},
+		},
+		Now: func() time.Time { return r.started.Add(time.Duration(r.clock.Load()) * time.Millisecond) },
+	}
+	task := New(Spec{Plan: p, Stage: 1}, env, IO{In: r.in, Out: []exchange.Sender{r.out}})
+	go func() { r.done <- task.Run(context.Background()) }()
+	t.Cleanup(func() {
+		if !r.ended {
+			t.Error("the script left the task running: end every input")
+		}
+	})
+	return r
+}
+
+// ready waits until the task asks for its next message or has returned.
+func (r *inboxRun) ready() {
+	if r.asked || r.ended {
+		return
+	}
+	select {
+	case <-r.in.asks:
+		r.asked = true
+	case r.err = <-r.done:
+		r.ended = true
+	}
+}
+
+func (r *inboxRun) send(m exchange.Message) {
+	r.ready()
+	if r.ended {
+		return
+	}
+	r.in.msgs <- m
+	r.asked = false
+}
+
+// parseInboxMsg reads "IN: data V...", "IN: barrier N", "IN: watermark
+// T", "IN: idle T" or "IN: end".
+func parseInboxMsg(t *testing.T, line string) exchange.Message {
+	in, rest, ok := strings.Cut(line, ":")
+	from, err := strconv.Atoi(in)
+	if !ok || err != nil {
+		t.Fatalf("bad message %q", line)
+	}
+	f := strings.Fields(rest)
+	m := exchange.Message{From: from}
+	num := func() int64 {
+		if len(f) != 2 {
+			t.Fatalf("bad message %q", line)
+		}
+		n, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil {
+			t.Fatalf("bad message %q", line)
+		}
+		return n
+	}
+	switch f[0] {
+	case "data":
+		m.Batch = exchange.GetBatch()
+		for _, v := range f[1:] {
+			m.Batch.Append(nil, []byte(v), 0)
+		}
+	case "barrier":
+		m.Barrier = num()
+	case "watermark", "idle":
+		m.IsWatermark, m.Watermark, m.Idle = true, num(), f[0] == "idle"
+	case "end":
+		m.End = true
+	default:
+		t.Fatalf("bad message %q", line)
+	}
+	return m
+}
+
+// TestInbox runs the scripts in testdata/inbox against a whole task that
+// reads an inbox: a stage between others, with checkpoints and no
+// operators, so what it sends on is what it received, in the order the
+// task let it through. Commands:
+//
+//	new inputs=N     start the task
+//	recv             one message a line, as in package align's scripts
+//	clock +D         advance the task's clock
+//	wait             wait for the task to return and print its acks
+//
+// recv prints what the task sent downstream once it has handled them.
+func TestInbox(t *testing.T) {
+	datadriven.Walk(t, "testdata/inbox", func(t *testing.T, path string) {
+		var r *inboxRun
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "new":
+				var n int
+				d.ScanArgs(t, "inputs", &n)
+				r = startInbox(t, n)
+				return "ok\n"
+			case "recv":
+				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+					r.send(parseInboxMsg(t, line))
+				}
+				r.ready()
+				out := r.out.take()
+				if len(out) == 0 {
+					return "(nothing sent)\n"
+				}
+				return strings.Join(out, "\n") + "\n"
+			case "clock":
+				v, err := time.ParseDuration(strings.TrimPrefix(d.CmdArgs[0].Key, "+"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.clock.Add(v.Milliseconds())
+				return "ok\n"
+			case "wait":
+				if !r.ended {
+					r.err, r.ended = <-r.done, true
+				}
+				var sb strings.Builder
+				for _, l := range r.out.take() {
+					fmt.Fprintln(&sb, l)
+				}
+				r.mu.Lock()
+				acks := slices.Clone(r.acks)
+				r.mu.Unlock()
+				slices.Sort(acks)
+				for _, a := range acks {
+					fmt.Fprintln(&sb, a)
+				}
+				if r.err != nil {
+					fmt.Fprintf(&sb, "error: %v\n", r.err)
+				} else {
+					sb.WriteString("ok\n")
+				}
+				return sb.String()
+			}
+			t.Fatalf("unknown command %q", d.Cmd)
+			return ""
+		})
+	})
+}
