@@ -197,6 +197,37 @@ func (s *Store) Get(ctx context.Context, p string) (io.ReadCloser, error) {
 	return failReadCloser{&failReader{r: rc, left: pl.stream.after, err: pl.stream.err}, rc}, nil
 }
 
+// GetRange implements ckstore.RangeReader, so that a task restoring from a
+// Store reads ranges as it does from a real one. Rules for OpGet apply to
+// it, FailAfter counting the range's bytes. When the wrapped store reads no
+// ranges, GetRange reads the whole object and skips to the range.
+func (s *Store) GetRange(ctx context.Context, p string, off, n int64) (io.ReadCloser, error) {
+	pl, err := s.before(ctx, OpGet, p)
+	if err != nil {
+		return nil, err
+	}
+	var rc io.ReadCloser
+	if rr, ok := s.inner.(ckstore.RangeReader); ok {
+		rc, err = rr.GetRange(ctx, p, off, n)
+	} else {
+		rc, err = s.inner.Get(ctx, p)
+		if err == nil {
+			if _, err = io.CopyN(io.Discard, rc, off); err == io.EOF {
+				err = nil // a range past the end is empty
+			}
+			if err != nil {
+				rc.Close()
+				return nil, err
+			}
+			rc = failReadCloser{io.LimitReader(rc, n), rc}
+		}
+	}
+	if err != nil || pl.stream == nil {
+		return rc, err
+	}
+	return failReadCloser{&failReader{r: rc, left: pl.stream.after, err: pl.stream.err}, rc}, nil
+}
+
 // Stat implements ckstore.Store.
 func (s *Store) Stat(ctx context.Context, p string) (int64, error) {
 	if _, err := s.before(ctx, OpStat, p); err != nil {
