@@ -58,6 +58,9 @@ func TestFailNext(t *testing.T) {
 	if got := s.Calls(faulty.OpPut); got != 3 {
 		t.Errorf("Calls(put) = %d, want 3", got)
 	}
+	if put, get := s.Failures(faulty.OpPut), s.Failures(faulty.OpGet); put != 1 || get != 1 {
+		t.Errorf("Failures(put), Failures(get) = %d, %d; want 1, 1", put, get)
+	}
 }
 
 func TestFailAlways(t *testing.T) {
@@ -93,6 +96,9 @@ func TestFailAfter(t *testing.T) {
 	}
 	if err := put(s, "short", "012"); err != nil {
 		t.Errorf("Put of no more than n bytes: %v", err)
+	}
+	if got := s.Failures(faulty.OpPut); got != 3 {
+		t.Errorf("Failures(put) = %d, want 3: one per failed Put, none for the one that passed", got)
 	}
 	s.Reset()
 	if got, _ := s.List(ctx, ""); strings.Join(got, " ") != "old short" {
