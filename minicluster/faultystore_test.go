@@ -215,6 +215,22 @@ func TestFailedMetadataWritesThenALostTaskManager(t *testing.T) {
 	j.finish()
 }
 
+// TestSlowMetadataWritesThenALostTaskManager makes every metadata write
+// take longer than the checkpoint interval for a while, so that
+// checkpoints finish writing their metadata while later ones are already
+// acknowledged, and loses a task manager meanwhile.
+func TestSlowMetadataWritesThenALostTaskManager(t *testing.T) {
+	j := startFaultyJob(t, 300_000, 16, "2500")
+	waitFor(t, func() bool { return j.count(1, api.CheckpointCompleted, "") >= 2 })
+	completed := j.count(1, api.CheckpointCompleted, "")
+	j.store.Delay(faulty.OpPut, metadataFiles, 700*time.Millisecond)
+	waitFor(t, func() bool { return j.count(1, api.CheckpointCompleted, "") >= completed+3 })
+	attempt := j.loseTaskManager()
+	j.running(attempt)
+	j.store.Reset()
+	j.finish()
+}
+
 // restores returns the checkpoints the job's attempts restored, in order.
 func restores(st api.JobStatus) []int64 {
 	var ids []int64
