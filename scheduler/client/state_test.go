@@ -53,7 +53,6 @@ func int64Raw(n int64) []byte {
 // the log of requests.
 func startState(t *testing.T) (*clienttest.Fake, *client.Client, *requestLog) {
 	t.Helper()
-	clienttest.CheckGoroutines(t)
 	fake := clienttest.NewFake()
 	log := new(requestLog)
 	srv := httptest.NewServer(log.wrap(rest.New(fake, rest.Options{})))
@@ -250,7 +249,6 @@ func TestGetInt64(t *testing.T) {
 // TestQueryStateShortAnswer checks a server that answers fewer values than
 // keys, which the client must not index past.
 func TestQueryStateShortAnswer(t *testing.T) {
-	clienttest.CheckGoroutines(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"values": [{"key": "a", "found": false, "type": "int64"}]}`)
 	}))
@@ -264,7 +262,6 @@ func TestQueryStateShortAnswer(t *testing.T) {
 // TestQueryStateForeign404 checks that a 404 without the scheduler's mark
 // of an absent key, as a proxy might send, is an error.
 func TestQueryStateForeign404(t *testing.T) {
-	clienttest.CheckGoroutines(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error": "key not found"}`, http.StatusNotFound)
 	}))

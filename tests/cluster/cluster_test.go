@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floe-stream/floe/host/connector/connectortest"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
 )
@@ -58,7 +57,6 @@ type clusterConfig struct {
 // process is stopped when the test ends.
 func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 	t.Helper()
-	connectortest.CheckGoroutines(t)
 	// NB: the Go client relies on "Expect: 100-continue" for clean 413s,
 	// which needs ExpectContinueTimeout.
 	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}

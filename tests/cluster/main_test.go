@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/floe-stream/floe/internal/wasmbuild"
 )
 
@@ -27,14 +29,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := 1
 	if err = build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-	} else {
-		code = m.Run()
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// The check sees this process only: the HTTP clients and log readers
+	// the tests start, not the floe processes they run.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // build compiles the binary and the operator modules into dir.

@@ -19,7 +19,6 @@ import (
 // goroutine writes, each line in two writes, and checks that the reader gets
 // every line once and whole, then stops on cancellation.
 func TestFollowOnSystemClockWhileAWriterAppends(t *testing.T) {
-	connectortest.CheckGoroutines(t)
 	const lines = 50
 	path := writeTemp(t, nil)
 	src, err := OpenSource(SourceConfig{Path: path, Follow: true}, connector.SplitInfo{Subtask: 0, Parallelism: 1})

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/floe-stream/floe/host/connector"
-	"github.com/floe-stream/floe/host/connector/connectortest"
 	"github.com/floe-stream/floe/host/record"
 )
 
@@ -29,7 +28,6 @@ func (r *recorder) Write(p []byte) (int, error) {
 // one Writer and checks that every write holds whole lines and that each
 // subtask's lines all arrive, in order.
 func TestSubtasksNeverInterleaveMidLine(t *testing.T) {
-	connectortest.CheckGoroutines(t)
 	const subtasks, batches = 8, 200
 	rec := &recorder{}
 	out := NewWriter(rec)

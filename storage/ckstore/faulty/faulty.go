@@ -33,9 +33,10 @@ const (
 type Store struct {
 	inner ckstore.Store
 
-	mu    sync.Mutex
-	rules []*rule
-	calls map[Op]int
+	mu       sync.Mutex
+	rules    []*rule
+	calls    map[Op]int
+	failures map[Op]int
 }
 
 // rule is one instruction. A rule with after < 0 fails calls before they
@@ -52,7 +53,7 @@ type rule struct {
 
 // New wraps inner.
 func New(inner ckstore.Store) *Store {
-	return &Store{inner: inner, calls: map[Op]int{}}
+	return &Store{inner: inner, calls: map[Op]int{}, failures: map[Op]int{}}
 }
 
 // FailNext makes the next call of op on a path matching pattern fail with
@@ -97,6 +98,21 @@ func (s *Store) Calls(op Op) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[op]
+}
+
+// Failures returns how many calls of op rules have failed, before they
+// reached the wrapped store or midway through their data, so that a test
+// can tell that the fault it set up happened.
+func (s *Store) Failures(op Op) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failures[op]
+}
+
+func (s *Store) failed(op Op) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failures[op]++
 }
 
 func (s *Store) add(r *rule) {
@@ -162,6 +178,7 @@ func (s *Store) before(ctx context.Context, op Op, p string) (plan, error) {
 		}
 	}
 	if pl.fail != nil {
+		s.failed(op)
 		return pl, fmt.Errorf("faulty: %s %q: %w", op, p, pl.fail)
 	}
 	return pl, nil
@@ -179,7 +196,7 @@ func (s *Store) Put(ctx context.Context, p string, r io.Reader, size int64) erro
 		return err
 	}
 	if pl.stream != nil {
-		r = &failReader{r: r, left: pl.stream.after, err: pl.stream.err}
+		r = s.failReader(OpPut, r, pl.stream)
 	}
 	return s.inner.Put(ctx, p, r, size)
 }
@@ -194,7 +211,38 @@ func (s *Store) Get(ctx context.Context, p string) (io.ReadCloser, error) {
 	if err != nil || pl.stream == nil {
 		return rc, err
 	}
-	return failReadCloser{&failReader{r: rc, left: pl.stream.after, err: pl.stream.err}, rc}, nil
+	return failReadCloser{s.failReader(OpGet, rc, pl.stream), rc}, nil
+}
+
+// GetRange implements ckstore.RangeReader, so that a task restoring from a
+// Store reads ranges as it does from a real one. Rules for OpGet apply to
+// it, FailAfter counting the range's bytes. When the wrapped store reads no
+// ranges, GetRange reads the whole object and skips to the range.
+func (s *Store) GetRange(ctx context.Context, p string, off, n int64) (io.ReadCloser, error) {
+	pl, err := s.before(ctx, OpGet, p)
+	if err != nil {
+		return nil, err
+	}
+	var rc io.ReadCloser
+	if rr, ok := s.inner.(ckstore.RangeReader); ok {
+		rc, err = rr.GetRange(ctx, p, off, n)
+	} else {
+		rc, err = s.inner.Get(ctx, p)
+		if err == nil {
+			if _, err = io.CopyN(io.Discard, rc, off); err == io.EOF {
+				err = nil // a range past the end is empty
+			}
+			if err != nil {
+				rc.Close()
+				return nil, err
+			}
+			rc = failReadCloser{io.LimitReader(rc, n), rc}
+		}
+	}
+	if err != nil || pl.stream == nil {
+		return rc, err
+	}
+	return failReadCloser{s.failReader(OpGet, rc, pl.stream), rc}, nil
 }
 
 // Stat implements ckstore.Store.
@@ -221,11 +269,18 @@ func (s *Store) Delete(ctx context.Context, p string) error {
 	return s.inner.Delete(ctx, p)
 }
 
-// failReader yields left bytes of r, then fails with err if r holds more.
+// failReader yields left bytes of r, then fails with err if r holds more,
+// calling failed once when it does.
 type failReader struct {
-	r    io.Reader
-	left int64
-	err  error
+	r      io.Reader
+	left   int64
+	err    error
+	failed func()
+}
+
+func (s *Store) failReader(op Op, r io.Reader, rl *rule) *failReader {
+	var once sync.Once
+	return &failReader{r: r, left: rl.after, err: rl.err, failed: func() { once.Do(func() { s.failed(op) }) }}
 }
 
 func (f *failReader) Read(p []byte) (int, error) {
@@ -234,6 +289,7 @@ func (f *failReader) Read(p []byte) (int, error) {
 		if n, err := io.ReadFull(f.r, b[:]); n == 0 && err == io.EOF {
 			return 0, io.EOF
 		}
+		f.failed()
 		return 0, fmt.Errorf("faulty: stream: %w", f.err)
 	}
 	if int64(len(p)) > f.left {

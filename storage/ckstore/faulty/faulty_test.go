@@ -3,6 +3,7 @@ package faulty_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,9 @@ func TestFailNext(t *testing.T) {
 	if got := s.Calls(faulty.OpPut); got != 3 {
 		t.Errorf("Calls(put) = %d, want 3", got)
 	}
+	if put, get := s.Failures(faulty.OpPut), s.Failures(faulty.OpGet); put != 1 || get != 1 {
+		t.Errorf("Failures(put), Failures(get) = %d, %d; want 1, 1", put, get)
+	}
 }
 
 func TestFailAlways(t *testing.T) {
@@ -92,6 +96,9 @@ func TestFailAfter(t *testing.T) {
 	}
 	if err := put(s, "short", "012"); err != nil {
 		t.Errorf("Put of no more than n bytes: %v", err)
+	}
+	if got := s.Failures(faulty.OpPut); got != 3 {
+		t.Errorf("Failures(put) = %d, want 3: one per failed Put, none for the one that passed", got)
 	}
 	s.Reset()
 	if got, _ := s.List(ctx, ""); strings.Join(got, " ") != "old short" {
@@ -135,4 +142,59 @@ func TestBadPattern(t *testing.T) {
 		}
 	}()
 	newStore(t).FailNext(faulty.OpPut, "[", nil)
+}
+
+// getOnly hides the wrapped store's GetRange.
+type getOnly struct{ ckstore.Store }
+
+func TestGetRange(t *testing.T) {
+	ctx := context.Background()
+	for _, ranged := range []bool{true, false} {
+		t.Run(fmt.Sprintf("inner-ranged=%v", ranged), func(t *testing.T) {
+			inner, err := localfs.Open(filepath.Join(t.TempDir(), "store"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s *faulty.Store
+			if ranged {
+				s = faulty.New(inner)
+			} else {
+				s = faulty.New(getOnly{inner})
+			}
+			if err := put(s, "obj", "0123456789"); err != nil {
+				t.Fatal(err)
+			}
+			read := func(off, n int64) (string, error) {
+				rc, err := s.GetRange(ctx, "obj", off, n)
+				if err != nil {
+					return "", err
+				}
+				defer rc.Close()
+				b, err := io.ReadAll(rc)
+				return string(b), err
+			}
+			for _, tc := range []struct {
+				off, n int64
+				want   string
+			}{{0, 3, "012"}, {4, 2, "45"}, {8, 5, "89"}, {12, 3, ""}} {
+				if got, err := read(tc.off, tc.n); got != tc.want || err != nil {
+					t.Errorf("GetRange(%d, %d) = %q, %v; want %q", tc.off, tc.n, got, err, tc.want)
+				}
+			}
+			if _, err := s.GetRange(ctx, "none", 0, 1); !errors.Is(err, ckstore.ErrNotFound) {
+				t.Errorf("GetRange of a missing object: error = %v, want ErrNotFound", err)
+			}
+			s.FailNext(faulty.OpGet, "obj", nil)
+			if _, err := read(0, 3); !errors.Is(err, faulty.ErrInjected) {
+				t.Errorf("GetRange after FailNext: error = %v, want ErrInjected", err)
+			}
+			s.FailAfter(faulty.OpGet, "obj", 2, nil)
+			if got, err := read(3, 4); got != "34" || !errors.Is(err, faulty.ErrInjected) {
+				t.Errorf("GetRange after FailAfter: read %q, %v; want %q, ErrInjected", got, err, "34")
+			}
+			if got := s.Calls(faulty.OpGet); got != 7 {
+				t.Errorf("Calls(get) = %d, want 7", got)
+			}
+		})
+	}
 }

@@ -45,7 +45,6 @@ func Run(t *testing.T, open Opener) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			CheckGoroutines(t)
 			tt.run(t, open(t))
 		})
 	}

