@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"

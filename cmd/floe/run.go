@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/host/udf"

@@ -11,6 +11,19 @@
 // job is rescaled. Union, which gives every new subtask all the elements, is
 // there for state that each instance filters for itself.
 //
+// Each connector lives in a subpackage that owns all of it: its section of a
+// job spec (the fields, their parsing and their messages, registered with
+// internal/jobspec by type from an init function), the spec type that
+// parsing yields, and the source or sink that spec opens. A spec type
+// implements SourceOpener or SinkOpener, so the task runtime opens any
+// source with OpenSource(spec, split, env) and imports no connector. Package
+// builtin links the built-in connectors into a program; adding a connector
+// is a new subpackage and a line in builtin.
+//
+// NB: a second registry, of openers by type name, would let a spec parsed
+// without the connector's code still be opened; no program does that, so
+// the spec opens itself and jobspec's registry is the only one.
+//
 // The connectors themselves live in subpackages:
 //
 //   - file: a source that reads lines of a file, bounded and split by byte
@@ -26,6 +39,7 @@
 //     at-least-once and exactly-once (transactional) sinks, on franz-go.
 //   - ratelimit: the token bucket that paces rate-limited sources.
 //   - connectortest: a fake Clock and helpers for connector tests.
+//   - builtin: imports the connectors above for their registration.
 //
 // Time reaches connectors only through an injected Clock, so rate limits and
 // polling can be tested without sleeping. The reasons behind the main design

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/host/connector"
-	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/record"
@@ -59,8 +58,9 @@ type Env struct {
 	Module func(ctx context.Context, name string) (*udf.Module, error)
 	// OpenState opens the keyed state of a stateful subtask.
 	OpenState func(stage, subtask int) (StateBackend, error)
-	// Stdout is shared by the stdout sinks of the process.
-	Stdout *stdout.Writer
+	// Stdout is shared by the stdout sinks of the process; see
+	// connector.Env.
+	Stdout io.Writer
 	// Logger receives task and guest logs.
 	Logger *slog.Logger
 	// BatchSize is the number of records per batch; 0 means

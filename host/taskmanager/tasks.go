@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/task"
 	"github.com/floe-stream/floe/host/transport"

@@ -24,6 +24,8 @@ type builder struct {
 	modules map[string]string
 	// owners maps each uid to the path of the stage that uses it.
 	owners map[string]string
+	// jobName is the job's name, for the connectors' defaults.
+	jobName string
 }
 
 // build returns the Job that raw describes, with module paths resolved
@@ -32,8 +34,9 @@ type builder struct {
 func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *Job {
 	b := &builder{p: p, baseDir: baseDir, owners: map[string]string{}}
 	b.modules = b.resolveModules(raw.Modules)
+	b.jobName = p.name("name", raw.Name)
 	j := &Job{
-		Name:            p.name("name", raw.Name),
+		Name:            b.jobName,
 		Parallelism:     int(p.integer("parallelism", raw.Parallelism, defaultParallelism, 1, unbounded)),
 		MaxParallelism:  int(p.integer("maxParallelism", raw.MaxParallelism, defaultMaxParallelism, 1, maxMaxParallelism)),
 		Params:          params,
@@ -46,12 +49,12 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 		Checkpoints:     b.checkpoints(raw.Checkpoints),
 	}
 	b.checkMaxParallelism(j)
-	b.finishKafka(j)
+	b.checkJob(j)
 	return j
 }
 
 // resolveModules returns the absolute path of every declared module.
-func (b *builder) resolveModules(raw map[string]scalar) map[string]string {
+func (b *builder) resolveModules(raw map[string]Scalar) map[string]string {
 	modules := make(map[string]string, len(raw))
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		path := childPath("modules", name)
@@ -73,7 +76,7 @@ func (b *builder) resolveModules(raw map[string]scalar) map[string]string {
 }
 
 // uid returns the uid at path, which must be a name no other stage uses.
-func (b *builder) uid(path string, s scalar) string {
+func (b *builder) uid(path string, s Scalar) string {
 	uid := b.p.name(path, s)
 	if uid == "" {
 		return ""
@@ -87,12 +90,12 @@ func (b *builder) uid(path string, s scalar) string {
 }
 
 // parallelism returns the explicit parallelism of a stage, or 0.
-func (b *builder) parallelism(path string, s scalar) int {
+func (b *builder) parallelism(path string, s Scalar) int {
 	return int(b.p.integer(path, s, 0, 1, unbounded))
 }
 
 // module returns the module name at path, which must be declared.
-func (b *builder) module(path string, s scalar) string {
+func (b *builder) module(path string, s Scalar) string {
 	name, ok := b.p.text(path, s)
 	if !ok || b.p.rejected("modules") {
 		return name

@@ -14,7 +14,7 @@ import (
 // that building goes on and finds the other problems.
 
 // text returns the required, non-empty string at path.
-func (p *problems) text(path string, s scalar) (string, bool) {
+func (p *problems) text(path string, s Scalar) (string, bool) {
 	switch {
 	case !s.set:
 		p.reject(path, "required")
@@ -28,7 +28,7 @@ func (p *problems) text(path string, s scalar) (string, bool) {
 
 // name returns the required name at path, which must match
 // [A-Za-z0-9._-]+ and be at most maxNameLen bytes long.
-func (p *problems) name(path string, s scalar) string {
+func (p *problems) name(path string, s Scalar) string {
 	v, ok := p.text(path, s)
 	if ok && (!isName(v) || len(v) > maxNameLen) {
 		p.reject(path, "%q must match [A-Za-z0-9._-]+ and be at most %d characters", v, maxNameLen)
@@ -42,7 +42,7 @@ const maxNameLen = 64
 
 // integer returns the integer at path, which must lie in [lo, hi]; a hi of
 // math.MaxInt32 or more means no upper bound worth mentioning.
-func (p *problems) integer(path string, s scalar, def, lo, hi int64) int64 {
+func (p *problems) integer(path string, s Scalar, def, lo, hi int64) int64 {
 	if !s.set {
 		return def
 	}
@@ -62,7 +62,7 @@ func intRange(lo, hi int64) string {
 }
 
 // rate returns the non-negative, finite number at path.
-func (p *problems) rate(path string, s scalar) float64 {
+func (p *problems) rate(path string, s Scalar) float64 {
 	if !s.set {
 		return 0
 	}
@@ -75,7 +75,7 @@ func (p *problems) rate(path string, s scalar) float64 {
 }
 
 // boolean returns the true or false at path.
-func (p *problems) boolean(path string, s scalar, def bool) bool {
+func (p *problems) boolean(path string, s Scalar, def bool) bool {
 	switch {
 	case !s.set:
 		return def
@@ -89,7 +89,7 @@ func (p *problems) boolean(path string, s scalar, def bool) bool {
 }
 
 // duration returns the Go duration at path, which must be at least lo.
-func (p *problems) duration(path string, s scalar, def, lo time.Duration) time.Duration {
+func (p *problems) duration(path string, s Scalar, def, lo time.Duration) time.Duration {
 	if !s.set {
 		return def
 	}
@@ -104,7 +104,7 @@ func (p *problems) duration(path string, s scalar, def, lo time.Duration) time.D
 // choice returns the value at path, which must be one of options. An absent
 // field yields def, or is rejected as required when def is empty. A value
 // that is not an option yields "".
-func (p *problems) choice(path string, s scalar, what, def string, options ...string) string {
+func (p *problems) choice(path string, s Scalar, what, def string, options ...string) string {
 	switch {
 	case !s.set && def == "":
 		p.reject(path, "required (want %s)", join(options, "or"))
@@ -120,7 +120,7 @@ func (p *problems) choice(path string, s scalar, what, def string, options ...st
 
 // only rejects the field at path, if the spec sets it, as belonging to
 // something else: "only applies to <where>".
-func (p *problems) only(path string, s scalar, where string) {
+func (p *problems) only(path string, s Scalar, where string) {
 	if s.set {
 		p.reject(path, "only applies to %s", where)
 	}

@@ -1,9 +1,12 @@
-package jobspec
+package jobspec_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 // y joins lines into a YAML document, so that a test's spec keeps its
@@ -173,7 +176,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "file source with generator fields",
 		spec: y(okName, "source: {type: file, uid: a, path: x, count: 5, kind: random}", okSink),
 		want: []string{
-			`source.count: only applies to a generator source`,
+			`source.count: only applies to a generator or nexmark source`,
 			`source.kind: only applies to a generator source`,
 		},
 	}, {
@@ -238,7 +241,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	}, {
 		name: "unknown sink type",
 		spec: y(okName, okSource, "sink: {type: pulsar, uid: out}"),
-		want: []string{`sink.type: unknown sink type "pulsar" (want file, stdout or kafka)`},
+		want: []string{`sink.type: unknown sink type "pulsar" (want file, kafka or stdout)`},
 	}, {
 		name: "restart strategy",
 		spec: y(okName, okSource, okSink, "restartStrategy: {attempts: 3}"),

@@ -53,14 +53,14 @@ const (
 )
 
 type rawTimestamps struct {
-	Field  scalar `yaml:"field"`
-	Format scalar `yaml:"format"`
+	Field  Scalar `yaml:"field"`
+	Format Scalar `yaml:"format"`
 }
 
 type rawWatermarks struct {
-	MaxOutOfOrderness scalar `yaml:"maxOutOfOrderness"`
-	Interval          scalar `yaml:"interval"`
-	IdleTimeout       scalar `yaml:"idleTimeout"`
+	MaxOutOfOrderness Scalar `yaml:"maxOutOfOrderness"`
+	Interval          Scalar `yaml:"interval"`
+	IdleTimeout       Scalar `yaml:"idleTimeout"`
 }
 
 // eventTime returns the source's event-time settings: nil unless the spec

@@ -3,6 +3,8 @@ package jobspec_test
 import (
 	"fmt"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/generator"
 	"github.com/floe-stream/floe/internal/jobspec"
 )
 
@@ -21,7 +23,7 @@ sink: {type: stdout, uid: out}
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(job.Name, job.Source.Generator.Count, job.Source.Bounded(), job.Operators[0].Key)
+	fmt.Println(job.Name, job.Source.Spec.(*generator.Spec).Count, job.Source.Bounded(), job.Operators[0].Key)
 	// Output: numbers 5 true value
 }
 

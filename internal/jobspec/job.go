@@ -36,19 +36,11 @@ type Job struct {
 	Checkpoints *Checkpoints
 }
 
-// SourceType is the kind of a job's source.
+// SourceType is the kind of a job's source: the name its connector
+// registered (RegisterSource), such as file or kafka.
 type SourceType string
 
-// The source types.
-const (
-	SourceFile      SourceType = "file"
-	SourceGenerator SourceType = "generator"
-	SourceKafka     SourceType = "kafka"
-	SourceNexmark   SourceType = "nexmark"
-)
-
-// Source is where a job's records come from. Exactly one of File,
-// Generator, Kafka and Nexmark is set, the one that Type names.
+// Source is where a job's records come from.
 type Source struct {
 	Type SourceType
 	// UID identifies the source in savepoints.
@@ -56,83 +48,18 @@ type Source struct {
 	// Parallelism is the source's own parallelism, or 0 to use the job's
 	// default; see Job.SourceParallelism.
 	Parallelism int
-	File        *FileSource
-	Generator   *GeneratorSource
-	Kafka       *KafkaSource
-	Nexmark     *NexmarkSource
+	// Spec holds the settings of Type, as its connector built them: a
+	// *file.SourceSpec for a file source, and so on.
+	Spec SourceSpec
 	// EventTime is how the source stamps records and emits watermarks;
 	// nil for a job without event time.
 	EventTime *EventTime
 }
 
-// Bounded reports whether the source ends by itself: a file source that does
-// not follow its file, or a generator or nexmark source with a count.
+// Bounded reports whether the source ends by itself, as a file source that
+// does not follow its file does.
 func (s Source) Bounded() bool {
-	switch {
-	case s.File != nil:
-		return !s.File.Follow
-	case s.Generator != nil:
-		return s.Generator.Count > 0
-	case s.Nexmark != nil:
-		return s.Nexmark.Count > 0
-	}
-	return false
-}
-
-// FileSource reads a text file one line per record.
-type FileSource struct {
-	// Path is the file to read, as written in the spec; a relative path is
-	// relative to the working directory of the process that reads it.
-	Path string
-	// Rate caps the records per second of the whole source; 0 means no cap.
-	Rate float64
-	// Follow keeps reading lines appended to the file, like tail -f, which
-	// makes the job unbounded.
-	Follow bool
-}
-
-// GeneratorKind is what a generator source produces.
-type GeneratorKind string
-
-// The generator kinds.
-const (
-	// GeneratorSequence produces increasing numbers.
-	GeneratorSequence GeneratorKind = "sequence"
-	// GeneratorRandom produces random values drawn from Keys distinct ones.
-	GeneratorRandom GeneratorKind = "random"
-)
-
-// GeneratorSource produces synthetic records, for tests and benchmarks.
-type GeneratorSource struct {
-	// Count is the number of records of the whole source; 0 means no end.
-	Count int64
-	// Rate caps the records per second of the whole source; 0 means no cap.
-	Rate float64
-	Kind GeneratorKind
-	// Keys is the number of distinct values of a random generator (1000
-	// unless the spec says otherwise); 0 for a sequence.
-	Keys int64
-	// Size is the approximate size in bytes of a random record (16 unless
-	// the spec says otherwise); 0 for a sequence.
-	Size int
-}
-
-// NexmarkSource produces the Nexmark benchmark's stream of persons,
-// auctions and bids, one CSV line per event stamped with its event time
-// (internal/connector/nexmark).
-type NexmarkSource struct {
-	// Count is the number of events of the whole source; 0 means no end.
-	Count int64
-	// Rate caps the events per second of wall-clock time of the whole
-	// source; 0 means no cap.
-	Rate float64
-	// EventsPerSecond is the event-time rate: event n happens n /
-	// EventsPerSecond seconds after the stream's fixed start
-	// (DefaultNexmarkEventsPerSecond unless the spec says otherwise).
-	EventsPerSecond int64
-	// Seed varies the events' random contents; 0 gives the draws of the
-	// Beam Nexmark generator.
-	Seed int64
+	return s.Spec != nil && s.Spec.Bounded()
 }
 
 // OperatorType is the kind of an operator.
@@ -201,18 +128,11 @@ func (k KeySelector) String() string {
 	return string(k.Kind)
 }
 
-// SinkType is the kind of a job's sink.
+// SinkType is the kind of a job's sink: the name its connector registered
+// (RegisterSink), such as file or stdout.
 type SinkType string
 
-// The sink types.
-const (
-	SinkFile   SinkType = "file"
-	SinkStdout SinkType = "stdout"
-	SinkKafka  SinkType = "kafka"
-)
-
-// Sink is where a job's records go. File is set exactly when Type is
-// SinkFile, Kafka exactly when it is SinkKafka.
+// Sink is where a job's records go.
 type Sink struct {
 	Type SinkType
 	// UID identifies the sink in savepoints.
@@ -220,14 +140,9 @@ type Sink struct {
 	// Parallelism is the sink's own parallelism, or 0 to use the job's
 	// default; see Job.SinkParallelism.
 	Parallelism int
-	File        *FileSink
-	Kafka       *KafkaSink
-}
-
-// FileSink writes one part file per sink subtask into a directory.
-type FileSink struct {
-	// Path is the directory, as written in the spec.
-	Path string
+	// Spec holds the settings of Type, as its connector built them: a
+	// *file.SinkSpec for a file sink, and so on.
+	Spec SinkSpec
 }
 
 // RestartType is a restart strategy.

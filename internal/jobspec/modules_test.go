@@ -1,4 +1,4 @@
-package jobspec
+package jobspec_test
 
 import (
 	"errors"
@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 func TestModulePathsResolveAgainstBaseDir(t *testing.T) {

@@ -1,9 +1,12 @@
-package jobspec
+package jobspec_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 // parallelismSpec has one stage of each kind with an explicit parallelism

@@ -1,9 +1,13 @@
-package jobspec
+package jobspec_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/file"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 // TestSubstitution checks parameters end to end: the spec's source path and
@@ -113,7 +117,7 @@ func TestSubstitution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := job.Source.File.Path; got != tt.wantPath {
+			if got := job.Source.Spec.(*file.SourceSpec).Path; got != tt.wantPath {
 				t.Errorf("path = %q, want %q", got, tt.wantPath)
 			}
 		})
@@ -137,48 +141,13 @@ func TestSubstitutionIntoTypedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{job.Name, job.Parallelism, job.Source.File.Rate, job.Source.File.Follow, job.Operators[0].Key, job.Checkpoints.Interval.String()}
+	got := []any{job.Name, job.Parallelism, job.Source.Spec.(*file.SourceSpec).Rate, job.Source.Spec.(*file.SourceSpec).Follow, job.Operators[0].Key, job.Checkpoints.Interval.String()}
 	want := []any{"typed", 4, 2.5, true, KeySelector{Kind: KeyCSV, Field: 2}, "1m0s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	_, err = Parse([]byte(strings.Replace(spec, "source:", "${x}:", 1)), "", map[string]string{"x": "source"})
 	assertLines(t, err, []string{"line 4: ${x}: unknown field", "--set x: unknown parameter", "source: required"})
-}
-
-func TestExpand(t *testing.T) {
-	values := map[string]string{"a": "1", "b.c": "2", "d-e_f": "3", "empty": ""}
-	lookup := func(name string) (string, bool) { v, ok := values[name]; return v, ok }
-	tests := []struct {
-		in          string
-		want        string
-		wantMissing []string
-		wantErr     string
-	}{
-		{in: "plain", want: "plain"},
-		{in: "${a}", want: "1"},
-		{in: "x${a}y${b.c}z${d-e_f}", want: "x1y2z3"},
-		{in: "[${empty}]", want: "[]"},
-		{in: "$${a}", want: "${a}"},
-		{in: "$$${a}", want: "$${a}"},
-		{in: "$a $ {a} $$ $", want: "$a $ {a} $$ $"},
-		{in: "${nope}-${a}-${other}", want: "-1-", wantMissing: []string{"nope", "other"}},
-		{in: "${a", wantErr: `unterminated "${a"`},
-		{in: "${a/b}", wantErr: `invalid parameter reference "${a/b}"`},
-	}
-	for _, tt := range tests {
-		got, missing, err := expand(tt.in, lookup)
-		switch {
-		case tt.wantErr != "":
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("expand(%q): error %v, want %q", tt.in, err, tt.wantErr)
-			}
-		case err != nil:
-			t.Errorf("expand(%q): %v", tt.in, err)
-		case got != tt.want || !reflect.DeepEqual(missing, tt.wantMissing):
-			t.Errorf("expand(%q) = %q, %q; want %q, %q", tt.in, got, missing, tt.want, tt.wantMissing)
-		}
-	}
 }
 
 func TestParseSet(t *testing.T) {

@@ -1,4 +1,4 @@
-package jobspec
+package jobspec_test
 
 import (
 	"fmt"
@@ -6,6 +6,12 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/file"
+	"github.com/floe-stream/floe/host/connector/generator"
+	"github.com/floe-stream/floe/host/connector/stdout"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 // testdataDir returns the absolute path of testdata, against which the specs
@@ -28,7 +34,7 @@ func TestLoadValidSpecs(t *testing.T) {
 			MaxParallelism: 128,
 			Params:         params,
 			Modules:        map[string]string{"wordcount": filepath.Join(dir, "wordcount.wasm")},
-			Source: Source{Type: SourceFile, UID: "lines", File: &FileSource{
+			Source: Source{Type: "file", UID: "lines", Spec: &file.SourceSpec{
 				Path: "/data/in.txt", Rate: rate, Follow: follow,
 			}},
 			Operators: []Operator{
@@ -36,7 +42,7 @@ func TestLoadValidSpecs(t *testing.T) {
 				{Type: OperatorKeyBy, UID: "by-word", Key: KeySelector{Kind: KeyValue}},
 				{Type: OperatorProcess, UID: "count", Module: "wordcount", Function: "count"},
 			},
-			Sink:            Sink{Type: SinkFile, UID: "out", File: &FileSink{Path: "out/counts"}},
+			Sink:            Sink{Type: "file", UID: "out", Spec: &file.SinkSpec{Path: "out/counts"}},
 			RestartStrategy: RestartStrategy{Type: RestartNone},
 			State:           State{Backend: StatePebble},
 		}
@@ -76,14 +82,14 @@ func TestLoadValidSpecs(t *testing.T) {
 			MaxParallelism: 128,
 			Params:         map[string]string{"count": "1000000"},
 			Modules:        map[string]string{"text": filepath.Join(filepath.Dir(filepath.Dir(dir)), "udfs", "text.wasm")},
-			Source: Source{Type: SourceGenerator, UID: "gen", Generator: &GeneratorSource{
-				Count: 1000000, Rate: 2500.5, Kind: GeneratorRandom, Keys: 1000, Size: 16,
+			Source: Source{Type: "generator", UID: "gen", Spec: &generator.Spec{
+				Count: 1000000, Rate: 2500.5, Kind: generator.KindRandom, Keys: 1000, Size: 16,
 			}},
 			Operators: []Operator{
 				{Type: OperatorKeyBy, UID: "by-first", Key: KeySelector{Kind: KeyCSV, Field: 0}},
 				{Type: OperatorMap, UID: "upper", Module: "text", Function: "upper"},
 			},
-			Sink:            Sink{Type: SinkStdout, UID: "print"},
+			Sink:            Sink{Type: "stdout", UID: "print", Spec: &stdout.Spec{}},
 			RestartStrategy: RestartStrategy{Type: RestartNone},
 			State:           State{Backend: StatePebble},
 		},
@@ -100,15 +106,15 @@ func TestLoadValidSpecs(t *testing.T) {
 				"sessions": filepath.Join(dir, "wasm", "sessions.wasm"),
 				"keys":     "/opt/floe/keys.wasm",
 			},
-			Source: Source{Type: SourceGenerator, UID: "clicks", Parallelism: 1, Generator: &GeneratorSource{
-				Kind: GeneratorSequence,
+			Source: Source{Type: "generator", UID: "clicks", Parallelism: 1, Spec: &generator.Spec{
+				Kind: generator.KindSequence,
 			}},
 			Operators: []Operator{
 				{Type: OperatorFilter, UID: "only-even", Module: "sessions", Function: "even"},
 				{Type: OperatorKeyBy, UID: "by-user", Parallelism: 8, Module: "keys", Function: "user", Key: KeySelector{Kind: KeyFunction}},
 				{Type: OperatorProcess, UID: "sessionize", Module: "sessions", Function: "sessionize"},
 			},
-			Sink:            Sink{Type: SinkFile, UID: "sessions-out", Parallelism: 2, File: &FileSink{Path: "/tmp/out/sessions"}},
+			Sink:            Sink{Type: "file", UID: "sessions-out", Parallelism: 2, Spec: &file.SinkSpec{Path: "/tmp/out/sessions"}},
 			RestartStrategy: RestartStrategy{Type: RestartFixedDelay, Attempts: 5, Delay: 2 * time.Second},
 			State:           State{Backend: StateMemory},
 			Checkpoints: &Checkpoints{
@@ -143,9 +149,9 @@ sink: {type: stdout, uid: out}
 		MaxParallelism:  128,
 		Params:          map[string]string{},
 		Modules:         map[string]string{},
-		Source:          Source{Type: SourceGenerator, UID: "src", Generator: &GeneratorSource{Kind: GeneratorSequence}},
+		Source:          Source{Type: "generator", UID: "src", Spec: &generator.Spec{Kind: generator.KindSequence}},
 		Operators:       []Operator{},
-		Sink:            Sink{Type: SinkStdout, UID: "out"},
+		Sink:            Sink{Type: "stdout", UID: "out", Spec: &stdout.Spec{}},
 		RestartStrategy: RestartStrategy{Type: RestartNone},
 		State:           State{Backend: StatePebble},
 	})
@@ -164,8 +170,8 @@ checkpoints: {interval: 10s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (GeneratorSource{Kind: GeneratorRandom, Keys: 1000, Size: 16}); *got.Source.Generator != want {
-		t.Errorf("generator = %+v, want %+v", *got.Source.Generator, want)
+	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); *got.Source.Spec.(*generator.Spec) != want {
+		t.Errorf("generator = %+v, want %+v", *got.Source.Spec.(*generator.Spec), want)
 	}
 	if want := (RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}); got.RestartStrategy != want {
 		t.Errorf("restartStrategy = %+v, want %+v", got.RestartStrategy, want)
@@ -211,8 +217,8 @@ func assertJob(t *testing.T, got, want *Job) {
 
 // dump prints a job with its pointer fields followed, for failure messages.
 func dump(j *Job) string {
-	return fmt.Sprintf("%+v\n  source.file=%s source.generator=%s sink.file=%s checkpoints=%s",
-		*j, show(j.Source.File), show(j.Source.Generator), show(j.Sink.File), show(j.Checkpoints))
+	return fmt.Sprintf("%+v\n  source=%+v sink=%+v checkpoints=%s",
+		*j, j.Source.Spec, j.Sink.Spec, show(j.Checkpoints))
 }
 
 func show[T any](p *T) string {

@@ -13,11 +13,11 @@ import (
 // the field, and never by YAML's own resolution rules.
 
 type rawJob struct {
-	Name            scalar            `yaml:"name"`
-	Parallelism     scalar            `yaml:"parallelism"`
-	MaxParallelism  scalar            `yaml:"maxParallelism"`
-	Params          map[string]scalar `yaml:"params"`
-	Modules         map[string]scalar `yaml:"modules"`
+	Name            Scalar            `yaml:"name"`
+	Parallelism     Scalar            `yaml:"parallelism"`
+	MaxParallelism  Scalar            `yaml:"maxParallelism"`
+	Params          map[string]Scalar `yaml:"params"`
+	Modules         map[string]Scalar `yaml:"modules"`
 	Source          *rawSource        `yaml:"source"`
 	Operators       []rawOperator     `yaml:"operators"`
 	Sink            *rawSink          `yaml:"sink"`
@@ -26,116 +26,97 @@ type rawJob struct {
 	Checkpoints     *rawCheckpoints   `yaml:"checkpoints"`
 }
 
-// rawSource holds the fields of every source type; build.go rejects those
-// that do not belong to the chosen type.
+// rawSource is a source section: the fields that every source has, and the
+// node that the connector of its type decodes its own fields from
+// (connectors.go). The shape phase knows the fields of every registered
+// source type.
 type rawSource struct {
-	Type        scalar         `yaml:"type"`
-	UID         scalar         `yaml:"uid"`
-	Parallelism scalar         `yaml:"parallelism"`
-	Path        scalar         `yaml:"path"`
-	Rate        scalar         `yaml:"rate"`
-	Follow      scalar         `yaml:"follow"`
-	Count       scalar         `yaml:"count"`
-	Kind        scalar         `yaml:"kind"`
-	Keys        scalar         `yaml:"keys"`
-	Size        scalar         `yaml:"size"`
+	Type        Scalar         `yaml:"type"`
+	UID         Scalar         `yaml:"uid"`
+	Parallelism Scalar         `yaml:"parallelism"`
 	Timestamps  *rawTimestamps `yaml:"timestamps"`
 	Watermarks  *rawWatermarks `yaml:"watermarks"`
-	// Kafka (kafka.go).
-	Brokers           scalar   `yaml:"brokers"`
-	Topics            scalar   `yaml:"topics"`
-	TopicPattern      scalar   `yaml:"topicPattern"`
-	Group             scalar   `yaml:"group"`
-	StartFrom         scalar   `yaml:"startFrom"`
-	Format            scalar   `yaml:"format"`
-	Isolation         scalar   `yaml:"isolation"`
-	DiscoveryInterval scalar   `yaml:"discoveryInterval"`
-	SASL              *rawSASL `yaml:"sasl"`
-	TLS               *rawTLS  `yaml:"tls"`
-	// Nexmark (nexmark.go).
-	EventsPerSecond scalar `yaml:"eventsPerSecond"`
-	Seed            scalar `yaml:"seed"`
+	node        *yaml.Node
+}
+
+// UnmarshalYAML decodes the common fields and keeps the section's node.
+func (r *rawSource) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawSource
+	r.node = n
+	return n.Decode((*plain)(r))
 }
 
 type rawOperator struct {
-	Type        scalar `yaml:"type"`
-	UID         scalar `yaml:"uid"`
-	Parallelism scalar `yaml:"parallelism"`
-	Module      scalar `yaml:"module"`
-	Function    scalar `yaml:"function"`
-	Key         scalar `yaml:"key"`
+	Type        Scalar `yaml:"type"`
+	UID         Scalar `yaml:"uid"`
+	Parallelism Scalar `yaml:"parallelism"`
+	Module      Scalar `yaml:"module"`
+	Function    Scalar `yaml:"function"`
+	Key         Scalar `yaml:"key"`
 	// Window operators (window.go) and side outputs.
 	Window          *rawWindow                `yaml:"window"`
-	Time            scalar                    `yaml:"time"`
-	AllowedLateness scalar                    `yaml:"allowedLateness"`
-	LateOutput      scalar                    `yaml:"lateOutput"`
-	Aggregate       scalar                    `yaml:"aggregate"`
-	Process         scalar                    `yaml:"process"`
+	Time            Scalar                    `yaml:"time"`
+	AllowedLateness Scalar                    `yaml:"allowedLateness"`
+	LateOutput      Scalar                    `yaml:"lateOutput"`
+	Aggregate       Scalar                    `yaml:"aggregate"`
+	Process         Scalar                    `yaml:"process"`
 	SideOutputs     map[string]*rawSideOutput `yaml:"sideOutputs"`
 }
 
+// rawSink is a sink section, as rawSource is a source section.
 type rawSink struct {
-	Type        scalar `yaml:"type"`
-	UID         scalar `yaml:"uid"`
-	Parallelism scalar `yaml:"parallelism"`
-	Path        scalar `yaml:"path"`
-	// Kafka (kafka.go).
-	Brokers               scalar   `yaml:"brokers"`
-	Topic                 scalar   `yaml:"topic"`
-	Semantic              scalar   `yaml:"semantic"`
-	Key                   scalar   `yaml:"key"`
-	TransactionalIDPrefix scalar   `yaml:"transactionalIdPrefix"`
-	TransactionTimeout    scalar   `yaml:"transactionTimeout"`
-	SASL                  *rawSASL `yaml:"sasl"`
-	TLS                   *rawTLS  `yaml:"tls"`
+	Type        Scalar `yaml:"type"`
+	UID         Scalar `yaml:"uid"`
+	Parallelism Scalar `yaml:"parallelism"`
+	node        *yaml.Node
 }
 
-type rawSASL struct {
-	Mechanism scalar `yaml:"mechanism"`
-	Username  scalar `yaml:"username"`
-	Password  scalar `yaml:"password"`
-}
-
-type rawTLS struct {
-	CAFile             scalar `yaml:"caFile"`
-	CertFile           scalar `yaml:"certFile"`
-	KeyFile            scalar `yaml:"keyFile"`
-	ServerName         scalar `yaml:"serverName"`
-	InsecureSkipVerify scalar `yaml:"insecureSkipVerify"`
+// UnmarshalYAML decodes the common fields and keeps the section's node.
+func (r *rawSink) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawSink
+	r.node = n
+	return n.Decode((*plain)(r))
 }
 
 type rawRestart struct {
-	Type     scalar `yaml:"type"`
-	Attempts scalar `yaml:"attempts"`
-	Delay    scalar `yaml:"delay"`
+	Type     Scalar `yaml:"type"`
+	Attempts Scalar `yaml:"attempts"`
+	Delay    Scalar `yaml:"delay"`
 }
 
 type rawState struct {
-	Backend scalar `yaml:"backend"`
+	Backend Scalar `yaml:"backend"`
 }
 
 type rawCheckpoints struct {
-	Interval      scalar `yaml:"interval"`
-	Timeout       scalar `yaml:"timeout"`
-	MinPause      scalar `yaml:"minPause"`
-	MaxConcurrent scalar `yaml:"maxConcurrent"`
-	Retain        scalar `yaml:"retain"`
-	Storage       scalar `yaml:"storage"`
+	Interval      Scalar `yaml:"interval"`
+	Timeout       Scalar `yaml:"timeout"`
+	MinPause      Scalar `yaml:"minPause"`
+	MaxConcurrent Scalar `yaml:"maxConcurrent"`
+	Retain        Scalar `yaml:"retain"`
+	Storage       Scalar `yaml:"storage"`
 }
 
-// scalar is the text of one YAML scalar, uninterpreted. A field that is
-// absent or null stays the zero scalar, which is not set.
-type scalar struct {
+// Scalar is the text of one YAML scalar, uninterpreted. A field that is
+// absent or null stays the zero Scalar, which is not set. The raw structs of
+// connector sections (RegisterSource) hold Scalars, which a Section converts.
+type Scalar struct {
 	value string
 	set   bool
 }
 
 // UnmarshalYAML keeps the node's text. The shape phase has already made sure
 // that n is a scalar.
-func (s *scalar) UnmarshalYAML(n *yaml.Node) error {
+func (s *Scalar) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: want a single value", n.Line)
 	}
-	*s = scalar{value: n.Value, set: true}
+	*s = Scalar{value: n.Value, set: true}
 	return nil
 }
+
+// IsSet reports whether the spec sets the field, possibly to "".
+func (s Scalar) IsSet() bool { return s.set }
+
+// Value returns the field's text, "" when it is not set.
+func (s Scalar) Value() string { return s.value }

@@ -66,7 +66,7 @@ func (b *builder) checkpoints(r *rawCheckpoints) *Checkpoints {
 
 // storage checks a checkpoint storage URL: file:///path or
 // s3://bucket/prefix; empty means the cluster's default.
-func (b *builder) storage(s scalar) string {
+func (b *builder) storage(s Scalar) string {
 	if !s.set {
 		return ""
 	}
@@ -93,8 +93,5 @@ func (j *Job) WithCheckpointInterval(d time.Duration) error {
 		j.Checkpoints = &Checkpoints{Timeout: defaultCheckpointWait, MaxConcurrent: 1, Retain: DefaultRetain}
 	}
 	j.Checkpoints.Interval = d
-	if err := j.checkTransactionTimeout(); err != nil {
-		return fmt.Errorf("sink.transactionTimeout: %w", err)
-	}
-	return nil
+	return j.checkConnectors()
 }

@@ -8,7 +8,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var scalarType = reflect.TypeFor[scalar]()
+var (
+	scalarType    = reflect.TypeFor[Scalar]()
+	rawSourceType = reflect.TypeFor[rawSource]()
+	rawSinkType   = reflect.TypeFor[rawSink]()
+)
 
 // shaper checks a node tree against the raw types before anything is
 // decoded. It is what makes decoding strict: yaml.v3 offers KnownFields only
@@ -30,6 +34,10 @@ func (s shaper) check(n *yaml.Node, t reflect.Type, path string) bool {
 		return s.want(n, yaml.ScalarNode, path)
 	case t.Kind() == reflect.Pointer:
 		return s.check(n, t.Elem(), path)
+	case t == rawSourceType:
+		return s.want(n, yaml.MappingNode, path) && s.fields(n, path, sources.sectionFields(t))
+	case t == rawSinkType:
+		return s.want(n, yaml.MappingNode, path) && s.fields(n, path, sinks.sectionFields(t))
 	case t.Kind() == reflect.Struct:
 		return s.want(n, yaml.MappingNode, path) && s.fields(n, path, structFields(t))
 	case t.Kind() == reflect.Map:
@@ -56,11 +64,15 @@ type fieldTypes struct {
 	known  []string
 }
 
-// structFields returns the fields of a raw struct, named by their yaml tags.
+// structFields returns the exported fields of a raw struct, named by their
+// yaml tags.
 func structFields(t reflect.Type) fieldTypes {
 	types := map[string]reflect.Type{}
 	var known []string
 	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
 		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 		types[name] = f.Type
 		known = append(known, name)

@@ -1,7 +1,6 @@
 package jobspec
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
@@ -16,66 +15,22 @@ func (b *builder) source(r *rawSource) Source {
 		return Source{}
 	}
 	s := Source{
-		Type:        SourceType(b.p.choice("source.type", r.Type, "source type", "", string(SourceFile), string(SourceGenerator), string(SourceKafka), string(SourceNexmark))),
+		Type:        SourceType(b.p.choice("source.type", r.Type, "source type", "", sources.names(false)...)),
 		UID:         b.uid("source.uid", r.UID),
 		Parallelism: b.parallelism("source.parallelism", r.Parallelism),
 	}
-	switch s.Type {
-	case SourceFile:
-		s.File = b.fileSource(r)
-	case SourceGenerator:
-		s.Generator = b.generatorSource(r)
-	case SourceKafka:
-		s.Kafka = b.kafkaSource(r)
-	case SourceNexmark:
-		s.Nexmark = b.nexmarkSource(r)
-	}
-	if s.Type == SourceFile || s.Type == SourceGenerator || s.Type == SourceNexmark {
-		b.notKafkaSource(r)
-	}
-	if s.Type != "" && s.Type != SourceNexmark {
-		b.notNexmarkSource(r)
+	if t := sources.lookup(string(s.Type)); t != nil {
+		s.Spec, _ = b.buildSection(sources, t, "source", r.node, sourceCommon, s.UID).(SourceSpec)
 	}
 	s.EventTime = b.eventTime(r.Timestamps, r.Watermarks)
 	return s
 }
 
-func (b *builder) fileSource(r *rawSource) *FileSource {
-	for _, f := range []struct {
-		name string
-		s    scalar
-	}{{"count", r.Count}, {"kind", r.Kind}, {"keys", r.Keys}, {"size", r.Size}} {
-		b.p.only("source."+f.name, f.s, "a generator source")
-	}
-	path, _ := b.p.text("source.path", r.Path)
-	return &FileSource{
-		Path:   path,
-		Rate:   b.p.rate("source.rate", r.Rate),
-		Follow: b.p.boolean("source.follow", r.Follow, false),
-	}
-}
-
-func (b *builder) generatorSource(r *rawSource) *GeneratorSource {
-	b.p.only("source.path", r.Path, "a file source")
-	b.p.only("source.follow", r.Follow, "a file source")
-	g := &GeneratorSource{
-		Count: b.p.integer("source.count", r.Count, 0, 0, math.MaxInt64),
-		Rate:  b.p.rate("source.rate", r.Rate),
-		Kind:  GeneratorKind(b.p.choice("source.kind", r.Kind, "generator kind", string(GeneratorSequence), string(GeneratorSequence), string(GeneratorRandom))),
-	}
-	switch g.Kind {
-	case GeneratorRandom:
-		g.Keys = b.p.integer("source.keys", r.Keys, 1000, 1, math.MaxInt64)
-		g.Size = int(b.p.integer("source.size", r.Size, 16, 1, maxRecordSize))
-	case GeneratorSequence:
-		b.p.only("source.keys", r.Keys, "kind random")
-		b.p.only("source.size", r.Size, "kind random")
-	}
-	return g
-}
-
-// maxRecordSize is the largest size of a random generator's records.
-const maxRecordSize = 1 << 20
+// The fields of every source and every sink section.
+var (
+	sourceCommon = commonFields(rawSourceType)
+	sinkCommon   = commonFields(rawSinkType)
+)
 
 // operators returns the job's chain of operators.
 func (b *builder) operators(raws []rawOperator) []Operator {
@@ -142,7 +97,7 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 }
 
 // key returns the key selector at path.
-func (b *builder) key(path string, s scalar) KeySelector {
+func (b *builder) key(path string, s Scalar) KeySelector {
 	if !s.set {
 		b.p.reject(path, "required (want value, csv:N or function)")
 		return KeySelector{}
@@ -178,22 +133,12 @@ func (b *builder) sink(r *rawSink) Sink {
 		return Sink{}
 	}
 	s := Sink{
-		Type:        SinkType(b.p.choice("sink.type", r.Type, "sink type", "", string(SinkFile), string(SinkStdout), string(SinkKafka))),
+		Type:        SinkType(b.p.choice("sink.type", r.Type, "sink type", "", sinks.names(false)...)),
 		UID:         b.uid("sink.uid", r.UID),
 		Parallelism: b.parallelism("sink.parallelism", r.Parallelism),
 	}
-	switch s.Type {
-	case SinkFile:
-		path, _ := b.p.text("sink.path", r.Path)
-		s.File = &FileSink{Path: path}
-	case SinkStdout:
-		b.p.only("sink.path", r.Path, "a file sink")
-	case SinkKafka:
-		b.p.only("sink.path", r.Path, "a file sink")
-		s.Kafka = b.kafkaSink(r)
-	}
-	if s.Type == SinkFile || s.Type == SinkStdout {
-		b.notKafkaSink(r)
+	if t := sinks.lookup(string(s.Type)); t != nil {
+		s.Spec = b.buildSection(sinks, t, "sink", r.node, sinkCommon, s.UID)
 	}
 	return s
 }

@@ -2,6 +2,8 @@ package jobspec
 
 import (
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Window configures a window operator (docs/event-time.md).
@@ -26,20 +28,33 @@ type Window struct {
 }
 
 type rawWindow struct {
-	Type  scalar `yaml:"type"`
-	Size  scalar `yaml:"size"`
-	Slide scalar `yaml:"slide"`
-	Gap   scalar `yaml:"gap"`
+	Type  Scalar `yaml:"type"`
+	Size  Scalar `yaml:"size"`
+	Slide Scalar `yaml:"slide"`
+	Gap   Scalar `yaml:"gap"`
 }
 
 // rawSideOutput is a side output's route: a sink ({type, path}), or
 // {operators: [...], sink: {type, path}}.
 type rawSideOutput struct {
-	Type      scalar         `yaml:"type"`
-	Path      scalar         `yaml:"path"`
+	Type      Scalar         `yaml:"type"`
+	Path      Scalar         `yaml:"path"`
 	Operators []rawOperator  `yaml:"operators"`
 	Sink      *rawSideOutput `yaml:"sink"`
+	node      *yaml.Node
 }
+
+// UnmarshalYAML decodes the route and keeps its node, which a sink's
+// connector decodes its fields from.
+func (r *rawSideOutput) UnmarshalYAML(n *yaml.Node) error {
+	type plain rawSideOutput
+	r.node = n
+	return n.Decode((*plain)(r))
+}
+
+// sideOutputCommon holds the fields of a side output's route that are not
+// its sink's.
+var sideOutputCommon = map[string]bool{"type": true, "operators": true, "sink": true}
 
 // SideOutput is where an operator's named side output goes: through
 // stateless operators (map, filter, flatMap), chained in the same task,
@@ -105,13 +120,13 @@ func (b *builder) notWindow(path string, r *rawOperator) {
 	if r.Window != nil {
 		b.p.add(path+".window", "only for type window")
 	}
-	for name, s := range map[string]scalar{"time": r.Time, "allowedLateness": r.AllowedLateness,
+	for name, s := range map[string]Scalar{"time": r.Time, "allowedLateness": r.AllowedLateness,
 		"lateOutput": r.LateOutput, "aggregate": r.Aggregate, "process": r.Process} {
 		b.p.only(path+"."+name, s, "a window operator")
 	}
 }
 
-func (b *builder) windowDuration(path string, s scalar) time.Duration {
+func (b *builder) windowDuration(path string, s Scalar) time.Duration {
 	if !s.set {
 		b.p.reject(path, "required (a duration such as 10s)")
 		return 0
@@ -157,13 +172,9 @@ func (b *builder) sideOutputs(path string, raw map[string]*rawSideOutput) map[st
 				b.p.add(p, "a sink has type and path only")
 			}
 		}
-		so.Sink = Sink{UID: name, Type: SinkType(b.p.choice(p+".type", sink.Type, "sink type", "", string(SinkFile), string(SinkStdout)))}
-		switch so.Sink.Type {
-		case SinkFile:
-			pth, _ := b.p.text(p+".path", sink.Path)
-			so.Sink.File = &FileSink{Path: pth}
-		case SinkStdout:
-			b.p.only(p+".path", sink.Path, "a file sink")
+		so.Sink = Sink{UID: name, Type: SinkType(b.p.choice(p+".type", sink.Type, "sink type", "", sinks.names(true)...))}
+		if t := sinks.lookup(string(so.Sink.Type)); t != nil && t.sideOutput {
+			so.Sink.Spec = b.buildSection(sinks, t, p, sink.node, sideOutputCommon, name)
 		}
 		out[name] = so
 	}

@@ -1,8 +1,13 @@
-package jobspec
+package jobspec_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/file"
+	. "github.com/floe-stream/floe/internal/jobspec"
 )
 
 // TestEventTimeAndWindowProblems checks the messages of mistakes in
@@ -80,11 +85,11 @@ func TestSideOutputRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	so := j.Operators[0].SideOutputs
-	if so["errors"].Sink.Type != SinkStdout || len(so["errors"].Operators) != 0 {
+	if so["errors"].Sink.Type != "stdout" || len(so["errors"].Operators) != 0 {
 		t.Errorf("errors: %+v", so["errors"])
 	}
 	c := so["comments"]
-	if len(c.Operators) != 1 || c.Operators[0].UID != "upper" || c.Sink.File == nil || c.Sink.File.Path != "comments/" {
+	if len(c.Operators) != 1 || c.Operators[0].UID != "upper" || !reflect.DeepEqual(c.Sink.Spec, &file.SinkSpec{Path: "comments/"}) {
 		t.Errorf("comments: %+v", c)
 	}
 	_, err = Parse([]byte(y(okName, okSource, okSink, okModule, "operators:",
@@ -124,7 +129,7 @@ func TestWindowSpec(t *testing.T) {
 		w.Window.Slide != 2*time.Second || w.Window.AllowedLateness != time.Second || w.Window.LateOutput != "late" {
 		t.Errorf("window %+v %+v", w, w.Window)
 	}
-	if s := w.SideOutputs["late"].Sink; s.Type != SinkFile || s.File.Path != "late/" {
+	if s := w.SideOutputs["late"].Sink; s.Type != "file" || !reflect.DeepEqual(s.Spec, &file.SinkSpec{Path: "late/"}) {
 		t.Errorf("side outputs %+v", w.SideOutputs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/scheduler/api"
 )

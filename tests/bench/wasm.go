@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/task"
 	"github.com/floe-stream/floe/host/udf"

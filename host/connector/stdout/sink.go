@@ -2,6 +2,7 @@ package stdout
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/floe-stream/floe/host/connector"
@@ -14,13 +15,14 @@ const DefaultBufferSize = 64 << 10
 
 // Config configures a stdout sink.
 type Config struct {
-	// Out receives the lines. All subtasks of a job must share one Out. Nil
-	// means a Writer over os.Stdout.
+	// Out receives the lines. All subtasks of a job must share one Out,
+	// whose Write is safe for concurrent use and writes each call whole,
+	// such as a Writer. Nil means a Writer over os.Stdout.
 	//
 	// NB: sinks that each default to their own Writer over os.Stdout still do
 	// not interleave, because an *os.File serializes its Write calls and
 	// writes each one whole.
-	Out *Writer
+	Out io.Writer
 	// BufferSize is how many bytes a sink buffers before it writes to Out;
 	// 0 means DefaultBufferSize. A batch is never split across writes, so
 	// a single write can exceed it.
@@ -29,7 +31,7 @@ type Config struct {
 
 // sink buffers one subtask's lines and writes them to a shared Writer.
 type sink struct {
-	out    *Writer
+	out    io.Writer
 	buf    []byte
 	limit  int
 	closed bool

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/scheduler/api"
 )

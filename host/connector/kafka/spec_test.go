@@ -1,14 +1,19 @@
-package jobspec
+package kafka_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/kafka"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/jobspec/jobspectest"
 )
 
 func TestParseKafkaJob(t *testing.T) {
-	spec := y(
+	spec := jobspectest.Spec(
 		"name: clicks",
 		"params: {password: ~}",
 		"source:",
@@ -33,46 +38,46 @@ func TestParseKafkaJob(t *testing.T) {
 		"  tls: {certFile: c.pem, keyFile: k.pem, insecureSkipVerify: true}",
 		"checkpoints: {interval: 10s}",
 	)
-	job, err := Parse([]byte(spec), "", map[string]string{"password": "s3cret"})
+	job, err := jobspec.Parse([]byte(spec), "", map[string]string{"password": "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSource := &KafkaSource{
+	wantSource := &kafka.SourceSpec{
 		Brokers: []string{"k1:9092", "k2:9093"}, Topics: []string{"clicks", "views"}, Group: "clicks-floe",
-		StartFrom: KafkaStart{Kind: KafkaTimestamp, Millis: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()},
-		Format:    "json", ReadUncommitted: true,
-		Security: KafkaSecurity{SASL: &KafkaSASL{Mechanism: "SCRAM-SHA-512", Username: "floe", Password: "s3cret"},
-			TLS: &KafkaTLS{CAFile: "/etc/ca.pem"}},
+		StartFrom: kafka.StartFrom{Kind: kafka.StartTimestamp, Millis: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()},
+		Format:    kafka.FormatJSON, ReadUncommitted: true,
+		Security: kafka.Security{SASL: &kafka.SASL{Mechanism: "SCRAM-SHA-512", Username: "floe", Password: "s3cret"},
+			TLS: &kafka.TLS{CAFile: "/etc/ca.pem"}},
 	}
-	if !reflect.DeepEqual(job.Source.Kafka, wantSource) || job.Source.Type != SourceKafka || job.Source.Bounded() {
-		t.Errorf("source %+v\nwant   %+v", *job.Source.Kafka, *wantSource)
+	if !reflect.DeepEqual(job.Source.Spec, wantSource) || job.Source.Type != "kafka" || job.Source.Bounded() {
+		t.Errorf("source %+v\nwant   %+v", job.Source.Spec, wantSource)
 	}
-	wantSink := &KafkaSink{
-		Brokers: []string{"k1:9092"}, Topic: "counts", Semantic: KafkaExactlyOnce, Key: KafkaKey{Kind: "csv", Field: 0},
+	wantSink := &kafka.SinkSpec{
+		Brokers: []string{"k1:9092"}, Topic: "counts", Semantic: kafka.ExactlyOnce, Key: kafka.KeyCSV, Field: 0,
 		TransactionalIDPrefix: "clicks-out", TransactionTimeout: 14 * time.Minute,
-		Security: KafkaSecurity{TLS: &KafkaTLS{CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true}},
+		Security: kafka.Security{TLS: &kafka.TLS{CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true}},
 	}
-	if !reflect.DeepEqual(job.Sink.Kafka, wantSink) || job.Sink.Type != SinkKafka {
-		t.Errorf("sink %+v\nwant %+v", *job.Sink.Kafka, *wantSink)
+	if !reflect.DeepEqual(job.Sink.Spec, wantSink) || job.Sink.Type != "kafka" {
+		t.Errorf("sink %+v\nwant %+v", job.Sink.Spec, wantSink)
 	}
 }
 
 func TestParseKafkaDefaults(t *testing.T) {
-	spec := y("name: j",
+	spec := jobspectest.Spec("name: j",
 		"source: {type: kafka, uid: in, brokers: 'localhost:9092', topicPattern: 'logs-.*'}",
 		"sink: {type: kafka, uid: out, brokers: 'localhost:9092', topic: out, semantic: at-least-once}")
-	job, err := Parse([]byte(spec), "", nil)
+	job, err := jobspec.Parse([]byte(spec), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSource := &KafkaSource{Brokers: []string{"localhost:9092"}, TopicPattern: "logs-.*", StartFrom: KafkaStart{Kind: KafkaEarliest},
-		Format: "value", DiscoveryInterval: 30 * time.Second}
-	if !reflect.DeepEqual(job.Source.Kafka, wantSource) {
-		t.Errorf("source %+v\nwant   %+v", *job.Source.Kafka, *wantSource)
+	wantSource := &kafka.SourceSpec{Brokers: []string{"localhost:9092"}, TopicPattern: "logs-.*", StartFrom: kafka.StartFrom{Kind: kafka.StartEarliest},
+		Format: kafka.FormatValue, DiscoveryInterval: 30 * time.Second}
+	if !reflect.DeepEqual(job.Source.Spec, wantSource) {
+		t.Errorf("source %+v\nwant   %+v", job.Source.Spec, wantSource)
 	}
-	wantSink := &KafkaSink{Brokers: []string{"localhost:9092"}, Topic: "out", Semantic: KafkaAtLeastOnce, Key: KafkaKey{Kind: "none"}}
-	if !reflect.DeepEqual(job.Sink.Kafka, wantSink) {
-		t.Errorf("sink %+v\nwant %+v", *job.Sink.Kafka, *wantSink)
+	wantSink := &kafka.SinkSpec{Brokers: []string{"localhost:9092"}, Topic: "out", Semantic: kafka.AtLeastOnce, Key: kafka.KeyNone}
+	if !reflect.DeepEqual(job.Sink.Spec, wantSink) {
+		t.Errorf("sink %+v\nwant %+v", job.Sink.Spec, wantSink)
 	}
 }
 
@@ -87,7 +92,7 @@ func TestParseReportsKafkaProblems(t *testing.T) {
 		want []string
 	}{{
 		name: "required fields",
-		spec: y(okName, "source: {type: kafka, uid: in}", "sink: {type: kafka, uid: out}"),
+		spec: jobspectest.Spec(okName, "source: {type: kafka, uid: in}", "sink: {type: kafka, uid: out}"),
 		want: []string{
 			`line 2: source.brokers: required`,
 			`line 2: source.topics: required (or topicPattern)`,
@@ -96,7 +101,7 @@ func TestParseReportsKafkaProblems(t *testing.T) {
 		},
 	}, {
 		name: "malformed values",
-		spec: y(okName,
+		spec: jobspectest.Spec(okName,
 			"source: {type: kafka, uid: in, brokers: 'b:9092,b', topicPattern: '(', startFrom: yesterday, isolation: dirty}",
 			"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: 'a b', key: function, semantic: twice}"),
 		want: []string{
@@ -110,35 +115,35 @@ func TestParseReportsKafkaProblems(t *testing.T) {
 		},
 	}, {
 		name: "topics and a pattern, committed without a group",
-		spec: y(okName, "source: {type: kafka, uid: in, brokers: 'b:9092', topics: a, topicPattern: b, startFrom: committed}", okOut),
+		spec: jobspectest.Spec(okName, "source: {type: kafka, uid: in, brokers: 'b:9092', topics: a, topicPattern: b, startFrom: committed}", okOut),
 		want: []string{
 			`line 2: source.topicPattern: set either topics or topicPattern, not both`,
 			`line 2: source.startFrom: committed needs a group`,
 		},
 	}, {
 		name: "fields of other types",
-		spec: y(okName,
+		spec: jobspectest.Spec(okName,
 			"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in, path: x, rate: 5, count: 3}",
 			"sink: {type: file, uid: out, path: x, topic: t, sasl: {mechanism: PLAIN, username: u, password: p}}"),
 		want: []string{
 			`line 2: source.path: only applies to a file source`,
-			`line 2: source.rate: only applies to a file or generator source`,
-			`line 2: source.count: only applies to a generator source`,
+			`line 2: source.rate: only applies to a file, generator or nexmark source`,
+			`line 2: source.count: only applies to a generator or nexmark source`,
 			`line 3: sink.topic: only applies to a kafka sink`,
 			`line 3: sink.sasl: only applies to a kafka sink`,
 		},
 	}, {
 		name: "transaction fields of an at-least-once sink",
-		spec: y(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, semantic: at-least-once, transactionTimeout: 1m}"),
+		spec: jobspectest.Spec(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, semantic: at-least-once, transactionTimeout: 1m}"),
 		want: []string{`line 3: sink.transactionTimeout: only applies to semantic exactly-once`},
 	}, {
 		name: "transaction timeout shorter than a checkpoint can take",
-		spec: y(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, transactionTimeout: 5m}",
+		spec: jobspectest.Spec(okName, okIn, "sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, transactionTimeout: 5m}",
 			"checkpoints: {interval: 1m, timeout: 4m, minPause: 30s}"),
 		want: []string{`line 3: sink.transactionTimeout: 5m0s is less than checkpoints.interval + minPause + timeout (5m30s)`},
 	}, {
 		name: "security",
-		spec: y(okName,
+		spec: jobspectest.Spec(okName,
 			"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in, sasl: {mechanism: GSSAPI, username: u}}",
 			"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, tls: {certFile: c.pem}}"),
 		want: []string{
@@ -149,17 +154,17 @@ func TestParseReportsKafkaProblems(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.spec), "", nil)
+			_, err := jobspec.Parse([]byte(tt.spec), "", nil)
 			if err == nil {
 				t.Fatalf("no error, want:\n%s", strings.Join(tt.want, "\n"))
 			}
-			assertLines(t, err, tt.want)
+			jobspectest.AssertLines(t, err, tt.want)
 		})
 	}
 }
 
 func TestCheckpointIntervalFlagChecksTheTransactionTimeout(t *testing.T) {
-	job, err := Parse([]byte(y("name: j",
+	job, err := jobspec.Parse([]byte(jobspectest.Spec("name: j",
 		"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in}",
 		"sink: {type: kafka, uid: out, brokers: 'b:9092', topic: out, transactionTimeout: 11m}")), "", nil)
 	if err != nil {
@@ -174,13 +179,16 @@ func TestCheckpointIntervalFlagChecksTheTransactionTimeout(t *testing.T) {
 }
 
 func TestEmptyTLSSectionTurnsTLSOn(t *testing.T) {
-	job, err := Parse([]byte(y("name: j",
+	job, err := jobspec.Parse([]byte(jobspectest.Spec("name: j",
 		"source: {type: kafka, uid: in, brokers: 'b:9093', topics: in, tls: {}}",
 		"sink: {type: stdout, uid: out}")), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tls := job.Source.Kafka.Security.TLS; tls == nil || *tls != (KafkaTLS{}) {
+	if tls := job.Source.Spec.(*kafka.SourceSpec).Security.TLS; tls == nil || *tls != (kafka.TLS{}) {
 		t.Errorf("tls: {} gives %+v, want TLS with the defaults", tls)
 	}
 }
+
+// okName is the valid name line that the cases above build on.
+const okName = "name: j"

@@ -1,28 +1,33 @@
-package jobspec
+package nexmark_test
 
 import (
 	"testing"
 	"time"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/host/connector/nexmark"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/jobspec/jobspectest"
 )
 
 func TestParseNexmarkSource(t *testing.T) {
 	tests := []struct {
 		source string
-		want   NexmarkSource
+		want   nexmark.Spec
 	}{
-		{"{type: nexmark, uid: bids}", NexmarkSource{EventsPerSecond: 10_000}},
+		{"{type: nexmark, uid: bids}", nexmark.Spec{EventsPerSecond: 10_000}},
 		{"{type: nexmark, uid: bids, count: 1000000, rate: 2500.5, eventsPerSecond: 1000, seed: 7}",
-			NexmarkSource{Count: 1_000_000, Rate: 2500.5, EventsPerSecond: 1000, Seed: 7}},
-		{"{type: nexmark, uid: bids, eventsPerSecond: 1000000000}", NexmarkSource{EventsPerSecond: 1_000_000_000}},
+			nexmark.Spec{Count: 1_000_000, Rate: 2500.5, EventsPerSecond: 1000, Seed: 7}},
+		{"{type: nexmark, uid: bids, eventsPerSecond: 1000000000}", nexmark.Spec{EventsPerSecond: 1_000_000_000}},
 	}
 	for _, tt := range tests {
-		job, err := Parse([]byte("name: j\nsink: {type: stdout, uid: o}\nsource: "+tt.source), "", nil)
+		job, err := jobspec.Parse([]byte("name: j\nsink: {type: stdout, uid: o}\nsource: "+tt.source), "", nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.source, err)
 		}
 		s := job.Source
-		if s.Type != SourceNexmark || s.Nexmark == nil || *s.Nexmark != tt.want || s.File != nil || s.Generator != nil {
-			t.Errorf("%s: source %+v with nexmark %+v, want %+v", tt.source, s, s.Nexmark, tt.want)
+		if got, ok := s.Spec.(*nexmark.Spec); s.Type != "nexmark" || !ok || *got != tt.want {
+			t.Errorf("%s: source %+v with nexmark %+v, want %+v", tt.source, s, s.Spec, tt.want)
 		}
 		if got, want := s.Bounded(), tt.want.Count > 0; got != want {
 			t.Errorf("%s: Bounded() = %v, want %v", tt.source, got, want)
@@ -34,8 +39,8 @@ func TestParseNexmarkSource(t *testing.T) {
 // watermarks without a timestamps section: its records carry their event
 // times, which the task keeps when no field is named.
 func TestNexmarkSourceKeepsItsTimestamps(t *testing.T) {
-	spec := y(okName, "source:", "  {type: nexmark, uid: events, count: 100, watermarks: {maxOutOfOrderness: 1s}}", okSink)
-	job, err := Parse([]byte(spec), "", nil)
+	spec := jobspectest.Spec(okName, "source:", "  {type: nexmark, uid: events, count: 100, watermarks: {maxOutOfOrderness: 1s}}", okSink)
+	job, err := jobspec.Parse([]byte(spec), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +102,17 @@ func TestNexmarkSourceProblems(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(y(okName, "source: "+tt.source, okSink)), "", nil)
+			_, err := jobspec.Parse([]byte(jobspectest.Spec(okName, "source: "+tt.source, okSink)), "", nil)
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.want)
 			}
-			assertLines(t, err, tt.want)
+			jobspectest.AssertLines(t, err, tt.want)
 		})
 	}
 }
+
+// Valid lines that the cases above build on.
+const (
+	okName = "name: j"
+	okSink = "sink: {type: stdout, uid: out}"
+)

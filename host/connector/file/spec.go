@@ -1,0 +1,76 @@
+package file
+
+import (
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/internal/jobspec"
+)
+
+// This file is the file connector's part of a job spec: source and sink
+// sections of type file (docs/jobs.md), and how they open.
+
+func init() {
+	jobspec.RegisterSource("file", parseSource)
+	jobspec.RegisterSink("file", true, parseSink)
+}
+
+// SourceSpec is a job spec's file source: it reads a text file one line per
+// record.
+type SourceSpec struct {
+	// Path is the file to read, as written in the spec; a relative path is
+	// relative to the working directory of the process that reads it.
+	Path string
+	// Rate caps the records per second of the whole source; 0 means no cap.
+	Rate float64
+	// Follow keeps reading lines appended to the file, like tail -f, which
+	// makes the job unbounded.
+	Follow bool
+}
+
+type rawSource struct {
+	Path   jobspec.Scalar `yaml:"path"`
+	Rate   jobspec.Scalar `yaml:"rate"`
+	Follow jobspec.Scalar `yaml:"follow"`
+}
+
+func parseSource(s *jobspec.Section, r *rawSource) jobspec.SourceSpec {
+	path, _ := s.Text("path", r.Path)
+	return &SourceSpec{
+		Path:   path,
+		Rate:   s.Rate("rate", r.Rate),
+		Follow: s.Bool("follow", r.Follow, false),
+	}
+}
+
+// Bounded implements jobspec.SourceSpec: a file source ends unless it
+// follows its file.
+func (s *SourceSpec) Bounded() bool { return !s.Follow }
+
+// OpenSource implements connector.SourceOpener.
+func (s *SourceSpec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
+	return OpenSource(SourceConfig{Path: s.Path, Rate: s.Rate, Follow: s.Follow}, split)
+}
+
+// SinkSpec is a job spec's file sink: it writes one part file per sink
+// subtask into a directory.
+type SinkSpec struct {
+	// Path is the directory, as written in the spec.
+	Path string
+}
+
+type rawSink struct {
+	Path jobspec.Scalar `yaml:"path"`
+}
+
+func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
+	path, _ := s.Text("path", r.Path)
+	return &SinkSpec{Path: path}
+}
+
+// OpenSink implements connector.SinkOpener: the sink of a job with
+// checkpoints is the transactional one.
+func (s *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, _ connector.Env) (connector.Sink, error) {
+	if mode.Checkpointed {
+		return OpenTransactionalSink(SinkConfig{Path: s.Path}, split, mode.Restored)
+	}
+	return OpenSink(SinkConfig{Path: s.Path}, split)
+}

@@ -1,0 +1,56 @@
+package nexmark
+
+import (
+	"math"
+
+	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/internal/jobspec"
+)
+
+// This file is the Nexmark generator's part of a job spec: source sections
+// of type nexmark (docs/jobs.md), and how they open.
+
+func init() { jobspec.RegisterSource("nexmark", parse) }
+
+// Spec is a job spec's nexmark source: the Nexmark benchmark's stream of
+// persons, auctions and bids, one CSV line per event stamped with its event
+// time.
+type Spec struct {
+	// Count is the number of events of the whole source; 0 means no end.
+	Count int64
+	// Rate caps the events per second of wall-clock time of the whole
+	// source; 0 means no cap.
+	Rate float64
+	// EventsPerSecond is the event-time rate: event n happens n /
+	// EventsPerSecond seconds after the stream's fixed start
+	// (DefaultEventsPerSecond unless the spec says otherwise).
+	EventsPerSecond int64
+	// Seed varies the events' random contents; 0 gives the draws of the
+	// Beam Nexmark generator.
+	Seed int64
+}
+
+type raw struct {
+	Rate            jobspec.Scalar `yaml:"rate"`
+	Count           jobspec.Scalar `yaml:"count"`
+	EventsPerSecond jobspec.Scalar `yaml:"eventsPerSecond"`
+	Seed            jobspec.Scalar `yaml:"seed"`
+}
+
+func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
+	return &Spec{
+		Count:           s.Integer("count", r.Count, 0, 0, math.MaxInt64),
+		Rate:            s.Rate("rate", r.Rate),
+		EventsPerSecond: s.Integer("eventsPerSecond", r.EventsPerSecond, DefaultEventsPerSecond, 1, MaxEventsPerSecond),
+		Seed:            s.Integer("seed", r.Seed, 0, 0, math.MaxInt64),
+	}
+}
+
+// Bounded implements jobspec.SourceSpec: a nexmark source with a count
+// ends.
+func (n *Spec) Bounded() bool { return n.Count > 0 }
+
+// OpenSource implements connector.SourceOpener.
+func (n *Spec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
+	return NewSource(Config{Count: n.Count, Rate: n.Rate, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed}, split)
+}
