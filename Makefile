@@ -39,9 +39,17 @@ conformance:
 bench: build
 	$(GO) run ./tests/bench -out bench-results.json
 
-# Long-running stress runs, kept out of `make test`.
+# Long-running stress runs, kept out of `make test`: a word count under
+# task-manager kills and rescales for FLOE_SOAK_DURATION (a Go duration),
+# checked exactly-once. -v streams its progress; the timeout is the duration
+# plus 30 minutes for building, draining and checking.
+FLOE_SOAK_DURATION ?= 10m
 soak:
-	FLOE_SOAK=1 $(GO) test -count=1 -timeout 60m -run Soak ./tests/...
+	FLOE_SOAK=1 FLOE_SOAK_DURATION=$(FLOE_SOAK_DURATION) $(GO) test -count=1 -v -run Soak \
+		-timeout $$(echo $(FLOE_SOAK_DURATION) | awk '{ s = 0; d = $$0; \
+			while (match(d, /^[0-9.]+(h|ms|m|s)/)) { t = substr(d, 1, RLENGTH); d = substr(d, RLENGTH + 1); \
+				u = t; gsub(/[0-9.]/, "", u); s += t * (u == "h" ? 3600 : u == "m" ? 60 : u == "s" ? 1 : 0.001) } \
+			printf "%ds", s + 1800 }') ./tests/cluster/
 
 # Word count over a generated text on the embedded mini-cluster.
 demo: build

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	floe "github.com/floe-stream/floe/sdk/go"
+	"github.com/floe-stream/floe/sdk/go/internal/nativehost"
 )
 
 // fakeHost records what the SDK hands the host, and keeps value state in a
@@ -118,18 +119,19 @@ func TestSDKSpeaksTheDocumentedLayouts(t *testing.T) {
 	recs := [][3]string{{"a", "xx"}, {"b", "yyy"}, {"a", "side"}}
 	h := &fakeHost{states: map[string]int32{}, values: map[string][]byte{},
 		key: func(rec int32) string { return recs[rec][0] }}
-	floe.SetTestHost(h)
+	nativehost.Current = h
+	mod := nativehost.Module
 	p := params("floe.function", "sum", "greeting", "hi")
-	copy(floe.TestAlloc(len(p)), p)
-	if st := floe.TestOpen(len(p)); st != 0 {
+	copy(mod.Alloc(len(p)), p)
+	if st := mod.Open(len(p)); st != 0 {
 		t.Fatalf("open returned %d: %v", st, h.fails)
 	}
 	if _, ok := h.states["total"]; !ok {
 		t.Fatalf("state not declared: %v", h.states)
 	}
 	b := batch(recs...)
-	copy(floe.TestAlloc(len(b)), b)
-	if st := floe.TestProcess(len(b), len(recs)); st != 0 {
+	copy(mod.Alloc(len(b)), b)
+	if st := mod.Process(len(b), len(recs)); st != 0 {
 		t.Fatalf("process returned %d: %v", st, h.fails)
 	}
 	got := fmt.Sprint(decodeRuns(h.runs))
@@ -143,8 +145,8 @@ func TestSDKSpeaksTheDocumentedLayouts(t *testing.T) {
 	}
 	// An unknown function fails open with a message.
 	p = params("floe.function", "nope")
-	copy(floe.TestAlloc(len(p)), p)
-	if st := floe.TestOpen(len(p)); st == 0 || len(h.fails) == 0 {
+	copy(mod.Alloc(len(p)), p)
+	if st := mod.Open(len(p)); st == 0 || len(h.fails) == 0 {
 		t.Fatal("opening an unknown function succeeded")
 	}
 }
