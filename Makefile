@@ -60,10 +60,17 @@ demo: build
 	@echo "--- the ten most frequent words (word,count) from $(DEMO_DIR)/out/part-*:"
 	@cat $(DEMO_DIR)/out/part-* | sort -t, -k2,2nr | awk -F, '!seen[$$1]++' | head -10
 
+# Fails when the tree is not as committed code should be: unformatted Go,
+# vet findings, an untidy go.mod, generated proto/ code that differs from
+# what `make proto` writes (commit the regenerated files), or an import that
+# crosses a layer (internal/layers).
 check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
 	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+	$(MAKE) --no-print-directory proto
+	@test -z "$$(git status --porcelain -- proto/)" || (git status --short -- proto/; git diff --stat -- proto/; echo "proto/ differs from what make proto generates: commit the regenerated code"; exit 1)
+	$(GO) test -count=1 ./internal/layers
 
 clean:
 	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json udfs/conformance/rust/target
@@ -72,12 +79,15 @@ FORCE:
 
 # Regenerates proto/ with pinned tools: protoc from Debian's
 # protobuf-compiler, protoc-gen-go and protoc-gen-go-grpc at the versions
-# below.
+# below. Each version is written into the generated files, so another
+# version would show as a diff in make check.
+PROTOC_VERSION             := 3.21.12
 PROTOC_GEN_GO_VERSION      := v1.36.10
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 GOBIN_DIR := $(CURDIR)/.cache/bin
 proto:
 	@command -v protoc >/dev/null || (apt-get update -qq && apt-get install -y -qq protobuf-compiler)
+	@protoc --version | grep -qx 'libprotoc $(PROTOC_VERSION)' || (echo "make proto needs protoc $(PROTOC_VERSION) (Debian's protobuf-compiler), found: $$(protoc --version)"; exit 1)
 	GOBIN=$(GOBIN_DIR) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	GOBIN=$(GOBIN_DIR) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 	PATH=$(GOBIN_DIR):$$PATH protoc -I proto --go_out=proto --go_opt=paths=source_relative \

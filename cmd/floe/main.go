@@ -1,6 +1,10 @@
-// Command floe is Floe's one binary: it runs jobs on an embedded
-// mini-cluster (floe run) and, as the project grows, starts schedulers and
-// task managers and manages jobs on a cluster.
+// Command floe is Floe's one binary. It runs a job on an embedded
+// mini-cluster (floe run); starts a cluster's scheduler (floe scheduler) and
+// its task managers (floe taskmanager); submits, lists, rescales, savepoints
+// and cancels jobs on a cluster through the scheduler's REST API (floe job);
+// reads a running job's queryable state (floe state); and writes a new
+// operator project for one of the SDKs (floe new). Each command parses its
+// flags and calls the embeddable constructors of the packages below it.
 package main
 
 import (

@@ -12,9 +12,12 @@
 //
 // # Concurrency
 //
-// A Store belongs to one goroutine, the task that owns the state: no method
-// may be called concurrently with another. This is what lets Get hand out
-// its internal buffer and lets pebblekv update its cache on reads without
-// locks. Concurrent readers (queryable state) will need a separate read
-// path with its own contract; they must not share a Store.
+// A Store belongs to the task that owns the state: no method may be called
+// concurrently with another. This is what lets Get hand out its internal
+// buffer and lets pebblekv update its cache on reads without locks of its
+// own. Queryable-state lookups, which run on other goroutines, do not read
+// beside the task: they take the task's state gate (host/task), which the
+// task hands over only between two of its own state operations, so every
+// call on a Store is still made by one goroutine at a time, ordered by that
+// lock. A lookup copies what Get returns before it lets the gate go.
 package kv

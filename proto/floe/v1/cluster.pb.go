@@ -814,7 +814,7 @@ type DeployTaskRequest struct {
 	// the job takes no checkpoints.
 	CheckpointStorage string `protobuf:"bytes,8,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
 	// restore is the task's share of the checkpoint the attempt restores
-	// (JSON, internal/checkpoint.Restore); empty for a fresh start.
+	// (JSON, internal/ckmeta.Restore); empty for a fresh start.
 	Restore []byte `protobuf:"bytes,9,opt,name=restore,proto3" json:"restore,omitempty"`
 	// state_retention_ms keeps a finished task's keyed state queryable this
 	// long.
@@ -1253,7 +1253,7 @@ type AcknowledgeCheckpointRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Task         *TaskID                `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
 	CheckpointId int64                  `protobuf:"varint,2,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
-	// state is the task's snapshot handle (JSON, internal/checkpoint.SubtaskState).
+	// state is the task's snapshot handle (JSON, internal/ckmeta.SubtaskState).
 	State         []byte `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
