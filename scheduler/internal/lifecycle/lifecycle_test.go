@@ -28,6 +28,8 @@ import (
 //	submit stages=P,P,... [restart=(N,D)] [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
 //	tick
 //	status attempt=N tasks=S/T,... state=RUNNING [tm=ID] [msg=X]
+//	                                      a message with spaces goes on the
+//	                                      lines after the command
 //	unreachable attempt=N task=S/T tm=ID err=X
 //	ack attempt=N id=N tasks=S/T,...
 //	decline attempt=N id=N task=S/T reason=X
@@ -83,7 +85,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		acts = h.m.Tick(now)
 	case "status":
 		state := strArg(t, d, "state")
-		msg := ""
+		msg := strings.TrimSpace(d.Input)
 		if d.HasArg("msg") {
 			msg = strArg(t, d, "msg")
 		}
@@ -102,7 +104,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	case "ack":
 		for _, task := range tasks(t, d, "tasks") {
 			id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
-			acts = append(acts, h.m.Ack(now, id, int64(intArg(t, d, "id")), snapshot(task, intArg(t, d, "id"))))
+			acts = append(acts, h.m.Ack(now, id, int64(intArg(t, d, "id")), snapshot(task, intArg(t, d, "id")))...)
 		}
 	case "decline":
 		task := tasks(t, d, "task")[0]
