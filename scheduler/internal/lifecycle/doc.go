@@ -9,7 +9,8 @@
 // checkpoint's metadata, tell the tasks it is complete, delete files no
 // checkpoint needs, close a lost task manager's connection, hand a
 // savepoint's checkpoint to whoever asked for it. Every change of a job's
-// state is returned as a JobState action too.
+// state or message that enters its history is returned as a JobState
+// action too (a waiting job's "waiting for slots" message does not).
 //
 // A Machine never touches the network, the disk or the clock: each event
 // carries its time, and everything it decides follows from the events it
@@ -42,10 +43,11 @@
 //
 // Every attempt is placed anew on the free slots of fresh task managers
 // (slot i runs subtask i of every stage; see package placement) and
-// restores the latest completed checkpoint. When a restore fails because
-// that checkpoint is unreadable (a task's failure names
-// ckmeta.Unreadable), the checkpoint is dropped and the next attempt falls
-// back to the one before it; any other failure retries the same one.
+// restores the latest completed checkpoint. The result of a restore
+// arrives as the task's status: when it fails because that checkpoint is
+// unreadable (the task's error contains ckmeta.Unreadable(id) and a
+// colon), the checkpoint is dropped and the next attempt falls back to the
+// one before it; any other failure retries the same one.
 //
 // # Checkpoints
 //
@@ -64,5 +66,12 @@
 // before Submit; the gRPC connections to task managers; the RPCs and
 // store writes the actions ask for; copying a completed checkpoint into a
 // savepoint and waiting for it; and rendering a job's status for the REST
-// API from the Machine's read-only views.
+// API from the Machine's read-only views. A rescale's new plan comes from
+// the Replan function the submission carries (the server parses the spec
+// again), so the machine does not depend on the spec's format.
+//
+// Not every input is lifecycle: Metrics (records in and out, back
+// pressure) and the keyed states tasks declare are kept here because they
+// hang off the current attempt's tasks, but a replicated log need not
+// carry metrics.
 package lifecycle
