@@ -40,18 +40,24 @@ import (
 //	cancel
 //	state                                 the job, its tasks and checkpoints
 //
-// Each event prints the actions it returned (and an error, if any).
+// Each event prints the actions it returned (and an error, if any). After
+// each script its events are replayed on a new machine, which must end in
+// the same state.
 func TestLifecycle(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		h := &harness{epoch: time.Unix(1_000_000, 0).UTC(), written: map[int64]*ckmeta.Metadata{}}
-		h.m = New(Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second})
+		h.cfg = Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second}
+		h.m = New(h.cfg)
 		datadriven.RunTest(t, path, h.run)
+		h.replay(t)
 	})
 }
 
 type harness struct {
-	m     *Machine
-	epoch time.Time
+	m      *Machine
+	cfg    Config
+	events []func(*Machine)
+	epoch  time.Time
 	// written are the metadata WriteMetadata actions asked to write.
 	written map[int64]*ckmeta.Metadata
 }
@@ -69,20 +75,27 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	switch d.Cmd {
 	case "config":
-		h.m = New(Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")})
+		h.cfg = Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")}
+		h.m, h.events = New(h.cfg), nil
 		return ""
 	case "register":
 		var id string
-		id, acts = h.m.Register(now, "addr-"+strconv.Itoa(len(h.m.tms)+1), "host", intArg(t, d, "slots"))
+		addr, slots := "addr-"+strconv.Itoa(len(h.m.tms)+1), intArg(t, d, "slots")
+		h.rec(func(m *Machine) { id, acts = m.Register(now, addr, "host", slots) })
 		return "registered " + id + "\n" + h.render(acts)
 	case "heartbeat":
-		return fmt.Sprintf("known %t\n", h.m.Heartbeat(now, strArg(t, d, "tm")))
+		var known bool
+		tm := strArg(t, d, "tm")
+		h.rec(func(m *Machine) { known = m.Heartbeat(now, tm) })
+		return fmt.Sprintf("known %t\n", known)
 	case "lose":
-		acts = h.m.LoseTaskManager(now, strArg(t, d, "tm"), strArg(t, d, "reason"))
+		tm, reason := strArg(t, d, "tm"), strArg(t, d, "reason")
+		h.rec(func(m *Machine) { acts = m.LoseTaskManager(now, tm, reason) })
 	case "submit":
-		acts = h.m.Submit(now, h.submission(t, d, job))
+		sub := h.submission(t, d, job)
+		h.rec(func(m *Machine) { acts = m.Submit(now, sub) })
 	case "tick":
-		acts = h.m.Tick(now)
+		h.rec(func(m *Machine) { acts = m.Tick(now) })
 	case "status":
 		state := strArg(t, d, "state")
 		msg := strings.TrimSpace(d.Input)
@@ -95,21 +108,24 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if d.HasArg("tm") {
 				tm = strArg(t, d, "tm")
 			}
-			acts = append(acts, h.m.TaskStatus(now, tm, id, state, msg, nil)...)
+			h.rec(func(m *Machine) { acts = append(acts, m.TaskStatus(now, tm, id, state, msg, nil)...) })
 		}
 	case "unreachable":
 		task := tasks(t, d, "task")[0]
 		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
-		acts = h.m.DeployUnreachable(now, id, strArg(t, d, "tm"), strArg(t, d, "err"))
+		tm, e := strArg(t, d, "tm"), strArg(t, d, "err")
+		h.rec(func(m *Machine) { acts = m.DeployUnreachable(now, id, tm, e) })
 	case "ack":
 		for _, task := range tasks(t, d, "tasks") {
 			id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
-			acts = append(acts, h.m.Ack(now, id, int64(intArg(t, d, "id")), snapshot(task, intArg(t, d, "id")))...)
+			ckpt := intArg(t, d, "id")
+			h.rec(func(m *Machine) { acts = append(acts, m.Ack(now, id, int64(ckpt), snapshot(task, ckpt))...) })
 		}
 	case "decline":
 		task := tasks(t, d, "task")[0]
 		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
-		acts = h.m.Decline(now, id, int64(intArg(t, d, "id")), strArg(t, d, "reason"))
+		ckpt, reason := int64(intArg(t, d, "id")), strArg(t, d, "reason")
+		h.rec(func(m *Machine) { acts = m.Decline(now, id, ckpt, reason) })
 	case "written":
 		md := h.written[int64(intArg(t, d, "id"))]
 		if md == nil {
@@ -119,19 +135,21 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("err") {
 			werr = errors.New(strArg(t, d, "err"))
 		}
-		acts = h.m.MetadataWritten(now, job, md.Attempt, md, werr)
+		h.rec(func(m *Machine) { acts = m.MetadataWritten(now, job, md.Attempt, md, werr) })
 	case "rescale":
-		acts, err = h.m.Rescale(now, job, intArg(t, d, "par"), nil)
+		par := intArg(t, d, "par")
+		h.rec(func(m *Machine) { acts, err = m.Rescale(now, job, par, nil) })
 	case "savepoint":
 		var id int64
-		id, acts, err = h.m.Savepoint(now, job)
+		h.rec(func(m *Machine) { id, acts, err = m.Savepoint(now, job) })
 		if err == nil {
 			acts = append([]Action{fmt.Sprintf("savepoint checkpoint %d", id)}, acts...)
 		}
 	case "stop-savepoint":
-		acts = h.m.StopWithSavepoint(now, job, strArg(t, d, "path"))
+		path := strArg(t, d, "path")
+		h.rec(func(m *Machine) { acts = m.StopWithSavepoint(now, job, path) })
 	case "cancel":
-		acts, err = h.m.Cancel(now, job)
+		h.rec(func(m *Machine) { acts, err = m.Cancel(now, job) })
 	case "state":
 		return h.state(job)
 	default:
@@ -142,6 +160,38 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		out += "error: " + err.Error() + "\n"
 	}
 	return out
+}
+
+// rec applies an event to the machine and records it for replay.
+func (h *harness) rec(event func(*Machine)) {
+	h.events = append(h.events, event)
+	event(h.m)
+}
+
+// replay applies the events of a script to a new machine and checks that
+// it ends in the same state: the machine has no hidden inputs, so a
+// replicated log of its events could rebuild it.
+func (h *harness) replay(t *testing.T) {
+	want := h.dump()
+	h.m = New(h.cfg)
+	for _, event := range h.events {
+		event(h.m)
+	}
+	if got := h.dump(); got != want {
+		t.Errorf("replaying the events built another state:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// dump prints every job's state.
+func (h *harness) dump() string {
+	var sb strings.Builder
+	for _, j := range h.m.Jobs() {
+		sb.WriteString(h.state(j.ID))
+		for _, e := range j.History {
+			fmt.Fprintf(&sb, "  %s %s %s\n", e.Time.Sub(h.epoch), e.State, e.Message)
+		}
+	}
+	return sb.String()
 }
 
 // submission is a job of stages at the given parallelisms: a source first,
