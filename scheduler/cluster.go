@@ -2,10 +2,8 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -16,16 +14,12 @@ import (
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
-// taskManager is a registered task manager.
+// taskManager is the connection to a registered task manager; its slots
+// and heartbeats are the lifecycle's.
 type taskManager struct {
-	id            string
-	addr          string
-	hostname      string
-	slots         int
-	used          int
-	lastHeartbeat time.Time
-	conn          *grpc.ClientConn
-	client        floev1.TaskManagerClient
+	id     string
+	conn   *grpc.ClientConn
+	client floev1.TaskManagerClient
 }
 
 // Register implements floev1.SchedulerServer.
@@ -38,17 +32,13 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 		return nil, status.Errorf(codes.InvalidArgument, "register: %v", err)
 	}
 	s.mu.Lock()
-	s.nextID++
-	tm := &taskManager{
-		id: fmt.Sprintf("tm-%d", s.nextID), addr: req.RpcAddr, hostname: req.Hostname, slots: int(req.Slots),
-		lastHeartbeat: s.now(), conn: conn, client: floev1.NewTaskManagerClient(conn),
-	}
-	s.tms[tm.id] = tm
+	id, acts := s.m.Register(s.now(), req.RpcAddr, req.Hostname, int(req.Slots))
+	s.tms[id] = &taskManager{id: id, conn: conn, client: floev1.NewTaskManagerClient(conn)}
+	s.exec(acts)
 	s.mu.Unlock()
-	s.log.Info("task manager registered", "id", tm.id, "addr", tm.addr, "slots", tm.slots)
 	s.wake()
 	return &floev1.RegisterResponse{
-		TaskManagerId:       tm.id,
+		TaskManagerId:       id,
 		HeartbeatIntervalMs: s.cfg.HeartbeatInterval.Milliseconds(),
 		HeartbeatTimeoutMs:  s.cfg.HeartbeatTimeout.Milliseconds(),
 	}, nil
@@ -58,32 +48,13 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 func (s *Server) Heartbeat(ctx context.Context, req *floev1.HeartbeatRequest) (*floev1.HeartbeatResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tm, ok := s.tms[req.TaskManagerId]
-	if !ok {
+	if !s.m.Heartbeat(s.now(), req.TaskManagerId) {
 		return &floev1.HeartbeatResponse{Known: false}, nil
 	}
-	tm.lastHeartbeat = s.now()
 	for _, m := range req.Tasks {
-		if t := s.task(m.Task); t != nil {
-			t.recordsIn, t.recordsOut, t.backPressure = m.RecordsIn, m.RecordsOut, m.BackPressure
-		}
+		s.m.Metrics(fromTaskID(m.Task), m.RecordsIn, m.RecordsOut, m.BackPressure)
 	}
 	return &floev1.HeartbeatResponse{Known: true}, nil
-}
-
-// loseTaskManager forgets a task manager and fails the jobs that ran on
-// it. The caller holds s.mu.
-func (s *Server) loseTaskManager(tm *taskManager, reason string) {
-	s.log.Warn("task manager lost", "id", tm.id, "addr", tm.addr, "reason", reason)
-	delete(s.tms, tm.id)
-	conn := tm.conn
-	s.spawn(func() { conn.Close() })
-	for _, id := range s.order {
-		j := s.jobs[id]
-		if (j.state == api.JobDeploying || j.state == api.JobRunning) && j.uses(tm.id) {
-			s.failAttempt(j, reason)
-		}
-	}
 }
 
 // FetchArtifact implements floev1.SchedulerServer.
@@ -107,11 +78,12 @@ func (s *Server) FetchArtifact(req *floev1.FetchArtifactRequest, stream grpc.Ser
 func (s *Server) TaskManagers(ctx context.Context) ([]api.TaskManagerStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]api.TaskManagerStatus, 0, len(s.tms))
-	for _, tm := range s.tms {
+	tms := s.m.TaskManagers()
+	out := make([]api.TaskManagerStatus, 0, len(tms))
+	for _, tm := range tms {
 		out = append(out, api.TaskManagerStatus{
-			ID: tm.id, Addr: tm.addr, Hostname: tm.hostname, Slots: tm.slots,
-			FreeSlots: tm.slots - tm.used, LastHeartbeat: tm.lastHeartbeat,
+			ID: tm.ID, Addr: tm.Addr, Hostname: tm.Hostname, Slots: tm.Slots,
+			FreeSlots: tm.Slots - tm.Used, LastHeartbeat: tm.LastHeartbeat,
 		})
 	}
 	sortByID(out)

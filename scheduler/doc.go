@@ -6,9 +6,13 @@
 // restart strategy.
 //
 // A Server serves two listeners: gRPC for task managers (proto/floe/v1,
-// service Scheduler) and, optionally, the REST API for users. Everything it
-// decides happens under one lock in small steps; calls to task managers are
-// made outside the lock by goroutines the server owns.
+// service Scheduler) and, optionally, the REST API for users. It decides
+// nothing about a job's life itself: it turns calls and the ticks of its
+// loop into events for a lifecycle.Machine (scheduler/internal/lifecycle),
+// timed by Config.Now, under one lock, and carries out the actions the
+// machine returns. Calls to task managers and writes to checkpoint storage
+// are made outside the lock by goroutines the server owns; their outcomes
+// come back as events.
 //
 // Slots are shared as in Flink: slot i of a job runs subtask i of every
 // stage, so a job needs as many slots as its largest parallelism. A job that

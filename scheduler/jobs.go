@@ -8,71 +8,26 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
-	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
-// job is a submitted job and its current attempt.
+// job is what the server keeps of a submitted job beside its lifecycle:
+// what its deployments carry and where its checkpoints go.
 type job struct {
-	id       string
-	spec     []byte
-	params   map[string]string
-	par      int
-	digests  map[string]string
-	plan     *plan.Plan
-	slots    int
-	strategy jobspec.RestartStrategy
-
-	state     string
-	message   string
-	attempt   int
-	restarts  int
-	restartAt time.Time
-	submitted time.Time
-	started   time.Time
-	ended     time.Time
-	history   []api.Event
-	// placement is the task manager of each slot of the current attempt.
-	placement []string
-	// tasks are the current attempt's subtasks, by stage and subtask.
-	tasks [][]*taskInfo
-	// ckpts is nil for a job without checkpoints.
-	ckpts *checkpoints
-	// finalSent tells that the final commit was sent to the attempt.
-	finalSent bool
-	// states are the keyed states its operators declared, by name.
-	states map[string]declared
-	// opPar overrides the parallelism of single operators by uid.
-	opPar map[string]int
-	// waiters wait for checkpoints to complete (savepoints).
-	waiters []waiter
-	// finishedSources are the source subtasks of the current attempt that
-	// have read everything.
-	finishedSources map[int]bool
-	// rescale is the rescale under way, or nil.
-	rescale *rescale
-	// lastPlacement is the placement of the latest attempt, kept after the
-	// job ends so its state stays queryable for the retention time.
-	lastPlacement []string
+	spec    []byte
+	params  map[string]string
+	digests map[string]string
+	// url and store are the job's checkpoint storage; empty and nil for a
+	// job without checkpoints.
+	url   string
+	store ckstore.Store
 }
-
-// taskInfo is what the scheduler knows of one subtask.
-type taskInfo struct {
-	state        string
-	tm           string
-	recordsIn    int64
-	recordsOut   int64
-	backPressure float64
-	err          string
-}
-
-// uses reports whether the current attempt has a slot on task manager tm.
-func (j *job) uses(tm string) bool { return slices.Contains(j.placement, tm) }
 
 // Submit implements api.Service.
 func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error) {
@@ -98,27 +53,28 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 	if err != nil {
 		return "", err
 	}
-	j := &job{
-		id: newJobID(), spec: sub.Spec, params: maps.Clone(sub.Params), par: sub.Parallelism,
-		digests: digests, plan: p, slots: maxParallelism(p), strategy: spec.RestartStrategy,
-		submitted: s.now(),
-	}
-	if j.ckpts, err = s.openCheckpoints(ctx, j); err != nil {
+	id := newJobID()
+	j := &job{spec: sub.Spec, params: maps.Clone(sub.Params), digests: digests}
+	ls := lifecycle.Submission{ID: id, Plan: p, Par: sub.Parallelism, Strategy: spec.RestartStrategy,
+		Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
+			return planFor(sub.Spec, j.params, p.Job.Checkpoints, par, ops)
+		}}
+	if ls.Checkpoints, err = s.openCheckpoints(ctx, j, p); err != nil {
 		return "", err
 	}
 	if sub.FromSavepoint != "" {
-		if err := s.startFromSavepoint(ctx, j, sub); err != nil {
+		if err := s.startFromSavepoint(ctx, j, &ls, sub); err != nil {
 			return "", err
 		}
 	}
 	s.mu.Lock()
-	s.jobs[j.id] = j
-	s.order = append(s.order, j.id)
-	s.setState(j, api.JobWaiting, "submitted")
+	s.jobs[id] = j
+	s.exec(s.m.Submit(s.now(), ls))
+	slots := s.m.Job(id).Slots
 	s.mu.Unlock()
-	s.log.Info("job submitted", "job", j.id, "name", spec.Name, "slots", j.slots)
+	s.log.Info("job submitted", "job", id, "name", spec.Name, "slots", slots)
 	s.wake()
-	return j.id, nil
+	return id, nil
 }
 
 // storeModules checks that the upload holds exactly the spec's modules,
@@ -158,47 +114,14 @@ func newJobID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func maxParallelism(p *plan.Plan) int {
-	n := 0
-	for _, st := range p.Stages {
-		n = max(n, st.Parallelism)
-	}
-	return n
-}
-
-// setState moves a job to state and records it. The caller holds s.mu.
-func (s *Server) setState(j *job, state, msg string) {
-	j.state, j.message = state, msg
-	now := s.now()
-	j.history = append(j.history, api.Event{Time: now, State: state, Message: msg})
-	if api.Terminal(state) {
-		j.ended = now
-	}
-}
-
-// task returns the scheduler's record of a subtask of a job's current
-// attempt, or nil for an unknown or stale one. The caller holds s.mu.
-func (s *Server) task(id *floev1.TaskID) *taskInfo {
-	if id == nil {
-		return nil
-	}
-	j, ok := s.jobs[id.JobId]
-	if !ok || int(id.Attempt) != j.attempt || j.tasks == nil {
-		return nil
-	}
-	if id.Stage < 0 || int(id.Stage) >= len(j.tasks) || id.Subtask < 0 || int(id.Subtask) >= len(j.tasks[id.Stage]) {
-		return nil
-	}
-	return j.tasks[id.Stage][id.Subtask]
-}
-
 // Jobs implements api.Service.
 func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]api.JobStatus, 0, len(s.order))
-	for i := len(s.order) - 1; i >= 0; i-- {
-		st := s.status(s.jobs[s.order[i]])
+	jobs := s.m.Jobs()
+	out := make([]api.JobStatus, 0, len(jobs))
+	for i := len(jobs) - 1; i >= 0; i-- {
+		st := s.status(jobs[i])
 		st.Vertices, st.History = nil, nil
 		out = append(out, st)
 	}
@@ -209,37 +132,37 @@ func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 func (s *Server) Job(ctx context.Context, id string) (api.JobStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
-	if !ok {
+	j := s.m.Job(id)
+	if j == nil {
 		return api.JobStatus{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 	}
 	return s.status(j), nil
 }
 
 // status renders a job. The caller holds s.mu.
-func (s *Server) status(j *job) api.JobStatus {
+func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 	st := api.JobStatus{
-		ID: j.id, Name: j.plan.Job.Name, State: j.state, Message: j.message, Attempt: j.attempt,
-		Parallelism: j.plan.Job.Parallelism, SubmittedAt: j.submitted, History: slices.Clone(j.history),
+		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: j.Message, Attempt: j.Attempt,
+		Parallelism: j.Plan.Job.Parallelism, SubmittedAt: j.Submitted, History: slices.Clone(j.History),
 	}
-	if !j.started.IsZero() {
-		t := j.started
+	if !j.Started.IsZero() {
+		t := j.Started
 		st.StartedAt = &t
 	}
-	if !j.ended.IsZero() {
-		t := j.ended
+	if !j.Ended.IsZero() {
+		t := j.Ended
 		st.EndedAt = &t
 	}
-	for si, stage := range j.plan.Stages {
+	for si, stage := range j.Plan.Stages {
 		v := api.VertexStatus{Stage: si, Name: stage.Name, Parallelism: stage.Parallelism}
 		for sub := 0; sub < stage.Parallelism; sub++ {
 			ss := api.SubtaskStatus{Subtask: sub, State: api.TaskScheduled}
 			// NB: during a rescale the plan has the new parallelism before
 			// the new tasks exist.
-			if si < len(j.tasks) && sub < len(j.tasks[si]) {
-				t := j.tasks[si][sub]
-				ss = api.SubtaskStatus{Subtask: sub, State: t.state, TaskManager: t.tm, RecordsIn: t.recordsIn,
-					RecordsOut: t.recordsOut, BackPressure: t.backPressure, Error: t.err}
+			if si < len(j.Tasks) && sub < len(j.Tasks[si]) {
+				t := j.Tasks[si][sub]
+				ss = api.SubtaskStatus{Subtask: sub, State: t.State, TaskManager: t.TaskManager, RecordsIn: t.RecordsIn,
+					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: t.Err}
 			}
 			v.RecordsIn += ss.RecordsIn
 			v.RecordsOut += ss.RecordsOut
@@ -255,16 +178,10 @@ func (s *Server) status(j *job) api.JobStatus {
 func (s *Server) Cancel(ctx context.Context, id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
-	if !ok {
-		return fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	acts, err := s.m.Cancel(s.now(), id)
+	if err != nil {
+		return err
 	}
-	if api.Terminal(j.state) {
-		return fmt.Errorf("%w: job %s has already ended (%s)", api.ErrConflict, id, j.state)
-	}
-	s.stopCheckpoints(j, "job canceled")
-	s.stopAttempt(j)
-	s.setState(j, api.JobCanceled, "canceled by user")
-	s.log.Info("job canceled", "job", id)
+	s.exec(acts)
 	return nil
 }

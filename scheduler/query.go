@@ -13,29 +13,12 @@ import (
 
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
 // DefaultStateRetention keeps a finished job's state queryable this long.
 const DefaultStateRetention = 10 * time.Minute
-
-// declared is a keyed state a job's operators declared, and where it lives.
-type declared struct {
-	stage     int
-	queryable bool
-	typ       string
-	kind      string
-}
-
-// recordStates remembers the states a task declared. The caller holds s.mu.
-func (j *job) recordStates(stage int, states []*floev1.DeclaredState) {
-	if j.states == nil {
-		j.states = map[string]declared{}
-	}
-	for _, d := range states {
-		j.states[d.Name] = declared{stage: stage, queryable: d.Queryable, typ: d.Type, kind: d.Kind}
-	}
-}
 
 // lookup is one subtask's share of a query.
 type lookup struct {
@@ -71,7 +54,7 @@ func (s *Server) QueryState(ctx context.Context, id, name string, keys [][]byte)
 
 // lookup asks one subtask for its share of the keys and fills in its
 // answers; the shares of different subtasks are asked in parallel.
-func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d declared, out []api.StateValue) error {
+func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d lifecycle.Declared, out []api.StateValue) error {
 	resp, err := l.tm.client.LookupState(ctx, l.req)
 	if err != nil {
 		return queryError(err)
@@ -81,7 +64,7 @@ func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d declare
 	}
 	for i, v := range resp.Values {
 		k := l.indexes[i]
-		out[k] = api.StateValue{Key: string(keys[k]), Found: v.Found, Type: d.typ, Raw: v.Value}
+		out[k] = api.StateValue{Key: string(keys[k]), Found: v.Found, Type: d.Type, Raw: v.Value}
 		out[k].Render()
 	}
 	return nil
@@ -89,38 +72,38 @@ func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d declare
 
 // route finds, for each key, the subtask that owns its key group and the
 // task manager it runs on.
-func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, declared, error) {
+func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, lifecycle.Declared, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.jobs[id]
-	if !ok {
-		return nil, declared{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	j := s.m.Job(id)
+	if j == nil {
+		return nil, lifecycle.Declared{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 	}
-	d, ok := j.states[name]
+	d, ok := j.States[name]
 	switch {
-	case !ok && j.states == nil:
-		return nil, d, fmt.Errorf("%w: job %s has not declared its states yet (it is %s)", api.ErrUnavailable, id, j.state)
+	case !ok && j.States == nil:
+		return nil, d, fmt.Errorf("%w: job %s has not declared its states yet (it is %s)", api.ErrUnavailable, id, j.State)
 	case !ok:
-		return nil, d, fmt.Errorf("%w: job %s has no state named %q (its states: %s)", api.ErrNotFound, id, name, j.stateNames())
-	case !d.queryable:
+		return nil, d, fmt.Errorf("%w: job %s has no state named %q (its states: %s)", api.ErrNotFound, id, name, stateNames(j))
+	case !d.Queryable:
 		return nil, d, fmt.Errorf("%w: state %q of job %s is not declared queryable", api.ErrForbidden, name, id)
 	}
 	if err := s.queryableNow(j); err != nil {
 		return nil, d, err
 	}
-	st := j.plan.Stages[d.stage]
+	st := j.Plan.Stages[d.Stage]
 	bySub := map[int]*lookup{}
 	for i, k := range keys {
-		kg := keygroup.Of(k, j.plan.Job.MaxParallelism)
-		sub := keygroup.SubtaskFor(int(kg), j.plan.Job.MaxParallelism, st.Parallelism)
+		kg := keygroup.Of(k, j.Plan.Job.MaxParallelism)
+		sub := keygroup.SubtaskFor(int(kg), j.Plan.Job.MaxParallelism, st.Parallelism)
 		l, ok := bySub[sub]
 		if !ok {
-			tm, ok := s.tms[j.lastPlacement[sub]]
+			tm, ok := s.tms[j.LastPlacement[sub]]
 			if !ok {
 				return nil, d, fmt.Errorf("%w: the task manager of subtask %d is gone", api.ErrUnavailable, sub)
 			}
 			l = &lookup{tm: tm, req: &floev1.LookupStateRequest{State: name,
-				Task: &floev1.TaskID{JobId: j.id, Attempt: int32(j.attempt), Stage: int32(d.stage), Subtask: int32(sub)}}}
+				Task: &floev1.TaskID{JobId: j.ID, Attempt: int32(j.Attempt), Stage: int32(d.Stage), Subtask: int32(sub)}}}
 			bySub[sub] = l
 		}
 		l.req.Keys = append(l.req.Keys, k)
@@ -135,24 +118,24 @@ func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, declared, err
 
 // queryableNow says whether a job's state can be read now. The caller
 // holds s.mu.
-func (s *Server) queryableNow(j *job) error {
-	switch j.state {
+func (s *Server) queryableNow(j *lifecycle.Job) error {
+	switch j.State {
 	case api.JobRunning:
 		return nil
 	case api.JobFinished:
-		if s.now().Sub(j.ended) < s.cfg.StateRetention {
+		if s.now().Sub(j.Ended) < s.cfg.StateRetention {
 			return nil
 		}
-		return fmt.Errorf("%w: job %s finished %s ago; its state was kept for %s", api.ErrConflict, j.id, s.now().Sub(j.ended).Round(time.Second), s.cfg.StateRetention)
+		return fmt.Errorf("%w: job %s finished %s ago; its state was kept for %s", api.ErrConflict, j.ID, s.now().Sub(j.Ended).Round(time.Second), s.cfg.StateRetention)
 	case api.JobFailed, api.JobCanceled:
-		return fmt.Errorf("%w: job %s is %s; its state is gone", api.ErrConflict, j.id, j.state)
+		return fmt.Errorf("%w: job %s is %s; its state is gone", api.ErrConflict, j.ID, j.State)
 	}
-	return fmt.Errorf("%w: job %s is %s; its state is moving", api.ErrUnavailable, j.id, j.state)
+	return fmt.Errorf("%w: job %s is %s; its state is moving", api.ErrUnavailable, j.ID, j.State)
 }
 
-func (j *job) stateNames() string {
-	names := make([]string, 0, len(j.states))
-	for n := range j.states {
+func stateNames(j *lifecycle.Job) string {
+	names := make([]string, 0, len(j.States))
+	for n := range j.States {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -12,7 +12,7 @@ import (
 	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
-	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
@@ -34,30 +34,19 @@ func (s *Server) Stop(ctx context.Context, id, dir string) (api.Savepoint, error
 // then stops.
 func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.Savepoint, error) {
 	s.mu.Lock()
-	j, ok := s.jobs[id]
-	switch {
-	case !ok:
+	ckpt, acts, err := s.m.Savepoint(s.now(), id)
+	if err != nil {
 		s.mu.Unlock()
-		return api.Savepoint{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
-	case j.state != api.JobRunning:
-		s.mu.Unlock()
-		return api.Savepoint{}, fmt.Errorf("%w: job %s is %s; savepoints are taken of running jobs", api.ErrConflict, id, j.state)
-	case j.ckpts == nil:
-		s.mu.Unlock()
-		return api.Savepoint{}, fmt.Errorf("%w: job %s takes no checkpoints; submit it with --checkpoint-interval to take savepoints", api.ErrConflict, id)
+		return api.Savepoint{}, err
 	}
+	j := s.jobs[id]
 	if dir == "" {
-		dir = strings.TrimSuffix(j.ckpts.url, "/") + "/savepoints"
-	}
-	trig, ok := j.ckpts.coord.TriggerNow(s.now())
-	if !ok {
-		s.mu.Unlock()
-		return api.Savepoint{}, fmt.Errorf("%w: job %s cannot take a checkpoint now", api.ErrConflict, id)
+		dir = strings.TrimSuffix(j.url, "/") + "/savepoints"
 	}
 	done := make(chan *ckmeta.Metadata, 1)
-	j.waiters = append(j.waiters, waiter{id: trig.ID, done: done})
-	s.checkpointActions(j, []coordinator.Action{trig})
-	src := j.ckpts.store
+	s.waiters[waiterKey{job: id, id: ckpt}] = done
+	s.exec(acts)
+	src := j.store
 	s.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
@@ -71,55 +60,29 @@ func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.
 	if md == nil {
 		return api.Savepoint{}, fmt.Errorf("%w: the checkpoint of the savepoint failed; see the job's checkpoints", api.ErrConflict)
 	}
-	defer s.unpin(j, md.ID)
+	defer s.unpin(id, md.ID)
 	sp, err := s.copySavepoint(ctx, src, dir, md)
 	if err != nil {
 		return api.Savepoint{}, err
 	}
 	s.log.Info("savepoint taken", "job", id, "path", sp.Path)
 	if stop {
-		s.mu.Lock()
-		if j.state == api.JobRunning || j.state == api.JobDeploying {
-			s.stopCheckpoints(j, "stopped with a savepoint")
-			s.stopAttempt(j)
-			s.setState(j, api.JobFinished, "stopped with savepoint "+sp.Path)
-		}
-		s.mu.Unlock()
+		s.apply(func(now time.Time) []lifecycle.Action { return s.m.StopWithSavepoint(now, id, sp.Path) })
 	}
 	return sp, nil
 }
 
 // unpin lets retention delete a checkpoint copied into a savepoint.
-func (s *Server) unpin(j *job, id int64) {
+func (s *Server) unpin(job string, id int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(j.ckpts.pinned, id)
+	s.m.Unpin(job, id)
 }
 
-// waiter waits for a checkpoint to complete (or fail: nil).
-type waiter struct {
-	id   int64
-	done chan *ckmeta.Metadata
-}
-
-// wakeWaiters tells those waiting for checkpoint id how it ended. The
-// caller holds s.mu.
-func (j *job) wakeWaiters(id int64, md *ckmeta.Metadata) {
-	keep := j.waiters[:0]
-	for _, w := range j.waiters {
-		if w.id == id {
-			if md != nil {
-				if j.ckpts.pinned == nil {
-					j.ckpts.pinned = map[int64]*ckmeta.Metadata{}
-				}
-				j.ckpts.pinned[id] = md
-			}
-			w.done <- md
-			continue
-		}
-		keep = append(keep, w)
-	}
-	j.waiters = keep
+// waiterKey names a checkpoint a savepoint waits for.
+type waiterKey struct {
+	job string
+	id  int64
 }
 
 // copySavepoint copies a completed checkpoint into dir as a savepoint: its
@@ -239,19 +202,19 @@ func remap(md *ckmeta.Metadata, p *plan.Plan, url string, allowDropped bool) (*c
 // startFromSavepoint makes a submitted job restore a savepoint on its first
 // attempt. A job without checkpoints of its own still restores it (with
 // checkpoints that are never triggered).
-func (s *Server) startFromSavepoint(ctx context.Context, j *job, sub api.Submission) error {
-	if j.ckpts == nil {
+func (s *Server) startFromSavepoint(ctx context.Context, j *job, ls *lifecycle.Submission, sub api.Submission) error {
+	if ls.Checkpoints == nil {
 		c, err := s.cfg.OpenStore(ctx, s.cfg.CheckpointStorage)
 		if err != nil {
 			return err
 		}
-		j.ckpts = &checkpoints{coord: coordinator.New(coordinator.Config{}), url: s.cfg.CheckpointStorage, store: c, retain: 1}
+		j.url, j.store = s.cfg.CheckpointStorage, c
+		ls.Checkpoints = &lifecycle.Checkpointing{Retain: 1, Store: c.String()}
 	}
-	md, err := s.loadSavepoint(ctx, strings.TrimSuffix(sub.FromSavepoint, "/"), j.plan, sub.AllowNonRestoredState)
+	md, err := s.loadSavepoint(ctx, strings.TrimSuffix(sub.FromSavepoint, "/"), ls.Plan, sub.AllowNonRestoredState)
 	if err != nil {
 		return err
 	}
-	j.ckpts.completed = []*ckmeta.Metadata{md}
-	j.ckpts.coord.SetNextID(md.ID + 1)
+	ls.Restore = md
 	return nil
 }

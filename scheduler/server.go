@@ -14,9 +14,11 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/ckmeta"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
@@ -61,6 +63,9 @@ type Config struct {
 	// Engine validates uploaded modules; nil makes one.
 	Engine *udf.Engine
 	Logger *slog.Logger
+	// Now is the scheduler's clock; nil means time.Now. Every event the
+	// server feeds its job lifecycle carries the time Now gives.
+	Now func() time.Time
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -84,11 +89,16 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu     sync.Mutex
-	tms    map[string]*taskManager
-	jobs   map[string]*job
-	order  []string // job ids, oldest first
-	nextID int
+	// mu guards what follows. The lifecycle machine decides; the server
+	// keeps only the I/O handles its actions need.
+	mu sync.Mutex
+	m  *lifecycle.Machine
+	// tms are the connections to registered task managers, by id.
+	tms map[string]*taskManager
+	// jobs are the submitted jobs' resources, by id.
+	jobs map[string]*job
+	// waiters wait for savepoints' checkpoints to complete (or fail: nil).
+	waiters map[waiterKey]chan *ckmeta.Metadata
 }
 
 var _ api.Service = (*Server)(nil)
@@ -113,6 +123,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.CheckpointStorage == "" {
 		abs, err := filepath.Abs(filepath.Join(cfg.DataDir, "checkpoints"))
 		if err != nil {
@@ -120,8 +133,9 @@ func NewServer(cfg Config) (*Server, error) {
 		}
 		cfg.CheckpointStorage = "file://" + abs
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: time.Now,
-		tms: map[string]*taskManager{}, jobs: map[string]*job{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: cfg.Now,
+		tms: map[string]*taskManager{}, jobs: map[string]*job{}, waiters: map[waiterKey]chan *ckmeta.Metadata{},
+		m: lifecycle.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger})}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if err := s.open(); err != nil {
 		s.close()
@@ -225,8 +239,9 @@ func (s *Server) close() {
 	}
 }
 
-// loop is the scheduler's clock: it declares silent task managers dead,
-// places waiting jobs and restarts jobs whose restart delay has passed.
+// loop is the scheduler's clock: it ticks the job lifecycle, which
+// declares silent task managers dead, places waiting jobs, restarts jobs
+// whose restart delay has passed and advances checkpoints.
 func (s *Server) loop() {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -249,32 +264,7 @@ func (s *Server) wake() {
 	}
 }
 
-// step does one round of the loop's work.
+// step does one round of the loop's work: a tick of the lifecycle.
 func (s *Server) step() {
-	s.mu.Lock()
-	now := s.now()
-	for _, tm := range s.tms {
-		if now.Sub(tm.lastHeartbeat) > s.cfg.HeartbeatTimeout {
-			s.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.id, tm.addr, s.cfg.HeartbeatTimeout))
-		}
-	}
-	var deploys []deployment
-	for _, id := range s.order {
-		j := s.jobs[id]
-		if j.state == api.JobRestarting && !now.Before(j.restartAt) {
-			s.setState(j, api.JobWaiting, "restarting")
-		}
-		if j.state == api.JobWaiting {
-			if d, ok := s.place(j); ok {
-				deploys = append(deploys, d...)
-			}
-		}
-		if j.state == api.JobRunning {
-			s.tickCheckpoints(j, now)
-		}
-	}
-	s.mu.Unlock()
-	for _, d := range deploys {
-		s.spawn(func() { s.deploy(d) })
-	}
+	s.apply(s.m.Tick)
 }

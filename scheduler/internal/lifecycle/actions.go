@@ -1,0 +1,87 @@
+package lifecycle
+
+import "github.com/floe-stream/floe/internal/ckmeta"
+
+// Action is something the driver must do: one of the types below.
+type Action any
+
+// Endpoint is where a downstream subtask runs.
+type Endpoint struct {
+	Subtask     int
+	TaskManager string
+	Addr        string
+}
+
+// Deploy asks task manager TaskManager to run a subtask of an attempt.
+type Deploy struct {
+	Task        TaskID
+	TaskManager string
+	// Downstream are the subtasks of the next stage, if any.
+	Downstream          []Endpoint
+	UpstreamParallelism int
+	// Parallelism and OperatorParallelism are the job's overrides of its
+	// spec (zero and nil when none).
+	Parallelism         int
+	OperatorParallelism map[string]int
+	// Restore is the subtask's share of the checkpoint it restores, or nil.
+	Restore []byte
+}
+
+// CancelTasks asks a task manager to cancel its tasks of an attempt.
+type CancelTasks struct {
+	Job         string
+	Attempt     int
+	TaskManager string
+}
+
+// TriggerCheckpoint asks a task manager to start checkpoint ID at its
+// sources of an attempt. If the call fails, the driver feeds Decline.
+type TriggerCheckpoint struct {
+	Job         string
+	Attempt     int
+	ID          int64
+	TaskManager string
+}
+
+// WriteMetadata asks for a completed checkpoint's metadata to be written;
+// the driver reports the outcome with MetadataWritten.
+type WriteMetadata struct {
+	Job      string
+	Attempt  int
+	Metadata *ckmeta.Metadata
+}
+
+// NotifyCheckpoint tells a task manager's tasks of an attempt that
+// checkpoint ID is complete (ckmeta.Final: every input has ended).
+type NotifyCheckpoint struct {
+	Job         string
+	Attempt     int
+	ID          int64
+	TaskManager string
+}
+
+// DeleteFiles asks for files of a job's checkpoint storage to be deleted.
+type DeleteFiles struct {
+	Job   string
+	Paths []string
+}
+
+// CloseTaskManager tells that a task manager is forgotten: its connection
+// can be closed.
+type CloseTaskManager struct{ TaskManager string }
+
+// SavepointReady tells that the checkpoint a savepoint asked for has
+// completed (Metadata) or failed (nil). A completed one stays pinned until
+// Unpin.
+type SavepointReady struct {
+	Job      string
+	ID       int64
+	Metadata *ckmeta.Metadata
+}
+
+// JobState reports a job's new state and message.
+type JobState struct {
+	Job     string
+	State   string
+	Message string
+}

@@ -1,0 +1,325 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+)
+
+// maxHistory bounds the checkpoints a job's status lists.
+const maxHistory = 50
+
+// Checkpointing configures a job's checkpoints.
+type Checkpointing struct {
+	Coordinator coordinator.Config
+	// Retain is how many completed checkpoints are kept.
+	Retain int
+	// Store names the checkpoint storage in paths shown to users.
+	Store string
+}
+
+// checkpoints is a job's checkpointing: the coordinator, the completed
+// checkpoints retained, and the history shown to users.
+type checkpoints struct {
+	coord     *coordinator.Coordinator
+	store     string
+	retain    int
+	completed []*ckmeta.Metadata // oldest first
+	history   []*api.CheckpointStatus
+	// savepoints are checkpoints a savepoint waits for.
+	savepoints map[int64]bool
+	// pinned are checkpoints being copied into savepoints: their files
+	// stay until the copy is done.
+	pinned map[int64]*ckmeta.Metadata
+}
+
+func newCheckpoints(c Checkpointing) *checkpoints {
+	return &checkpoints{coord: coordinator.New(c.Coordinator), store: c.Store, retain: c.Retain}
+}
+
+// latest returns the newest completed checkpoint, or nil.
+func (c *checkpoints) latest() *ckmeta.Metadata {
+	if c == nil || len(c.completed) == 0 {
+		return nil
+	}
+	return c.completed[len(c.completed)-1]
+}
+
+func (c *checkpoints) status(id int64) *api.CheckpointStatus {
+	for _, h := range c.history {
+		if h.ID == id {
+			return h
+		}
+	}
+	return nil
+}
+
+// restoreFor returns the restore handle of a subtask of the attempt being
+// deployed: its share of the latest completed checkpoint, or nil.
+func (c *checkpoints) restoreFor(j *Job, stage, sub int) ([]byte, error) {
+	md := c.latest()
+	if md == nil {
+		return nil, nil
+	}
+	r, err := md.RestoreFor(stage, sub, j.Plan.Stages[stage].Parallelism)
+	if err != nil {
+		return nil, err
+	}
+	return ckmeta.Marshal(r)
+}
+
+// startCheckpoints begins checkpointing a running attempt.
+func (m *Machine) startCheckpoints(j *Job) {
+	if j.ckpt == nil {
+		return
+	}
+	var tasks, sources []coordinator.Task
+	for si, st := range j.Plan.Stages {
+		for sub := 0; sub < st.Parallelism; sub++ {
+			if si == 0 && j.finishedSources[sub] {
+				continue // it finished before the attempt was all running
+			}
+			tasks = append(tasks, coordinator.Task{Stage: si, Subtask: sub})
+			if si == 0 {
+				sources = append(sources, coordinator.Task{Stage: si, Subtask: sub})
+			}
+		}
+	}
+	j.ckpt.coord.Start(m.now, tasks, sources)
+}
+
+// stopCheckpoints ends checkpointing of the current attempt.
+func (m *Machine) stopCheckpoints(j *Job, reason string) {
+	if j.ckpt != nil {
+		m.checkpointActions(j, j.ckpt.coord.Stop(reason))
+	}
+}
+
+// taskEnded adapts checkpointing to a task whose input has ended. A source
+// that has read all its splits finishes while the others go on; later
+// checkpoints record it as done, so a restore does not read its splits
+// again. Any other ending task means every input has ended: checkpoints
+// stop.
+func (m *Machine) taskEnded(j *Job, id TaskID, state string) {
+	if j.ckpt == nil {
+		return
+	}
+	if id.Stage == 0 && j.Plan.Stages[0].Sink == nil && state == api.TaskFinished {
+		if j.finishedSources == nil {
+			j.finishedSources = map[int]bool{}
+		}
+		j.finishedSources[id.Subtask] = true
+		m.checkpointActions(j, j.ckpt.coord.Finish(m.now, coordinator.Task{Stage: 0, Subtask: id.Subtask}))
+		return
+	}
+	m.stopCheckpoints(j, "the job's input is ending")
+}
+
+// checkpointActions carries out what the coordinator decided.
+func (m *Machine) checkpointActions(j *Job, acts []coordinator.Action) {
+	for _, a := range acts {
+		switch a := a.(type) {
+		case coordinator.Trigger:
+			m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
+			m.triggerAt(j, a)
+		case coordinator.Abort:
+			m.failCheckpoint(j, a.ID, a.Reason)
+		case coordinator.Complete:
+			md, err := m.metadata(j, a)
+			if err != nil {
+				m.failCheckpoint(j, a.ID, err.Error())
+				continue
+			}
+			m.emit(WriteMetadata{Job: j.ID, Attempt: j.Attempt, Metadata: md})
+		}
+	}
+}
+
+func (m *Machine) recordCheckpoint(j *Job, st *api.CheckpointStatus) {
+	h := append(j.ckpt.history, st)
+	if len(h) > maxHistory {
+		h = h[len(h)-maxHistory:]
+	}
+	j.ckpt.history = h
+}
+
+func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
+	m.rescaleFailed(j, id, reason)
+	m.savepointEnded(j, id, nil)
+	if st := j.ckpt.status(id); st != nil && st.Status == api.CheckpointInProgress {
+		st.Status, st.Message = api.CheckpointFailed, reason
+		st.DurationMillis = m.now.Sub(st.TriggeredAt).Milliseconds()
+	}
+	m.log.Warn("checkpoint failed", "job", j.ID, "checkpoint", id, "reason", reason)
+}
+
+// triggerAt asks the task managers of the sources to start a checkpoint.
+func (m *Machine) triggerAt(j *Job, a coordinator.Trigger) {
+	var seen []string
+	for _, src := range a.Sources {
+		id := j.placement[src.Subtask]
+		if _, ok := m.tms[id]; !ok || slices.Contains(seen, id) {
+			continue
+		}
+		seen = append(seen, id)
+		m.emit(TriggerCheckpoint{Job: j.ID, Attempt: j.Attempt, ID: a.ID, TaskManager: id})
+	}
+}
+
+// Ack records a task's acknowledgement of checkpoint id, with its
+// snapshot's description (ckmeta.SubtaskState, marshaled).
+func (m *Machine) Ack(now time.Time, task TaskID, id int64, state []byte) []Action {
+	m.begin(now)
+	j, ok := m.jobs[task.Job]
+	if ok && j.ckpt != nil && task.Attempt == j.Attempt {
+		m.checkpointActions(j, j.ckpt.coord.Ack(now, id, coordinator.Task{Stage: task.Stage, Subtask: task.Subtask}, state))
+	}
+	return m.end()
+}
+
+// Decline aborts checkpoint id of an attempt because a task, or the
+// trigger of a task manager's sources (then task's stage and subtask are
+// zero), could not take it.
+func (m *Machine) Decline(now time.Time, task TaskID, id int64, reason string) []Action {
+	m.begin(now)
+	j, ok := m.jobs[task.Job]
+	if ok && j.ckpt != nil && task.Attempt == j.Attempt {
+		m.checkpointActions(j, j.ckpt.coord.Decline(now, id, coordinator.Task{Stage: task.Stage, Subtask: task.Subtask}, reason))
+	}
+	return m.end()
+}
+
+// metadata assembles a completed checkpoint's metadata from the tasks'
+// acknowledgements.
+func (m *Machine) metadata(j *Job, a coordinator.Complete) (*ckmeta.Metadata, error) {
+	md := &ckmeta.Metadata{
+		Version: ckmeta.Version, JobID: j.ID, JobName: j.Plan.Job.Name, ID: a.ID, Attempt: j.Attempt,
+		MaxParallelism: j.Plan.Job.MaxParallelism, TriggeredAt: a.Triggered, CompletedAt: m.now,
+	}
+	for _, st := range j.Plan.Stages {
+		md.Stages = append(md.Stages, ckmeta.Stage{Name: st.Name, Parallelism: st.Parallelism})
+	}
+	for task, h := range a.Handles {
+		var st ckmeta.SubtaskState
+		if err := ckmeta.Unmarshal(h, &st); err != nil {
+			return nil, fmt.Errorf("acknowledgement of task %s: %w", task, err)
+		}
+		md.Subtasks = append(md.Subtasks, st)
+	}
+	// A source that finished before acknowledging has read all its splits.
+	for sub := range j.finishedSources {
+		if _, acked := a.Handles[coordinator.Task{Stage: 0, Subtask: sub}]; !acked {
+			md.Subtasks = append(md.Subtasks, ckmeta.SubtaskState{Stage: 0, Subtask: sub, Source: [][]byte{}})
+		}
+	}
+	slices.SortFunc(md.Subtasks, func(a, b ckmeta.SubtaskState) int {
+		if a.Stage != b.Stage {
+			return a.Stage - b.Stage
+		}
+		return a.Subtask - b.Subtask
+	})
+	return md, nil
+}
+
+// MetadataWritten reports the outcome of a WriteMetadata. Once written, a
+// checkpoint counts as complete: it is retained, what older checkpoints
+// alone refer to is deleted, and the tasks are told so that sinks commit.
+func (m *Machine) MetadataWritten(now time.Time, jobID string, attempt int, md *ckmeta.Metadata, err error) []Action {
+	m.begin(now)
+	j, ok := m.jobs[jobID]
+	if !ok || j.ckpt == nil {
+		return nil
+	}
+	if err != nil {
+		m.failCheckpoint(j, md.ID, fmt.Sprintf("writing metadata: %v", err))
+		return m.end()
+	}
+	j.ckpt.completed = append(j.ckpt.completed, md)
+	if st := j.ckpt.status(md.ID); st != nil {
+		incr, full := md.Sizes()
+		t := md.CompletedAt
+		st.Status, st.CompletedAt, st.IncrementalBytes, st.FullBytes = api.CheckpointCompleted, &t, incr, full
+		st.DurationMillis = md.CompletedAt.Sub(md.TriggeredAt).Milliseconds()
+		st.Path = j.ckpt.store + "/" + ckmeta.MetadataPath(j.ID, md.ID)
+		for _, sub := range md.Subtasks {
+			st.Subtasks = append(st.Subtasks, api.CheckpointSubtaskStatus{Stage: sub.Stage, Subtask: sub.Subtask,
+				AlignmentMillis: sub.AlignmentMillis, SyncMillis: sub.SyncMillis, IncrementalBytes: sub.IncrementalBytes, FullBytes: sub.FullBytes})
+		}
+	}
+	m.log.Info("checkpoint completed", "job", j.ID, "checkpoint", md.ID)
+	m.savepointEnded(j, md.ID, md)
+	m.retire(j)
+	if attempt == j.Attempt && (j.State == api.JobRunning || j.State == api.JobDeploying) {
+		m.notifyTasks(j, md.ID)
+		m.rescaleAfter(j, md.ID)
+	}
+	return m.end()
+}
+
+// retire keeps the newest retained checkpoints and deletes the files only
+// older ones refer to.
+func (m *Machine) retire(j *Job) {
+	c := j.ckpt
+	if len(c.completed) <= c.retain {
+		return
+	}
+	old := c.completed[:len(c.completed)-c.retain]
+	c.completed = slices.Clone(c.completed[len(c.completed)-c.retain:])
+	keep := map[string]bool{}
+	for _, md := range c.completed {
+		for _, f := range md.Files() {
+			keep[f] = true
+		}
+	}
+	for _, md := range c.pinned {
+		for _, f := range md.Files() {
+			keep[f] = true
+		}
+	}
+	var drop []string
+	for _, md := range old {
+		if md.Store != "" {
+			continue // a savepoint the job started from: not ours to delete
+		}
+		drop = append(drop, ckmeta.MetadataPath(j.ID, md.ID))
+		for _, f := range md.Files() {
+			if !keep[f] {
+				drop = append(drop, f)
+				keep[f] = true // once
+			}
+		}
+	}
+	if len(drop) > 0 {
+		m.emit(DeleteFiles{Job: j.ID, Paths: drop})
+	}
+}
+
+// notifyTasks tells every task manager of the current attempt that
+// checkpoint id is complete.
+func (m *Machine) notifyTasks(j *Job, id int64) {
+	for _, tm := range m.attemptTMs(j) {
+		m.emit(NotifyCheckpoint{Job: j.ID, Attempt: j.Attempt, ID: id, TaskManager: tm})
+	}
+}
+
+// dropBadCheckpoint forgets the checkpoint a failed restore found
+// unreadable (missing or corrupt files), so the next attempt falls back to
+// the one before. A restore that failed for another reason (a store or a
+// broker that is down) is retried from the same checkpoint: falling back
+// would undo the effects it committed.
+func (m *Machine) dropBadCheckpoint(j *Job, reason string) {
+	md := j.ckpt.latest()
+	if md == nil || !strings.Contains(reason, ckmeta.Unreadable(md.ID)+":") {
+		return
+	}
+	j.ckpt.completed = j.ckpt.completed[:len(j.ckpt.completed)-1]
+	m.log.Warn("checkpoint cannot be restored; falling back to the previous one", "job", j.ID, "checkpoint", md.ID, "reason", reason)
+	if st := j.ckpt.status(md.ID); st != nil {
+		st.Status, st.Message = api.CheckpointFailed, "restore failed: "+reason
+	}
+}

@@ -1,0 +1,77 @@
+// Package lifecycle is the life of the scheduler's jobs as a pure state
+// machine, in the style of etcd's raft RawNode and of the checkpoint
+// coordinator it drives. The scheduler's server feeds a Machine events —
+// a job submitted, a task manager registered, heartbeating or lost, a task's
+// status, a checkpoint acknowledged or declined, its metadata written, a
+// tick of the clock, a rescale, savepoint or cancel requested — and carries
+// out the actions each event returns: deploy a task on a task manager,
+// cancel an attempt's tasks, trigger a checkpoint, write a completed
+// checkpoint's metadata, tell the tasks it is complete, delete files no
+// checkpoint needs, close a lost task manager's connection, hand a
+// savepoint's checkpoint to whoever asked for it. Every change of a job's
+// state or message that enters its history is returned as a JobState
+// action too (a waiting job's "waiting for slots" message does not).
+//
+// A Machine never touches the network, the disk or the clock: each event
+// carries its time, and everything it decides follows from the events it
+// was given, in order (task managers are numbered in the order they
+// register, and ties are broken by id, never by map order). Applying the
+// same events to a new Machine rebuilds the same state, which is what a
+// replicated scheduler (issue 15) needs. Its methods are not safe for
+// concurrent use; the server calls them under its lock.
+//
+// # Job states
+//
+// A job moves through the states of scheduler/api:
+//
+//	WAITING ──placed──▶ DEPLOYING ──every task running──▶ RUNNING
+//	   ▲                    │                                │
+//	   │                    ├── task manager unreachable ────┼──▶ WAITING
+//	   │                    │   during deployment (no        │    (no restart
+//	   │                    │   restart spent)               │     spent)
+//	   │                    ▼                                ▼
+//	   │              a task failed, or its task manager was lost:
+//	   │              RESTARTING if the restart strategy has attempts
+//	   │              left (fixedDelay), else FAILED
+//	   └── restart delay passed ── RESTARTING
+//
+// RUNNING ends in FINISHED when every task has finished (or when a
+// savepoint stops the job), and any live state ends in CANCELED when the
+// user cancels. A rescale takes a checkpoint while RUNNING; once it is
+// complete the attempt stops and the job goes back to WAITING at the new
+// parallelism, to restore from that checkpoint.
+//
+// Every attempt is placed anew on the free slots of fresh task managers
+// (slot i runs subtask i of every stage; see package placement) and
+// restores the latest completed checkpoint. The result of a restore
+// arrives as the task's status: when it fails because that checkpoint is
+// unreadable (the task's error contains ckmeta.Unreadable(id) and a
+// colon), the checkpoint is dropped and the next attempt falls back to the
+// one before it; any other failure retries the same one.
+//
+// # Checkpoints
+//
+// A job that takes checkpoints owns a coordinator.Coordinator, started when
+// every task of an attempt runs and stopped when the attempt ends. The
+// Machine turns the coordinator's Trigger into TriggerCheckpoint actions
+// for the task managers of the sources, its Complete into the metadata to
+// write (WriteMetadata), and counts a checkpoint complete only once the
+// server reports the metadata written (MetadataWritten): then it retains
+// it, retires older ones (DeleteFiles) and notifies the tasks.
+//
+// # What stays in the server
+//
+// The server keeps what is I/O: parsing and validating a submission,
+// storing its modules, opening checkpoint storage and loading a savepoint
+// before Submit; the gRPC connections to task managers; the RPCs and
+// store writes the actions ask for; copying a completed checkpoint into a
+// savepoint and waiting for it; and rendering a job's status for the REST
+// API from the Machine's read-only views. A rescale's new plan comes from
+// the Replan function the submission carries (the server parses the spec
+// again), so the machine does not depend on the spec's format.
+//
+// Not every input is lifecycle: Metrics (records in and out, back
+// pressure) and the keyed states tasks declare are kept here because they
+// hang off the current attempt's tasks, but a replicated log need not
+// carry metrics.
+package lifecycle

@@ -1,0 +1,334 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// Replan plans a job's spec at a parallelism and per-operator overrides
+// (for a rescale). It must be a pure function of its arguments.
+type Replan func(par int, ops map[string]int) (*plan.Plan, error)
+
+// Submission is a job, validated and with its resources ready, as Submit
+// takes it.
+type Submission struct {
+	ID   string
+	Plan *plan.Plan
+	// Par is the parallelism the submission asked for (zero: the spec's).
+	Par      int
+	Strategy jobspec.RestartStrategy
+	Replan   Replan
+	// Checkpoints is nil for a job without checkpoints.
+	Checkpoints *Checkpointing
+	// Restore, when set, is the savepoint the first attempt restores; the
+	// job then has Checkpoints.
+	Restore *ckmeta.Metadata
+}
+
+// Job is a submitted job and its current attempt. The machine owns it:
+// callers only read the exported fields.
+type Job struct {
+	ID        string
+	Plan      *plan.Plan
+	Par       int
+	OpPar     map[string]int
+	Slots     int
+	Strategy  jobspec.RestartStrategy
+	State     string
+	Message   string
+	Attempt   int
+	Restarts  int
+	RestartAt time.Time
+	Submitted time.Time
+	Started   time.Time
+	Ended     time.Time
+	History   []api.Event
+	// Tasks are the current attempt's subtasks, by stage and subtask.
+	Tasks [][]*Task
+	// LastPlacement is the task manager of each slot of the latest
+	// attempt, kept after the job ends so its state stays queryable.
+	LastPlacement []string
+	// States are the keyed states its operators declared, by name.
+	States map[string]Declared
+
+	replan Replan
+	// placement is the task manager of each slot of the current attempt,
+	// nil when it holds no slots.
+	placement []string
+	ckpt      *checkpoints
+	// finalSent tells that the final commit was sent to the attempt.
+	finalSent bool
+	// finishedSources are the source subtasks of the current attempt that
+	// have read everything.
+	finishedSources map[int]bool
+	rescale         *rescale
+}
+
+// Task is what the machine knows of one subtask.
+type Task struct {
+	State        string
+	TaskManager  string
+	RecordsIn    int64
+	RecordsOut   int64
+	BackPressure float64
+	Err          string
+}
+
+// TaskID names a subtask of an attempt of a job.
+type TaskID struct {
+	Job                     string
+	Attempt, Stage, Subtask int
+}
+
+func (t TaskID) String() string {
+	return fmt.Sprintf("%s#%d %d/%d", t.Job, t.Attempt, t.Stage, t.Subtask)
+}
+
+// Declared is a keyed state an operator declared.
+type Declared struct {
+	Name      string
+	Stage     int
+	Queryable bool
+	Type      string
+	Kind      string
+}
+
+// uses reports whether the current attempt has a slot on task manager tm.
+func (j *Job) uses(tm string) bool { return slices.Contains(j.placement, tm) }
+
+// all reports whether every task of the current attempt is in one of
+// states.
+func (j *Job) all(states ...string) bool {
+	for _, stage := range j.Tasks {
+		for _, t := range stage {
+			if !slices.Contains(states, t.State) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Checkpoints returns the job's checkpoints as users see them, oldest
+// first, or nil for a job without checkpoints. The machine owns them.
+func (j *Job) Checkpoints() []*api.CheckpointStatus {
+	if j.ckpt == nil {
+		return nil
+	}
+	return j.ckpt.history
+}
+
+// TakesCheckpoints reports whether the job has checkpointing.
+func (j *Job) TakesCheckpoints() bool { return j.ckpt != nil }
+
+// Job returns a job, or nil.
+func (m *Machine) Job(id string) *Job { return m.jobs[id] }
+
+// Jobs returns the jobs, oldest first.
+func (m *Machine) Jobs() []*Job {
+	out := make([]*Job, len(m.order))
+	for i, id := range m.order {
+		out[i] = m.jobs[id]
+	}
+	return out
+}
+
+// Submit adds a job, waiting to be placed at the next tick.
+func (m *Machine) Submit(now time.Time, sub Submission) []Action {
+	m.begin(now)
+	j := &Job{
+		ID: sub.ID, Plan: sub.Plan, Par: sub.Par, Slots: maxParallelism(sub.Plan), Strategy: sub.Strategy,
+		Submitted: now, replan: sub.Replan,
+	}
+	if sub.Checkpoints != nil {
+		j.ckpt = newCheckpoints(*sub.Checkpoints)
+		if sub.Restore != nil {
+			j.ckpt.completed = []*ckmeta.Metadata{sub.Restore}
+			j.ckpt.coord.SetNextID(sub.Restore.ID + 1)
+		}
+	}
+	m.jobs[j.ID] = j
+	m.order = append(m.order, j.ID)
+	m.setState(j, api.JobWaiting, "submitted")
+	return m.end()
+}
+
+func maxParallelism(p *plan.Plan) int {
+	n := 0
+	for _, st := range p.Stages {
+		n = max(n, st.Parallelism)
+	}
+	return n
+}
+
+// setState moves a job to state and records it.
+func (m *Machine) setState(j *Job, state, msg string) {
+	j.State, j.Message = state, msg
+	j.History = append(j.History, api.Event{Time: m.now, State: state, Message: msg})
+	if api.Terminal(state) {
+		j.Ended = m.now
+	}
+	m.emit(JobState{Job: j.ID, State: state, Message: msg})
+}
+
+// task returns the machine's record of a subtask of a job's current
+// attempt, with its job, or nil for an unknown or stale one.
+func (m *Machine) task(id TaskID) (*Job, *Task) {
+	j, ok := m.jobs[id.Job]
+	if !ok || id.Attempt != j.Attempt || j.Tasks == nil {
+		return nil, nil
+	}
+	if id.Stage < 0 || id.Stage >= len(j.Tasks) || id.Subtask < 0 || id.Subtask >= len(j.Tasks[id.Stage]) {
+		return nil, nil
+	}
+	return j, j.Tasks[id.Stage][id.Subtask]
+}
+
+// Metrics records a subtask's counters; a stale subtask's are ignored.
+func (m *Machine) Metrics(id TaskID, in, out int64, backPressure float64) {
+	if _, t := m.task(id); t != nil {
+		t.RecordsIn, t.RecordsOut, t.BackPressure = in, out, backPressure
+	}
+}
+
+// Cancel cancels a job that has not ended.
+func (m *Machine) Cancel(now time.Time, id string) ([]Action, error) {
+	m.begin(now)
+	j, ok := m.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	}
+	if api.Terminal(j.State) {
+		return nil, fmt.Errorf("%w: job %s has already ended (%s)", api.ErrConflict, id, j.State)
+	}
+	m.stopCheckpoints(j, "job canceled")
+	m.stopAttempt(j)
+	m.setState(j, api.JobCanceled, "canceled by user")
+	m.log.Info("job canceled", "job", id)
+	return m.end(), nil
+}
+
+// TaskStatus applies a task's change to state (one of the api.Task*
+// states) reported by task manager tm, with an error message for a failed
+// task and the keyed states it declared.
+func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg string, states []Declared) []Action {
+	m.begin(now)
+	j, t := m.task(id)
+	if t == nil || (j.State != api.JobDeploying && j.State != api.JobRunning) {
+		return nil // a stale report of an earlier attempt or an ended job
+	}
+	t.State = state
+	for _, d := range states {
+		if j.States == nil {
+			j.States = map[string]Declared{}
+		}
+		d.Stage = id.Stage
+		j.States[d.Name] = d
+	}
+	switch state {
+	case api.TaskFailed:
+		t.Err = msg
+		stage := j.Plan.Stages[id.Stage]
+		m.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tm, msg))
+	case api.TaskRunning:
+		if j.State == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished, api.TaskEnding) {
+			if j.Started.IsZero() {
+				j.Started = now
+			}
+			m.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.Attempt))
+			m.rescaled(j)
+			m.startCheckpoints(j)
+		}
+	case api.TaskEnding, api.TaskFinished:
+		m.taskEnded(j, id, state)
+		if j.all(api.TaskFinished) {
+			m.freeSlots(j)
+			m.setState(j, api.JobFinished, "every task finished")
+			m.log.Info("job finished", "job", j.ID, "attempt", j.Attempt)
+		} else if !j.finalSent && j.all(api.TaskFinished, api.TaskEnding) {
+			// Every input has ended: sinks may now commit their last output.
+			j.finalSent = true
+			m.notifyTasks(j, ckmeta.Final)
+		}
+	}
+	return m.end()
+}
+
+// DeployUnreachable reports that deploying a task found its task manager
+// unreachable: the task manager is gone though its heartbeat has not timed
+// out yet. It is forgotten and the job placed again, without spending a
+// restart on a deployment that never ran.
+func (m *Machine) DeployUnreachable(now time.Time, id TaskID, tmID, err string) []Action {
+	m.begin(now)
+	if j, ok := m.jobs[id.Job]; ok && j.Attempt == id.Attempt && j.State == api.JobDeploying {
+		m.stopCheckpoints(j, "redeploying")
+		m.stopAttempt(j)
+		m.setState(j, api.JobWaiting, fmt.Sprintf("task manager %s unreachable during deployment; placing the job again", tmID))
+	}
+	if tm, ok := m.tms[tmID]; ok {
+		m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s unreachable: %s", tm.ID, tm.Addr, err))
+	}
+	return m.end()
+}
+
+// failAttempt stops the current attempt after a failure and restarts the
+// job if its restart strategy allows, else fails it.
+func (m *Machine) failAttempt(j *Job, reason string) {
+	m.log.Warn("job attempt failed", "job", j.ID, "attempt", j.Attempt, "reason", reason)
+	m.stopCheckpoints(j, "attempt failed")
+	if j.ckpt != nil {
+		m.dropBadCheckpoint(j, reason)
+	}
+	m.stopAttempt(j)
+	if j.Restarts < j.Strategy.Attempts {
+		j.Restarts++
+		j.RestartAt = m.now.Add(j.Strategy.Delay)
+		m.setState(j, api.JobRestarting, fmt.Sprintf("restart %d of %d in %s after: %s",
+			j.Restarts, j.Strategy.Attempts, j.Strategy.Delay, reason))
+		return
+	}
+	m.setState(j, api.JobFailed, reason)
+}
+
+// stopAttempt cancels the current attempt's tasks and frees its slots.
+func (m *Machine) stopAttempt(j *Job) {
+	for _, id := range m.attemptTMs(j) {
+		m.emit(CancelTasks{Job: j.ID, Attempt: j.Attempt, TaskManager: id})
+	}
+	for _, stage := range j.Tasks {
+		for _, t := range stage {
+			if t.State == api.TaskDeploying || t.State == api.TaskRunning || t.State == api.TaskEnding {
+				t.State = api.TaskCanceled
+			}
+		}
+	}
+	m.freeSlots(j)
+}
+
+// attemptTMs returns the known task managers of the current attempt, each
+// once, in slot order.
+func (m *Machine) attemptTMs(j *Job) []string {
+	var out []string
+	for _, id := range j.placement {
+		if _, ok := m.tms[id]; ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// freeSlots returns a job's slots to their task managers.
+func (m *Machine) freeSlots(j *Job) {
+	for _, id := range j.placement {
+		if tm, ok := m.tms[id]; ok {
+			tm.Used--
+		}
+	}
+	j.placement = nil
+}

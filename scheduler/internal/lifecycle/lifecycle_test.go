@@ -1,0 +1,419 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+)
+
+// TestLifecycle runs the scenarios in testdata/. Every command but state
+// takes at=D, the time of its event as an offset from an epoch, and most
+// take job=ID (default j). Commands:
+//
+//	config heartbeat-interval=D heartbeat-timeout=D
+//	register slots=N                      a task manager registers
+//	heartbeat tm=ID
+//	lose tm=ID reason=X                   its connection broke
+//	submit stages=P,P,... [restart=(N,D)] [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
+//	tick
+//	status attempt=N tasks=S/T,... state=RUNNING [tm=ID] [msg=X]
+//	                                      a message with spaces goes on the
+//	                                      lines after the command
+//	unreachable attempt=N task=S/T tm=ID err=X
+//	ack attempt=N id=N tasks=S/T,...
+//	decline attempt=N id=N task=S/T reason=X
+//	written id=N [err=X]                  the metadata write of checkpoint N
+//	rescale par=N
+//	savepoint
+//	stop-savepoint path=X
+//	cancel
+//	state                                 the job, its tasks and checkpoints
+//
+// Each event prints the actions it returned (and an error, if any). After
+// each script its events are replayed on a new machine, which must end in
+// the same state.
+func TestLifecycle(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		h := &harness{epoch: time.Unix(1_000_000, 0).UTC(), written: map[int64]*ckmeta.Metadata{}}
+		h.cfg = Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second}
+		h.m = New(h.cfg)
+		datadriven.RunTest(t, path, h.run)
+		h.replay(t)
+	})
+}
+
+type harness struct {
+	m      *Machine
+	cfg    Config
+	events []func(*Machine)
+	epoch  time.Time
+	// written are the metadata WriteMetadata actions asked to write.
+	written map[int64]*ckmeta.Metadata
+}
+
+func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
+	var acts []Action
+	var err error
+	now := h.epoch
+	if d.HasArg("at") {
+		now = h.epoch.Add(dur(t, d, "at"))
+	}
+	job := "j"
+	if d.HasArg("job") {
+		d.ScanArgs(t, "job", &job)
+	}
+	switch d.Cmd {
+	case "config":
+		h.cfg = Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")}
+		h.m, h.events = New(h.cfg), nil
+		return ""
+	case "register":
+		var id string
+		addr, slots := "addr-"+strconv.Itoa(len(h.m.tms)+1), intArg(t, d, "slots")
+		h.rec(func(m *Machine) { id, acts = m.Register(now, addr, "host", slots) })
+		return "registered " + id + "\n" + h.render(acts)
+	case "heartbeat":
+		var known bool
+		tm := strArg(t, d, "tm")
+		h.rec(func(m *Machine) { known = m.Heartbeat(now, tm) })
+		return fmt.Sprintf("known %t\n", known)
+	case "lose":
+		tm, reason := strArg(t, d, "tm"), strArg(t, d, "reason")
+		h.rec(func(m *Machine) { acts = m.LoseTaskManager(now, tm, reason) })
+	case "submit":
+		sub := h.submission(t, d, job)
+		h.rec(func(m *Machine) { acts = m.Submit(now, sub) })
+	case "tick":
+		h.rec(func(m *Machine) { acts = m.Tick(now) })
+	case "status":
+		state := strArg(t, d, "state")
+		msg := strings.TrimSpace(d.Input)
+		if d.HasArg("msg") {
+			msg = strArg(t, d, "msg")
+		}
+		for _, task := range tasks(t, d, "tasks") {
+			id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+			tm := h.tmOf(id)
+			if d.HasArg("tm") {
+				tm = strArg(t, d, "tm")
+			}
+			h.rec(func(m *Machine) { acts = append(acts, m.TaskStatus(now, tm, id, state, msg, nil)...) })
+		}
+	case "unreachable":
+		task := tasks(t, d, "task")[0]
+		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+		tm, e := strArg(t, d, "tm"), strArg(t, d, "err")
+		h.rec(func(m *Machine) { acts = m.DeployUnreachable(now, id, tm, e) })
+	case "ack":
+		for _, task := range tasks(t, d, "tasks") {
+			id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+			ckpt := intArg(t, d, "id")
+			h.rec(func(m *Machine) { acts = append(acts, m.Ack(now, id, int64(ckpt), snapshot(task, ckpt))...) })
+		}
+	case "decline":
+		task := tasks(t, d, "task")[0]
+		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+		ckpt, reason := int64(intArg(t, d, "id")), strArg(t, d, "reason")
+		h.rec(func(m *Machine) { acts = m.Decline(now, id, ckpt, reason) })
+	case "written":
+		md := h.written[int64(intArg(t, d, "id"))]
+		if md == nil {
+			t.Fatalf("checkpoint %d's metadata was never to be written", intArg(t, d, "id"))
+		}
+		var werr error
+		if d.HasArg("err") {
+			werr = errors.New(strArg(t, d, "err"))
+		}
+		h.rec(func(m *Machine) { acts = m.MetadataWritten(now, job, md.Attempt, md, werr) })
+	case "rescale":
+		par := intArg(t, d, "par")
+		h.rec(func(m *Machine) { acts, err = m.Rescale(now, job, par, nil) })
+	case "savepoint":
+		var id int64
+		h.rec(func(m *Machine) { id, acts, err = m.Savepoint(now, job) })
+		if err == nil {
+			acts = append([]Action{fmt.Sprintf("savepoint checkpoint %d", id)}, acts...)
+		}
+	case "stop-savepoint":
+		path := strArg(t, d, "path")
+		h.rec(func(m *Machine) { acts = m.StopWithSavepoint(now, job, path) })
+	case "cancel":
+		h.rec(func(m *Machine) { acts, err = m.Cancel(now, job) })
+	case "state":
+		return h.state(job)
+	default:
+		t.Fatalf("unknown command %q", d.Cmd)
+	}
+	out := h.render(acts)
+	if err != nil {
+		out += "error: " + err.Error() + "\n"
+	}
+	return out
+}
+
+// rec applies an event to the machine and records it for replay.
+func (h *harness) rec(event func(*Machine)) {
+	h.events = append(h.events, event)
+	event(h.m)
+}
+
+// replay applies the events of a script to a new machine and checks that
+// it ends in the same state: the machine has no hidden inputs, so a
+// replicated log of its events could rebuild it.
+func (h *harness) replay(t *testing.T) {
+	want := h.dump()
+	h.m = New(h.cfg)
+	for _, event := range h.events {
+		event(h.m)
+	}
+	if got := h.dump(); got != want {
+		t.Errorf("replaying the events built another state:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// dump prints every job's state.
+func (h *harness) dump() string {
+	var sb strings.Builder
+	for _, j := range h.m.Jobs() {
+		sb.WriteString(h.state(j.ID))
+		for _, e := range j.History {
+			fmt.Fprintf(&sb, "  %s %s %s\n", e.Time.Sub(h.epoch), e.State, e.Message)
+		}
+	}
+	return sb.String()
+}
+
+// submission is a job of stages at the given parallelisms: a source first,
+// a sink last.
+func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Submission {
+	var pars []int
+	for _, p := range strings.Split(strArg(t, d, "stages"), ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pars = append(pars, n)
+	}
+	sub := Submission{ID: id, Plan: testPlan(pars), Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
+		if par > 128 {
+			return nil, fmt.Errorf("parallelism %d is above maxParallelism 128", par)
+		}
+		ps := make([]int, len(pars))
+		for i := range ps {
+			ps[i] = par
+		}
+		return testPlan(ps), nil
+	}}
+	if d.HasArg("restart") {
+		var n int
+		var delay string
+		d.ScanArgs(t, "restart", &n, &delay)
+		sub.Strategy = jobspec.RestartStrategy{Type: "fixedDelay", Attempts: n, Delay: parseDur(t, delay)}
+	}
+	if d.HasArg("checkpoints") {
+		var interval, timeout string
+		var retain int
+		d.ScanArgs(t, "checkpoints", &interval, &timeout, &retain)
+		sub.Checkpoints = &Checkpointing{Retain: retain, Store: "mem://ck",
+			Coordinator: coordinator.Config{Interval: parseDur(t, interval), Timeout: parseDur(t, timeout), MaxConcurrent: 1}}
+	}
+	if d.HasArg("restore") {
+		md := &ckmeta.Metadata{Version: ckmeta.Version, JobID: "old", ID: int64(intArg(t, d, "restore")), MaxParallelism: 128, Store: "mem://savepoint"}
+		for i, p := range pars {
+			md.Stages = append(md.Stages, ckmeta.Stage{Name: fmt.Sprintf("s%d", i), Parallelism: p})
+		}
+		sub.Restore = md
+	}
+	return sub
+}
+
+func testPlan(pars []int) *plan.Plan {
+	p := &plan.Plan{Job: &jobspec.Job{Name: "test", MaxParallelism: 128}}
+	for i, n := range pars {
+		st := plan.Stage{Index: i, Name: fmt.Sprintf("s%d", i), Parallelism: n}
+		if i == 0 {
+			st.Source = &jobspec.Source{}
+		}
+		if i == len(pars)-1 {
+			st.Sink = &jobspec.Sink{}
+		}
+		p.Stages = append(p.Stages, st)
+	}
+	return p
+}
+
+// snapshot is a task's acknowledgement of checkpoint id: one snapshot
+// file of its own.
+func snapshot(task coordinator.Task, id int) []byte {
+	st := ckmeta.SubtaskState{Stage: task.Stage, Subtask: task.Subtask,
+		Keyed: []ckmeta.File{{Path: fmt.Sprintf("ck%d-%d-%d.snap", id, task.Stage, task.Subtask)}}}
+	if task.Stage == 0 {
+		st.Source = [][]byte{}
+	}
+	b, err := ckmeta.Marshal(&st)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// tmOf returns the task manager a task was placed on.
+func (h *harness) tmOf(id TaskID) string {
+	if _, t := h.m.task(id); t != nil {
+		return t.TaskManager
+	}
+	return "?"
+}
+
+func (h *harness) render(acts []Action) string {
+	var sb strings.Builder
+	for _, a := range acts {
+		switch a := a.(type) {
+		case string:
+			sb.WriteString(a)
+		case Deploy:
+			fmt.Fprintf(&sb, "deploy %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
+			if len(a.Downstream) > 0 {
+				var ds []string
+				for _, e := range a.Downstream {
+					ds = append(ds, fmt.Sprintf("%d@%s", e.Subtask, e.TaskManager))
+				}
+				fmt.Fprintf(&sb, " downstream %s", strings.Join(ds, ","))
+			}
+			if a.Restore != nil {
+				var r ckmeta.Restore
+				if err := ckmeta.Unmarshal(a.Restore, &r); err != nil {
+					panic(err)
+				}
+				fmt.Fprintf(&sb, " restoring %d", r.CheckpointID)
+			}
+		case CancelTasks:
+			fmt.Fprintf(&sb, "cancel tasks of attempt %d on %s", a.Attempt, a.TaskManager)
+		case TriggerCheckpoint:
+			fmt.Fprintf(&sb, "trigger checkpoint %d of attempt %d on %s", a.ID, a.Attempt, a.TaskManager)
+		case WriteMetadata:
+			h.written[a.Metadata.ID] = a.Metadata
+			var subs []string
+			for _, s := range a.Metadata.Subtasks {
+				subs = append(subs, fmt.Sprintf("%d/%d", s.Stage, s.Subtask))
+			}
+			fmt.Fprintf(&sb, "write metadata of checkpoint %d (attempt %d, subtasks %s)", a.Metadata.ID, a.Attempt, strings.Join(subs, " "))
+		case NotifyCheckpoint:
+			id := strconv.FormatInt(a.ID, 10)
+			if a.ID == ckmeta.Final {
+				id = "final"
+			}
+			fmt.Fprintf(&sb, "notify checkpoint %s of attempt %d on %s", id, a.Attempt, a.TaskManager)
+		case DeleteFiles:
+			fmt.Fprintf(&sb, "delete %s", strings.Join(a.Paths, " "))
+		case CloseTaskManager:
+			fmt.Fprintf(&sb, "close %s", a.TaskManager)
+		case SavepointReady:
+			if a.Metadata == nil {
+				fmt.Fprintf(&sb, "savepoint checkpoint %d failed", a.ID)
+			} else {
+				fmt.Fprintf(&sb, "savepoint checkpoint %d ready", a.ID)
+			}
+		case JobState:
+			fmt.Fprintf(&sb, "job %s %s: %s", a.Job, a.State, a.Message)
+		default:
+			panic(fmt.Sprintf("unknown action %T", a))
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+// state prints a job, its tasks, its checkpoints and the task managers'
+// slots.
+func (h *harness) state(id string) string {
+	var sb strings.Builder
+	j := h.m.Job(id)
+	if j == nil {
+		return "no job\n"
+	}
+	fmt.Fprintf(&sb, "job %s %s: %s\n", j.ID, j.State, j.Message)
+	fmt.Fprintf(&sb, "attempt %d restarts %d slots %d stages %s\n", j.Attempt, j.Restarts, j.Slots, parallelisms(j.Plan))
+	for si, stage := range j.Tasks {
+		for sub, t := range stage {
+			fmt.Fprintf(&sb, "  task %d/%d %s on %s", si, sub, t.State, t.TaskManager)
+			if t.Err != "" {
+				fmt.Fprintf(&sb, " error %q", t.Err)
+			}
+			sb.WriteString("\n")
+		}
+	}
+	if j.ckpt != nil {
+		var done []string
+		for _, md := range j.ckpt.completed {
+			done = append(done, strconv.FormatInt(md.ID, 10))
+		}
+		fmt.Fprintf(&sb, "completed [%s] pending %v\n", strings.Join(done, " "), j.ckpt.coord.Pending())
+		for _, c := range j.Checkpoints() {
+			fmt.Fprintf(&sb, "  checkpoint %d %s attempt %d", c.ID, c.Status, c.Attempt)
+			if c.Message != "" {
+				fmt.Fprintf(&sb, ": %s", c.Message)
+			}
+			if c.Path != "" {
+				fmt.Fprintf(&sb, " at %s", c.Path)
+			}
+			sb.WriteString("\n")
+		}
+	}
+	var tms []string
+	for _, tm := range h.m.TaskManagers() {
+		tms = append(tms, fmt.Sprintf("%s %d/%d", tm.ID, tm.Used, tm.Slots))
+	}
+	sort.Strings(tms)
+	fmt.Fprintf(&sb, "slots used: %s\n", strings.Join(tms, ", "))
+	return sb.String()
+}
+
+func strArg(t *testing.T, d *datadriven.TestData, key string) string {
+	var s string
+	d.ScanArgs(t, key, &s)
+	return s
+}
+
+func intArg(t *testing.T, d *datadriven.TestData, key string) int {
+	var n int
+	d.ScanArgs(t, key, &n)
+	return n
+}
+
+func dur(t *testing.T, d *datadriven.TestData, key string) time.Duration {
+	return parseDur(t, strArg(t, d, key))
+}
+
+func parseDur(t *testing.T, s string) time.Duration {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func tasks(t *testing.T, d *datadriven.TestData, key string) []coordinator.Task {
+	var out []coordinator.Task
+	for _, p := range strings.Split(strArg(t, d, key), ",") {
+		st, sub, ok := strings.Cut(p, "/")
+		a, err1 := strconv.Atoi(st)
+		b, err2 := strconv.Atoi(sub)
+		if !ok || err1 != nil || err2 != nil {
+			t.Fatalf("bad task %q", p)
+		}
+		out = append(out, coordinator.Task{Stage: a, Subtask: b})
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+package lifecycle
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/placement"
+)
+
+// Config configures a Machine.
+type Config struct {
+	// HeartbeatInterval is how often task managers heartbeat; a task
+	// manager silent for three intervals gets no new work.
+	HeartbeatInterval time.Duration
+	// HeartbeatTimeout is how long without a heartbeat before a task
+	// manager is declared lost and its jobs' attempts fail.
+	HeartbeatTimeout time.Duration
+	// Logger receives what the machine decides; nil discards it.
+	Logger *slog.Logger
+}
+
+// TaskManager is a registered task manager as the machine knows it. The
+// machine owns it: callers only read it.
+type TaskManager struct {
+	ID            string
+	Addr          string
+	Hostname      string
+	Slots         int
+	Used          int
+	LastHeartbeat time.Time
+}
+
+// Machine is the lifecycle of every job of a scheduler, and the slots of
+// its task managers.
+type Machine struct {
+	cfg    Config
+	log    *slog.Logger
+	tms    map[string]*TaskManager
+	jobs   map[string]*Job
+	order  []string // job ids, oldest first
+	nextTM int
+	// now is the time of the event being applied.
+	now time.Time
+	// acts collects the actions of the event being applied.
+	acts []Action
+}
+
+// New returns a machine with no task managers and no jobs.
+func New(cfg Config) *Machine {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Machine{cfg: cfg, log: log, tms: map[string]*TaskManager{}, jobs: map[string]*Job{}}
+}
+
+// begin starts applying an event that happens at now.
+func (m *Machine) begin(now time.Time) { m.now, m.acts = now, nil }
+
+// end returns the actions of the event applied.
+func (m *Machine) end() []Action {
+	acts := m.acts
+	m.acts = nil
+	return acts
+}
+
+func (m *Machine) emit(a Action) { m.acts = append(m.acts, a) }
+
+// Register adds a task manager with slots slots at addr and returns the
+// id it is known by: tm-1, tm-2, … in the order of registration.
+func (m *Machine) Register(now time.Time, addr, hostname string, slots int) (string, []Action) {
+	m.begin(now)
+	m.nextTM++
+	tm := &TaskManager{ID: fmt.Sprintf("tm-%d", m.nextTM), Addr: addr, Hostname: hostname, Slots: slots, LastHeartbeat: now}
+	m.tms[tm.ID] = tm
+	m.log.Info("task manager registered", "id", tm.ID, "addr", tm.Addr, "slots", tm.Slots)
+	return tm.ID, m.end()
+}
+
+// Heartbeat records that task manager id is alive, and reports whether it
+// is known.
+func (m *Machine) Heartbeat(now time.Time, id string) bool {
+	tm, ok := m.tms[id]
+	if ok {
+		tm.LastHeartbeat = now
+	}
+	return ok
+}
+
+// TaskManager returns a registered task manager, or nil.
+func (m *Machine) TaskManager(id string) *TaskManager { return m.tms[id] }
+
+// TaskManagers returns the registered task managers by id.
+func (m *Machine) TaskManagers() []*TaskManager {
+	out := make([]*TaskManager, 0, len(m.tms))
+	for _, tm := range m.tms {
+		out = append(out, tm)
+	}
+	slices.SortFunc(out, func(a, b *TaskManager) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// LoseTaskManager forgets a task manager (its connection broke) and fails
+// the attempts that ran on it.
+func (m *Machine) LoseTaskManager(now time.Time, id, reason string) []Action {
+	m.begin(now)
+	if tm, ok := m.tms[id]; ok {
+		m.loseTaskManager(tm, reason)
+	}
+	return m.end()
+}
+
+// loseTaskManager forgets a task manager and fails the jobs that ran on it.
+func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
+	m.log.Warn("task manager lost", "id", tm.ID, "addr", tm.Addr, "reason", reason)
+	delete(m.tms, tm.ID)
+	m.emit(CloseTaskManager{TaskManager: tm.ID})
+	for _, id := range m.order {
+		j := m.jobs[id]
+		if (j.State == api.JobDeploying || j.State == api.JobRunning) && j.uses(tm.ID) {
+			m.failAttempt(j, reason)
+		}
+	}
+}
+
+// Tick advances time: it declares silent task managers lost, moves jobs
+// whose restart delay has passed back to waiting, places waiting jobs and
+// advances running jobs' checkpoints.
+func (m *Machine) Tick(now time.Time) []Action {
+	m.begin(now)
+	for _, tm := range m.TaskManagers() {
+		if now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout {
+			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.ID, tm.Addr, m.cfg.HeartbeatTimeout))
+		}
+	}
+	for _, id := range m.order {
+		j := m.jobs[id]
+		if j.State == api.JobRestarting && !now.Before(j.RestartAt) {
+			m.setState(j, api.JobWaiting, "restarting")
+		}
+		if j.State == api.JobWaiting {
+			m.place(j)
+		}
+		if j.State == api.JobRunning && j.ckpt != nil {
+			m.checkpointActions(j, j.ckpt.coord.Tick(now))
+		}
+	}
+	return m.end()
+}
+
+// place puts a waiting job on free slots and deploys its new attempt, or
+// records why it waits.
+func (m *Machine) place(j *Job) {
+	var view []placement.TaskManager
+	fresh := m.now.Add(-3 * m.cfg.HeartbeatInterval)
+	for _, tm := range m.TaskManagers() {
+		// A task manager that has missed heartbeats is probably gone: do
+		// not place new work on it while its timeout runs.
+		if tm.LastHeartbeat.After(fresh) {
+			view = append(view, placement.TaskManager{ID: tm.ID, FreeSlots: tm.Slots - tm.Used})
+		}
+	}
+	slots, err := placement.Place(view, j.Slots)
+	if err != nil {
+		j.Message = "waiting for slots: job " + err.Error()
+		return
+	}
+	for _, id := range slots {
+		m.tms[id].Used++
+	}
+	j.Attempt++
+	j.finishedSources = nil
+	j.placement = slots
+	j.LastPlacement = slots
+	j.finalSent = false
+	j.Tasks = make([][]*Task, len(j.Plan.Stages))
+	for si, st := range j.Plan.Stages {
+		for sub := 0; sub < st.Parallelism; sub++ {
+			j.Tasks[si] = append(j.Tasks[si], &Task{State: api.TaskDeploying, TaskManager: slots[sub]})
+		}
+	}
+	msg := fmt.Sprintf("attempt %d on %d slots", j.Attempt, len(slots))
+	if md := j.ckpt.latest(); md != nil {
+		msg += fmt.Sprintf(", restoring checkpoint %d", md.ID)
+	}
+	m.setState(j, api.JobDeploying, msg)
+	m.log.Info("deploying job", "job", j.ID, "attempt", j.Attempt, "slots", slots)
+	d, err := m.deployments(j)
+	if err != nil {
+		m.failAttempt(j, err.Error())
+		return
+	}
+	for _, a := range d {
+		m.emit(a)
+	}
+}
+
+// deployments builds the Deploy actions of a job's current attempt.
+func (m *Machine) deployments(j *Job) ([]Action, error) {
+	var out []Action
+	for si, st := range j.Plan.Stages {
+		var down []Endpoint
+		if si+1 < len(j.Plan.Stages) {
+			for sub := 0; sub < j.Plan.Stages[si+1].Parallelism; sub++ {
+				tm := m.tms[j.placement[sub]]
+				down = append(down, Endpoint{Subtask: sub, TaskManager: tm.ID, Addr: tm.Addr})
+			}
+		}
+		up := 0
+		if si > 0 {
+			up = j.Plan.Stages[si-1].Parallelism
+		}
+		for sub := 0; sub < st.Parallelism; sub++ {
+			restore, err := j.ckpt.restoreFor(j, si, sub)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Deploy{
+				Task:        TaskID{Job: j.ID, Attempt: j.Attempt, Stage: si, Subtask: sub},
+				TaskManager: j.placement[sub], Downstream: down, UpstreamParallelism: up,
+				Parallelism: j.Par, OperatorParallelism: j.OpPar, Restore: restore,
+			})
+		}
+	}
+	return out, nil
+}
