@@ -20,8 +20,8 @@ import (
 // stores opens each checkpoint storage URL once per task manager.
 type stores struct {
 	opener ckstore.Opener
-	mu   sync.Mutex
-	open map[string]ckstore.Store
+	mu     sync.Mutex
+	open   map[string]ckstore.Store
 }
 
 func (s *stores) get(ctx context.Context, url string) (ckstore.Store, error) {
