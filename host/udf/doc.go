@@ -1,4 +1,4 @@
-// Package host is the Go side of Floe's WebAssembly boundary: it loads
+// Package udf is the Go side of Floe's WebAssembly boundary: it loads
 // operator modules, checks them against the ABI (sdk/ABI.md), links the
 // floe_v1 host functions and runs one sandboxed instance per operator
 // subtask.

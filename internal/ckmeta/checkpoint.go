@@ -1,4 +1,4 @@
-// Package checkpoint holds what a checkpoint records and how its pieces
+// Package ckmeta holds what a checkpoint records and how its pieces
 // are named in checkpoint storage: the metadata the scheduler writes last,
 // the snapshot handle each task acknowledges with, and the share of a
 // completed checkpoint a restarted task restores.

@@ -1,4 +1,4 @@
-// Package checkpoint defines Store, where checkpoint files live, and Open,
+// Package ckstore defines Store, where checkpoint files live, and Open,
 // which turns a URL into one.
 //
 // A checkpoint writes its files (pebble SSTs, source positions) with Put and

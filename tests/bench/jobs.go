@@ -17,7 +17,7 @@ import (
 )
 
 // genJob is a job over generated records: a random generator of values
-// "key-000123,<padding>" (internal/connector/generator), a keyBy on the
+// "key-000123,<padding>" (host/connector/generator), a keyBy on the
 // first CSV field, optionally wordcount's keyed count (queryable value state
 // "counts"), and a stdout sink whose output the benchmarks discard.
 type genJob struct {

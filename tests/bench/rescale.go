@@ -390,14 +390,14 @@ func mibs(xs []int64) string {
 }
 
 // rangeGetter is a checkpoint store that reads parts of objects, as
-// internal/task's restore uses it.
+// host/task's restore uses it.
 type rangeGetter interface {
 	GetRange(ctx context.Context, path string, off, n int64) (io.ReadCloser, error)
 }
 
 // measureRestore reads checkpoint id of job from the checkpoint storage
 // in dir, and counts the bytes each subtask of the keyed stage at
-// rescaleTo reads to restore its share, as internal/task's restore reads
+// rescaleTo reads to restore its share, as host/task's restore reads
 // them: snapshot.Read over each file of its share, through range reads.
 func measureRestore(ctx context.Context, dir, job string, id int64) (restoreBytes, error) {
 	store, err := ckstore.Open(ctx, "file://"+dir, ckstore.Options{})
@@ -471,7 +471,7 @@ func restoreShare(ctx context.Context, rg rangeGetter, md *ckmeta.Metadata, stag
 	return read, whole, len(r.Keyed) > 0, nil
 }
 
-// countingReaderAt reads an object by ranges, as internal/task's
+// countingReaderAt reads an object by ranges, as host/task's
 // objectReaderAt does, and counts the bytes it fetched.
 type countingReaderAt struct {
 	ctx  context.Context
@@ -523,7 +523,7 @@ func rescaleResult(keys int, records int64, rate float64, runs []rescaleRun) Res
 		"target_downtime_ms": 5000, "target_max_read_over_share": 1,
 		"downtime_measures":           "request -> first stdout-sink write of the new attempt (the sink flushes every 64 KiB, so the first record was processed slightly earlier)",
 		"scheduler_downtime_measures": "old attempt stopped after the rescale checkpoint completed -> every new task restored and RUNNING; since_request adds that checkpoint",
-		"restore_bytes_measures":      "computed by the bench: ckmeta.Metadata.RestoreFor + snapshot.Read over range reads of the restored checkpoint's files, as internal/task's restore does; the task does not report them",
+		"restore_bytes_measures":      "computed by the bench: ckmeta.Metadata.RestoreFor + snapshot.Read over range reads of the restored checkpoint's files, as host/task's restore does; the task does not report them",
 	}
 	var each []string
 	for i, r := range runs {

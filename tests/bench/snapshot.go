@@ -24,7 +24,7 @@ const (
 )
 
 // snapRun is one snapshot, written to a local file and uploaded, as a
-// task takes it (internal/task's writeSnapshot and upload).
+// task takes it (host/task's writeSnapshot and upload).
 type snapRun struct {
 	bytes         int64
 	write, upload time.Duration

@@ -3,7 +3,7 @@
 // of events, so that tests can check a streaming job's output against them.
 //
 // The events are the CSV lines of the nexmark source
-// (internal/connector/nexmark):
+// (host/connector/nexmark):
 //
 //	P,id,name,emailAddress,creditCard,city,state,dateTime
 //	A,id,itemName,description,initialBid,reserve,dateTime,expires,seller,category

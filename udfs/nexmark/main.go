@@ -1,5 +1,5 @@
 // Command nexmark holds the Nexmark benchmark queries as Floe operators,
-// over the event lines of the nexmark source (internal/connector/nexmark):
+// over the event lines of the nexmark source (host/connector/nexmark):
 //
 //	person:  P,id,name,emailAddress,creditCard,city,state,dateTime
 //	auction: A,id,itemName,description,initialBid,reserve,dateTime,expires,seller,category
