@@ -22,12 +22,16 @@ udfs: $(UDF_WASM)
 udfs/%.wasm: FORCE
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./$(dir $@)
 
+# The unit packages run under the race detector (it needs cgo, so gcc); the
+# end-to-end, cluster and fault tests under tests/ run real floe processes
+# and run without it.
 test:
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/go/... ./udfs/...
 	cd sdk/assemblyscript && (test -d node_modules || npm ci --no-audit --no-fund) && npm test --silent
 	cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline -q
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -race -timeout 25m $$($(GO) list ./... | grep -v '/tests/')
+	$(GO) test -count=1 -timeout 20m ./tests/...
 
 # The SDK conformance suite alone: every SDK's operators against the same
 # scripts (udfs/conformance). make test runs it too.

@@ -192,7 +192,10 @@ func (m *Machine) task(id TaskID) (*Job, *Task) {
 
 // Metrics records a subtask's counters; a stale subtask's are ignored.
 func (m *Machine) Metrics(id TaskID, in, out int64, backPressure float64) {
-	if _, t := m.task(id); t != nil {
+	// NB: a heartbeat carries the counts the task manager sampled before
+	// it sent it, so one can arrive after the task's last status, which
+	// carries its final counts; an ended task's counts no longer change.
+	if _, t := m.task(id); t != nil && !taskEnded(t.State) {
 		t.RecordsIn, t.RecordsOut, t.BackPressure = in, out, backPressure
 	}
 }
@@ -331,4 +334,9 @@ func (m *Machine) freeSlots(j *Job) {
 		}
 	}
 	j.placement = nil
+}
+
+// taskEnded reports whether a task in state has stopped for good.
+func taskEnded(state string) bool {
+	return state == api.TaskFinished || state == api.TaskFailed || state == api.TaskCanceled
 }

@@ -110,6 +110,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			}
 			h.rec(func(m *Machine) { acts = append(acts, m.TaskStatus(now, tm, id, state, msg, nil)...) })
 		}
+	case "metrics":
+		task := tasks(t, d, "task")[0]
+		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+		in, out := intArg(t, d, "in"), intArg(t, d, "out")
+		h.rec(func(m *Machine) { m.Metrics(id, int64(in), int64(out), 0) })
 	case "unreachable":
 		task := tasks(t, d, "task")[0]
 		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
@@ -348,6 +353,9 @@ func (h *harness) state(id string) string {
 	for si, stage := range j.Tasks {
 		for sub, t := range stage {
 			fmt.Fprintf(&sb, "  task %d/%d %s on %s", si, sub, t.State, t.TaskManager)
+			if t.RecordsIn != 0 || t.RecordsOut != 0 {
+				fmt.Fprintf(&sb, " records in %d out %d", t.RecordsIn, t.RecordsOut)
+			}
 			if t.Err != "" {
 				fmt.Fprintf(&sb, " error %q", t.Err)
 			}
