@@ -23,15 +23,16 @@ udfs/%.wasm: FORCE
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./$(dir $@)
 
 # The unit packages run under the race detector (it needs cgo, so gcc); the
-# end-to-end, cluster and fault tests under tests/ run real floe processes
-# and run without it.
+# system tests run without it: the end-to-end, cluster and fault tests
+# under tests/ run real floe processes, and the mini-cluster's tests run
+# whole jobs (under -race they alone took 17 of a 22-minute run on 2 cores).
 test:
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./sdk/go/... ./udfs/...
 	cd sdk/assemblyscript && (test -d node_modules || npm ci --no-audit --no-fund) && npm test --silent
 	cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline -q
-	$(GO) test -count=1 -race -timeout 25m $$($(GO) list ./... | grep -v '/tests/')
-	$(GO) test -count=1 -timeout 20m ./tests/...
+	$(GO) test -count=1 -race -timeout 25m $$($(GO) list ./... | grep -v -e '/tests/' -e '/minicluster')
+	$(GO) test -count=1 -timeout 20m ./minicluster/... ./tests/...
 
 # The SDK conformance suite alone: every SDK's operators against the same
 # scripts (udfs/conformance). make test runs it too.
