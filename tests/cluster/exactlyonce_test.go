@@ -1,12 +1,9 @@
 package cluster
 
 import (
-	"bufio"
 	"context"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -83,48 +80,12 @@ func (c *cluster) waitCheckpointAfter(id string, after int64) int64 {
 	return got
 }
 
-// checkEachCountOnce reads the committed part files in dir and checks that
-// for every word each count 1..n appears exactly once.
+// checkEachCountOnce checks that for every word each count 1..n appears
+// exactly once in the committed part files in dir (checkExactlyOnce), and
+// that no uncommitted part file is left behind.
 func checkEachCountOnce(t *testing.T, dir string, in input) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "part-*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no committed part files in %s (%v)", dir, err)
-	}
-	seen := map[string]map[int64]int{}
-	var lines int64
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			w, cnt, ok := strings.Cut(sc.Text(), ",")
-			n, err := strconv.ParseInt(cnt, 10, 64)
-			if !ok || err != nil {
-				t.Fatalf("%s: bad line %q", f, sc.Text())
-			}
-			if seen[w] == nil {
-				seen[w] = map[int64]int{}
-			}
-			seen[w][n]++
-			lines++
-		}
-		fh.Close()
-	}
-	bad := 0
-	for w, n := range in.want {
-		for c := int64(1); c <= n && bad < 10; c++ {
-			if seen[w][c] != 1 {
-				t.Errorf("word %q: count %d appears %d times (true count %d)", w, c, seen[w][c], n)
-				bad++
-			}
-		}
-	}
-	if lines != in.words || len(seen) != len(in.want) {
-		t.Errorf("%d lines for %d distinct words, want %d lines for %d words", lines, len(seen), in.words, len(in.want))
-	}
+	checkExactlyOnce(t, dir, in)
 	hidden, _ := filepath.Glob(filepath.Join(dir, ".part-*"))
 	if len(hidden) > 0 {
 		t.Errorf("uncommitted files left behind: %v", hidden)
