@@ -89,9 +89,16 @@ func (TaskState) EnumDescriptor() ([]byte, []int) {
 type RegisterRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// rpc_addr is where the task manager serves TaskManager and Exchange.
-	RpcAddr       string `protobuf:"bytes,1,opt,name=rpc_addr,json=rpcAddr,proto3" json:"rpc_addr,omitempty"`
-	Slots         int32  `protobuf:"varint,2,opt,name=slots,proto3" json:"slots,omitempty"`
-	Hostname      string `protobuf:"bytes,3,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	RpcAddr  string `protobuf:"bytes,1,opt,name=rpc_addr,json=rpcAddr,proto3" json:"rpc_addr,omitempty"`
+	Slots    int32  `protobuf:"varint,2,opt,name=slots,proto3" json:"slots,omitempty"`
+	Hostname string `protobuf:"bytes,3,opt,name=hostname,proto3" json:"hostname,omitempty"`
+	// previous_id is the id this task manager had before it lost its
+	// scheduler; empty on its first registration.
+	PreviousId string `protobuf:"bytes,4,opt,name=previous_id,json=previousId,proto3" json:"previous_id,omitempty"`
+	// tasks are the tasks it still runs or that ended while it had no
+	// scheduler, each with its current state (RUNNING, ENDING, FINISHED,
+	// FAILED or CANCELED) and, for FAILED, the error.
+	Tasks         []*TaskStatusUpdate `protobuf:"bytes,5,rep,name=tasks,proto3" json:"tasks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,13 +154,34 @@ func (x *RegisterRequest) GetHostname() string {
 	return ""
 }
 
+func (x *RegisterRequest) GetPreviousId() string {
+	if x != nil {
+		return x.PreviousId
+	}
+	return ""
+}
+
+func (x *RegisterRequest) GetTasks() []*TaskStatusUpdate {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 type RegisterResponse struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	TaskManagerId       string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
 	HeartbeatIntervalMs int64                  `protobuf:"varint,2,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
 	HeartbeatTimeoutMs  int64                  `protobuf:"varint,3,opt,name=heartbeat_timeout_ms,json=heartbeatTimeoutMs,proto3" json:"heartbeat_timeout_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// term is the leader's term: the task manager refuses every later call
+	// that carries an older term (a deposed leader's), and keeps the
+	// highest term it has seen.
+	Term int64 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
+	// adopted lists the reported tasks the scheduler adopts; the task
+	// manager cancels every other task it runs.
+	Adopted       []*TaskID `protobuf:"bytes,5,rep,name=adopted,proto3" json:"adopted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegisterResponse) Reset() {
@@ -205,6 +233,20 @@ func (x *RegisterResponse) GetHeartbeatTimeoutMs() int64 {
 		return x.HeartbeatTimeoutMs
 	}
 	return 0
+}
+
+func (x *RegisterResponse) GetTerm() int64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
+func (x *RegisterResponse) GetAdopted() []*TaskID {
+	if x != nil {
+		return x.Adopted
+	}
+	return nil
 }
 
 type HeartbeatRequest struct {
@@ -822,8 +864,12 @@ type DeployTaskRequest struct {
 	// operator_parallelism overrides the parallelism of single sources,
 	// operators or sinks, by uid (after parallelism).
 	OperatorParallelism map[string]int32 `protobuf:"bytes,11,rep,name=operator_parallelism,json=operatorParallelism,proto3" json:"operator_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// term is the term of the leader that sends the call (see
+	// RegisterResponse.term); a task manager refuses an older one with
+	// FAILED_PRECONDITION.
+	Term          int64 `protobuf:"varint,12,opt,name=term,proto3" json:"term,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeployTaskRequest) Reset() {
@@ -933,6 +979,13 @@ func (x *DeployTaskRequest) GetOperatorParallelism() map[string]int32 {
 	return nil
 }
 
+func (x *DeployTaskRequest) GetTerm() int64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
 type DeployTaskResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -970,9 +1023,13 @@ func (*DeployTaskResponse) Descriptor() ([]byte, []int) {
 }
 
 type CancelTasksRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	JobId   string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// term is the term of the leader that sends the call (see
+	// RegisterResponse.term); a task manager refuses an older one with
+	// FAILED_PRECONDITION.
+	Term          int64 `protobuf:"varint,3,opt,name=term,proto3" json:"term,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1021,6 +1078,13 @@ func (x *CancelTasksRequest) GetAttempt() int32 {
 	return 0
 }
 
+func (x *CancelTasksRequest) GetTerm() int64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
 type CancelTasksResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1058,10 +1122,14 @@ func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
 }
 
 type TriggerCheckpointRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	JobId        string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt      int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// term is the term of the leader that sends the call (see
+	// RegisterResponse.term); a task manager refuses an older one with
+	// FAILED_PRECONDITION.
+	Term          int64 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1117,6 +1185,13 @@ func (x *TriggerCheckpointRequest) GetCheckpointId() int64 {
 	return 0
 }
 
+func (x *TriggerCheckpointRequest) GetTerm() int64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
 type TriggerCheckpointResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1154,10 +1229,14 @@ func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
 }
 
 type NotifyCheckpointRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
-	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	JobId        string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt      int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// term is the term of the leader that sends the call (see
+	// RegisterResponse.term); a task manager refuses an older one with
+	// FAILED_PRECONDITION.
+	Term          int64 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1209,6 +1288,13 @@ func (x *NotifyCheckpointRequest) GetAttempt() int32 {
 func (x *NotifyCheckpointRequest) GetCheckpointId() int64 {
 	if x != nil {
 		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *NotifyCheckpointRequest) GetTerm() int64 {
+	if x != nil {
+		return x.Term
 	}
 	return 0
 }
@@ -1602,15 +1688,20 @@ var File_floe_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\n" +
-	"\x15floe/v1/cluster.proto\x12\afloe.v1\"^\n" +
+	"\x15floe/v1/cluster.proto\x12\afloe.v1\"\xb0\x01\n" +
 	"\x0fRegisterRequest\x12\x19\n" +
 	"\brpc_addr\x18\x01 \x01(\tR\arpcAddr\x12\x14\n" +
 	"\x05slots\x18\x02 \x01(\x05R\x05slots\x12\x1a\n" +
-	"\bhostname\x18\x03 \x01(\tR\bhostname\"\xa0\x01\n" +
+	"\bhostname\x18\x03 \x01(\tR\bhostname\x12\x1f\n" +
+	"\vprevious_id\x18\x04 \x01(\tR\n" +
+	"previousId\x12/\n" +
+	"\x05tasks\x18\x05 \x03(\v2\x19.floe.v1.TaskStatusUpdateR\x05tasks\"\xdf\x01\n" +
 	"\x10RegisterResponse\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x122\n" +
 	"\x15heartbeat_interval_ms\x18\x02 \x01(\x03R\x13heartbeatIntervalMs\x120\n" +
-	"\x14heartbeat_timeout_ms\x18\x03 \x01(\x03R\x12heartbeatTimeoutMs\"f\n" +
+	"\x14heartbeat_timeout_ms\x18\x03 \x01(\x03R\x12heartbeatTimeoutMs\x12\x12\n" +
+	"\x04term\x18\x04 \x01(\x03R\x04term\x12)\n" +
+	"\aadopted\x18\x05 \x03(\v2\x0f.floe.v1.TaskIDR\aadopted\"f\n" +
 	"\x10HeartbeatRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12*\n" +
 	"\x05tasks\x18\x02 \x03(\v2\x14.floe.v1.TaskMetricsR\x05tasks\")\n" +
@@ -1649,7 +1740,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\bEndpoint\x12\x18\n" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12\x19\n" +
-	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\x95\x06\n" +
+	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xa9\x06\n" +
 	"\x11DeployTaskRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x19\n" +
 	"\bjob_spec\x18\x02 \x01(\fR\ajobSpec\x12>\n" +
@@ -1664,7 +1755,8 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\arestore\x18\t \x01(\fR\arestore\x12,\n" +
 	"\x12state_retention_ms\x18\n" +
 	" \x01(\x03R\x10stateRetentionMs\x12f\n" +
-	"\x14operator_parallelism\x18\v \x03(\v23.floe.v1.DeployTaskRequest.OperatorParallelismEntryR\x13operatorParallelism\x1a9\n" +
+	"\x14operator_parallelism\x18\v \x03(\v23.floe.v1.DeployTaskRequest.OperatorParallelismEntryR\x13operatorParallelism\x12\x12\n" +
+	"\x04term\x18\f \x01(\x03R\x04term\x1a9\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a@\n" +
@@ -1674,20 +1766,23 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x18OperatorParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x14\n" +
-	"\x12DeployTaskResponse\"E\n" +
+	"\x12DeployTaskResponse\"Y\n" +
 	"\x12CancelTasksRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
-	"\aattempt\x18\x02 \x01(\x05R\aattempt\"\x15\n" +
-	"\x13CancelTasksResponse\"p\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x12\n" +
+	"\x04term\x18\x03 \x01(\x03R\x04term\"\x15\n" +
+	"\x13CancelTasksResponse\"\x84\x01\n" +
 	"\x18TriggerCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
-	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\"\x1b\n" +
-	"\x19TriggerCheckpointResponse\"o\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12\x12\n" +
+	"\x04term\x18\x04 \x01(\x03R\x04term\"\x1b\n" +
+	"\x19TriggerCheckpointResponse\"\x83\x01\n" +
 	"\x17NotifyCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
-	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\"\x1a\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12\x12\n" +
+	"\x04term\x18\x04 \x01(\x03R\x04term\"\x1a\n" +
 	"\x18NotifyCheckpointResponse\"~\n" +
 	"\x1cAcknowledgeCheckpointRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12#\n" +
@@ -1780,48 +1875,50 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	nil,                                   // 30: floe.v1.DeployTaskRequest.OperatorParallelismEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
-	6,  // 0: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
-	5,  // 1: floe.v1.TaskMetrics.task:type_name -> floe.v1.TaskID
-	5,  // 2: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
-	0,  // 3: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
-	6,  // 4: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
-	8,  // 5: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
-	5,  // 6: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	28, // 7: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	29, // 8: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	12, // 9: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	30, // 10: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
-	5,  // 11: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 12: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 13: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
-	27, // 14: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
-	1,  // 15: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 16: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 17: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	10, // 18: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	21, // 19: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	23, // 20: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	13, // 21: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	15, // 22: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	17, // 23: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	19, // 24: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	25, // 25: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
-	2,  // 26: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 27: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	9,  // 28: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	11, // 29: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	22, // 30: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	24, // 31: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	14, // 32: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	16, // 33: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	18, // 34: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	20, // 35: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	26, // 36: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
-	26, // [26:37] is the sub-list for method output_type
-	15, // [15:26] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	7,  // 0: floe.v1.RegisterRequest.tasks:type_name -> floe.v1.TaskStatusUpdate
+	5,  // 1: floe.v1.RegisterResponse.adopted:type_name -> floe.v1.TaskID
+	6,  // 2: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
+	5,  // 3: floe.v1.TaskMetrics.task:type_name -> floe.v1.TaskID
+	5,  // 4: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
+	0,  // 5: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
+	6,  // 6: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
+	8,  // 7: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
+	5,  // 8: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
+	28, // 9: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	29, // 10: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	12, // 11: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
+	30, // 12: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	5,  // 13: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 14: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 15: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	27, // 16: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	1,  // 17: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 18: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	7,  // 19: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	10, // 20: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	21, // 21: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	23, // 22: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	13, // 23: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	15, // 24: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	17, // 25: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	19, // 26: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	25, // 27: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	2,  // 28: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 29: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	9,  // 30: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	11, // 31: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	22, // 32: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	24, // 33: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	14, // 34: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	16, // 35: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	18, // 36: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	20, // 37: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	26, // 38: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	28, // [28:39] is the sub-list for method output_type
+	17, // [17:28] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }

@@ -36,7 +36,11 @@ const (
 // Scheduler is served by the scheduler; task managers call it.
 type SchedulerClient interface {
 	// Register announces a task manager and its slots. A task manager that the
-	// scheduler has declared dead registers again with a new id.
+	// scheduler has declared dead registers again with a new id. A task
+	// manager that lost its scheduler (a restart or a failover) registers
+	// with the new leader with its previous id and the tasks it still runs;
+	// the scheduler answers which of them it adopts. Every call of this
+	// service fails with UNAVAILABLE on a scheduler that is not the leader.
 	Register(ctx context.Context, in *RegisterRequest, opts ...grpc.CallOption) (*RegisterResponse, error)
 	// Heartbeat is sent by every task manager at the interval Register
 	// returned. The response is the scheduler's side of the heartbeat: a task
@@ -137,7 +141,11 @@ func (c *schedulerClient) DeclineCheckpoint(ctx context.Context, in *DeclineChec
 // Scheduler is served by the scheduler; task managers call it.
 type SchedulerServer interface {
 	// Register announces a task manager and its slots. A task manager that the
-	// scheduler has declared dead registers again with a new id.
+	// scheduler has declared dead registers again with a new id. A task
+	// manager that lost its scheduler (a restart or a failover) registers
+	// with the new leader with its previous id and the tasks it still runs;
+	// the scheduler answers which of them it adopts. Every call of this
+	// service fails with UNAVAILABLE on a scheduler that is not the leader.
 	Register(context.Context, *RegisterRequest) (*RegisterResponse, error)
 	// Heartbeat is sent by every task manager at the interval Register
 	// returned. The response is the scheduler's side of the heartbeat: a task
