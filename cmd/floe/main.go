@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 const usage = `floe — stream processing with WebAssembly operators
@@ -33,9 +34,6 @@ Usage:
 
 Run 'floe help COMMAND' for the flags of a command.
 `
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	os.Exit(floe(os.Args[1:], os.Stdout, os.Stderr))
@@ -61,7 +59,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	case "taskmanager":
 		return taskManagerCmd(args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "floe", version)
+		info, ok := debug.ReadBuildInfo()
+		printVersion(stdout, info, ok)
 		return 0
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "run" {
