@@ -274,6 +274,24 @@ func TestJSONFormatCarriesKeyHeadersAndTimestamp(t *testing.T) {
 	}
 }
 
+// TestJSONFormatTellsNullHeaderValuesFromEmptyOnes checks that a header
+// without a value comes out as null, and one with an empty value as "".
+func TestJSONFormatTellsNullHeaderValuesFromEmptyOnes(t *testing.T) {
+	k := newKafka(t)
+	k.createTopic("in", 1)
+	ts := time.UnixMilli(1_700_000_000_123)
+	k.produceRecords(&kgo.Record{Topic: "in", Value: []byte("v"), Timestamp: ts,
+		Headers: []kgo.RecordHeader{{Key: "null", Value: nil}, {Key: "empty", Value: []byte{}}}})
+	cfg := k.sourceConfig("in")
+	cfg.Format = FormatJSON
+	got := flat(readAll(t, []*source{open(t, cfg, 0, 1)}, 1))
+	want := `{"topic":"in","partition":0,"offset":0,"timestamp":1700000000123,"key":null,"value":"v",` +
+		`"headers":[{"key":"null","value":null},{"key":"empty","value":""}]}`
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
 func TestSourceSkipsAbortedTransactions(t *testing.T) {
 	k := newKafka(t)
 	k.createTopic("in", 1)
