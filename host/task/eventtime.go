@@ -51,7 +51,7 @@ func (s *sourceTime) stamp(b *record.Batch, clock func() time.Time) error {
 		if s.extract != nil {
 			ts, err := s.extract.Timestamp(r.Value)
 			if err != nil {
-				return fmt.Errorf("source record %q: %w", prefix(r.Value), err)
+				return fmt.Errorf("source record %s: %w", record.Quote(r.Value), err)
 			}
 			r.Timestamp = ts
 		}
@@ -64,13 +64,6 @@ func (s *sourceTime) stamp(b *record.Batch, clock func() time.Time) error {
 		}
 	}
 	return nil
-}
-
-func prefix(b []byte) []byte {
-	if len(b) > 64 {
-		return b[:64]
-	}
-	return b
 }
 
 // sourceWatermark sends the source's watermark on when its interval has
