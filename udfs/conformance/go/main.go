@@ -105,17 +105,11 @@ func distinct(ctx *floe.Context, rec []byte, out floe.Emitter) error {
 	key := string(ctx.Key())
 	switch string(rec) {
 	case "?":
-		// NB: map_entries comes in ascending map key order; the SDK's All
-		// returns a Go map, so sort again.
-		all := seen.All(ctx)
-		keys := make([]string, 0, len(all))
-		for k := range all {
-			keys = append(keys, k)
-		}
-		sortStrings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + "=" + strconv.FormatInt(all[k], 10)
+		// All walks the map in ascending map key order, as the host keeps
+		// it: no sorting here, so this case checks the order too.
+		var parts []string
+		for k, n := range seen.All(ctx) {
+			parts = append(parts, k+"="+strconv.FormatInt(n, 10))
 		}
 		out.Emit([]byte(key + ":" + strings.Join(parts, ";")))
 	case "!":
@@ -129,14 +123,6 @@ func distinct(ctx *floe.Context, rec []byte, out floe.Emitter) error {
 		}
 	}
 	return nil
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
 }
 
 var (
