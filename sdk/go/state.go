@@ -78,12 +78,23 @@ func read(get getter, state, rec int32) ([]byte, bool) {
 	}
 }
 
-// mustDecode decodes b or panics; the SDK turns the panic into a task
-// failure that names the record.
+// stateError is a state's stored bytes that its codec cannot decode, or a
+// malformed list or map from the host. The SDK panics with it from the
+// state handle's method and turns it into the task's failure, naming the
+// record, with the same message as the other SDKs': `state "NAME": …`.
+type stateError struct{ msg string }
+
+func (e stateError) Error() string { return e.msg }
+
+func badState(name string, err error) stateError {
+	return stateError{fmt.Sprintf("state %q: %v", name, err)}
+}
+
+// mustDecode decodes b or panics with a stateError.
 func mustDecode[T any](c Codec[T], name string, b []byte) T {
 	v, err := c.Decode(b)
 	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", name, err))
+		panic(badState(name, err))
 	}
 	return v
 }
@@ -159,7 +170,7 @@ func getList[T any](d *stateDecl, c Codec[T], rec int32) []T {
 		return nil
 	})
 	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", d.name, err))
+		panic(badState(d.name, err))
 	}
 	return out
 }
@@ -236,7 +247,7 @@ func (s *MapState[K, V]) All(ctx *Context) iter.Seq2[K, V] {
 			return nil
 		})
 		if err != nil && err != stop {
-			panic(fmt.Sprintf("state %q: %v", s.d.name, err))
+			panic(badState(s.d.name, err))
 		}
 	}
 }
