@@ -195,6 +195,21 @@ func (t *Task) serviceTimers(ctx context.Context) error {
 	return nil
 }
 
+// endTimers is the end of the task's input. The final watermark (max) has
+// fired every event-time timer; the processing-time timers still pending
+// do not fire, as in Flink: when they would fire depends on the wall clock,
+// not on the input (docs/event-time.md, "Timers at the end of input"). It
+// says how many were left, so that they are not dropped silently.
+func (t *Task) endTimers() {
+	n := 0
+	for _, op := range t.timed {
+		n += op.q.Len()
+	}
+	if n > 0 {
+		t.env.Logger.Info("input ended: pending processing-time timers will not fire", "task", t.name, "timers", n)
+	}
+}
+
 // restoreTimers rebuilds the timer queues from the restored keyed state of
 // the key groups this subtask owns.
 func (t *Task) restoreTimers() error {
