@@ -260,11 +260,16 @@ func newTransport(cfg Config, logger *hcLogger) (raft.Transport, error) {
 		_, t := raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 		return t, nil
 	}
-	t, err := raft.NewTCPTransportWithLogger(cfg.Bind, nil, 3, 10*time.Second, logger.Named("transport"))
+	stream, err := listenTCP(cfg.Bind)
 	if err != nil {
 		return nil, fmt.Errorf("replog: listening on %s: %w", cfg.Bind, err)
 	}
-	return t, nil
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  stream,
+		MaxPool: 3,
+		Timeout: 10 * time.Second,
+		Logger:  logger.Named("transport"),
+	}), nil
 }
 
 // bootstrap writes the group's first configuration when Dir holds no state.
@@ -324,8 +329,13 @@ func (l *Log) close() error {
 	l.mu.Unlock()
 	close(l.done)
 	l.wg.Wait()
-	if c, ok := l.trans.(interface{ Close() error }); ok {
-		errs = append(errs, c.Close())
+	switch t := l.trans.(type) {
+	case *raft.NetworkTransport:
+		// NB: Close leaves the pooled connections to the peers open.
+		t.CloseStreams()
+		errs = append(errs, t.Close())
+	case *raft.InmemTransport:
+		errs = append(errs, t.Close())
 	}
 	if l.store != nil {
 		errs = append(errs, l.store.Close())
