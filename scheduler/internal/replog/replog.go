@@ -247,8 +247,9 @@ func raftConfig(cfg Config, single bool, logger *hcLogger) *raft.Config {
 	rc.SnapshotThreshold = cfg.SnapshotThreshold
 	rc.SnapshotInterval = cfg.SnapshotInterval
 	rc.Logger = logger
-	// NB: raft reports metrics to a global sink; without one configured
-	// they go to a no-op sink.
+	// NB: raft reports metrics to go-metrics' global sink, which does
+	// nothing unless a program sets one up; the legacy names would only
+	// double them.
 	rc.NoLegacyTelemetry = true
 	return rc
 }
