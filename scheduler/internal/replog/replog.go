@@ -209,7 +209,7 @@ func (l *Log) start(cfg Config, fsm FSM) error {
 		return fmt.Errorf("replog: starting raft: %w", err)
 	}
 	l.wg.Add(1)
-	go l.forwardLeaderChanges()
+	go l.forwardLeaderChanges(l.raft.LeaderCh())
 	if l.single {
 		l.electNow(rc)
 	}
