@@ -31,6 +31,34 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// TestMembersFixed opens a single member's directory as a member of a
+// group, and the other way round: Open refuses both, since the members are
+// fixed when the log is created.
+func TestMembersFixed(t *testing.T) {
+	addrs := freeAddrs(t, 3)
+	single := Config{Dir: t.TempDir()}
+	group := Config{Dir: t.TempDir(), Bind: addrs[0], Peers: addrs}
+	for _, cfg := range []Config{single, group} {
+		l, err := Open(cfg, &testFSM{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	swapped := []Config{
+		{Dir: group.Dir},
+		{Dir: single.Dir, Bind: addrs[0], Peers: addrs},
+	}
+	for _, cfg := range swapped {
+		_, err := Open(cfg, &testFSM{})
+		if err == nil || !strings.Contains(err.Error(), "changing a group's members is not supported") {
+			t.Errorf("Open(%+v) returned %v, want an error about the members", cfg, err)
+		}
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for raft's goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
