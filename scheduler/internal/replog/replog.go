@@ -43,7 +43,9 @@ type Config struct {
 	// empty or equal to Bind.
 	ID string
 	// Bind is the Raft address HOST:PORT; "" is a single member with no
-	// network.
+	// network. Spell it as Peers does: a member finds itself in Peers by
+	// this string. NB: Leader reports the address the leader listens on,
+	// with its host resolved.
 	Bind string
 	// Peers are the Raft addresses of every member, this one included;
 	// empty is a single member.
