@@ -2,7 +2,8 @@
 // mini-cluster (floe run); starts a cluster's scheduler (floe scheduler) and
 // its task managers (floe taskmanager); submits, lists, rescales, savepoints
 // and cancels jobs on a cluster through the scheduler's REST API (floe job);
-// reads a running job's queryable state (floe state); and writes a new
+// reads a running job's queryable state (floe state); shows the schedulers'
+// group (floe cluster); and writes a new
 // operator project for one of the SDKs (floe new). Each command parses its
 // flags and calls the embeddable constructors of the packages below it.
 package main
@@ -27,6 +28,8 @@ Usage:
                     manage the jobs of a cluster through its scheduler
   floe state get --job ID --state NAME KEY... [-o json|text]
                     read keys of a job's queryable state
+  floe cluster status [-o json|text]
+                    show the schedulers: members, leader, applied log index
   floe new --lang go|rust|c|as NAME
                     write a ready-to-build operator project
   floe version      print the version
@@ -52,6 +55,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return jobCmd(args[1:], stdout, stderr)
 	case "state":
 		return stateCmd(args[1:], stdout, stderr)
+	case "cluster":
+		return clusterCmd(args[1:], stdout, stderr)
 	case "new":
 		return newCmd(args[1:], stdout, stderr)
 	case "scheduler":
@@ -80,6 +85,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "state" {
 			return stateCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "cluster" {
+			return clusterCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
