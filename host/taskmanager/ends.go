@@ -1,0 +1,60 @@
+package taskmanager
+
+import (
+	floev1 "github.com/floe-stream/floe/proto/floe/v1"
+)
+
+// A task's end (FINISHED, FAILED or CANCELED) is never lost: it is kept in
+// TaskManager.ends until a scheduler has it, either from UpdateTaskStatus,
+// retried after every answered heartbeat, or in the RegisterRequest of a
+// re-registration. A scheduler may therefore hear of an end twice.
+
+// ended moves a finished task from the running tasks to the unreported
+// ends, in one step so that a re-registration sees it in one or the other,
+// and reports it.
+func (tm *TaskManager) ended(r *running, state floev1.TaskState, msg string) {
+	key := keyOf(r.id)
+	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)}
+	tm.mu.Lock()
+	if tm.tasks[key] == r {
+		delete(tm.tasks, key)
+	}
+	tm.ends[key] = u
+	tm.mu.Unlock()
+	tm.deliver(key, u)
+}
+
+// deliver reports the end u of task key once, and forgets it when the
+// scheduler has it.
+func (tm *TaskManager) deliver(key taskKey, u *floev1.TaskStatusUpdate) {
+	if err := tm.sendOnce(u); err != nil {
+		tm.log.Warn("reporting a task's end; keeping it for the next heartbeat or registration", "task", key, "state", u.State, "err", err)
+		return
+	}
+	tm.mu.Lock()
+	if tm.ends[key] == u {
+		delete(tm.ends, key)
+	}
+	tm.mu.Unlock()
+}
+
+// flushEnds retries every unreported end.
+func (tm *TaskManager) flushEnds() {
+	tm.mu.Lock()
+	ends := make(map[taskKey]*floev1.TaskStatusUpdate, len(tm.ends))
+	for k, u := range tm.ends {
+		ends[k] = u
+	}
+	tm.mu.Unlock()
+	for k, u := range ends {
+		tm.deliver(k, u)
+	}
+}
+
+// dropEnds forgets the unreported ends, after a fresh registration: the
+// scheduler declared this task manager dead, so it no longer waits for them.
+func (tm *TaskManager) dropEnds() {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	clear(tm.ends)
+}
