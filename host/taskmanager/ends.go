@@ -1,6 +1,9 @@
 package taskmanager
 
 import (
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
 
@@ -28,14 +31,28 @@ func (tm *TaskManager) ended(r *running, state floev1.TaskState, msg string) {
 // scheduler has it.
 func (tm *TaskManager) deliver(key taskKey, u *floev1.TaskStatusUpdate) {
 	if err := tm.sendOnce(u); err != nil {
-		tm.log.Warn("reporting a task's end; keeping it for the next heartbeat or registration", "task", key, "state", u.State, "err", err)
-		return
+		if unreached(err) {
+			tm.log.Warn("reporting a task's end; keeping it for the next heartbeat or registration", "task", key, "state", u.State, "err", err)
+			return
+		}
+		// The scheduler heard it, and refused it: a retry would not help.
+		tm.log.Warn("reporting a task's end", "task", key, "state", u.State, "err", err)
 	}
 	tm.mu.Lock()
 	if tm.ends[key] == u {
 		delete(tm.ends, key)
 	}
 	tm.mu.Unlock()
+}
+
+// unreached reports whether err may mean that the scheduler did not get the
+// call: it is gone, not the leader, or did not answer in time.
+func unreached(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return true
+	}
+	return false
 }
 
 // flushEnds retries every unreported end.

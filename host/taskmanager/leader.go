@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
@@ -62,10 +63,10 @@ func (tm *TaskManager) heartbeats() {
 			return
 		}
 		forgotten := tm.beatUntilLost(s)
-		tm.lead.Store(nil)
 		if tm.ctx.Err() != nil {
-			return
+			return // the leader stays, to hear of the tasks canceled on the way out
 		}
+		tm.lead.Store(nil)
 		if forgotten {
 			tm.cancelAll("the scheduler declared this task manager dead")
 			lostAt, next = time.Time{}, s.index
@@ -120,6 +121,9 @@ func (tm *TaskManager) register(s *schedConn, again bool) error {
 	if again {
 		snap = tm.snapshot()
 		req.PreviousId, req.Tasks = tm.taskManagerID(), snap.updates
+		for _, u := range req.Tasks {
+			u.TaskManagerId = req.PreviousId
+		}
 	}
 	ctx, cancel := context.WithTimeout(tm.ctx, registerTimeout)
 	defer cancel()
@@ -198,7 +202,7 @@ func (tm *TaskManager) snapshot() snapshot {
 	}
 	for k, u := range tm.ends {
 		snap.ends[k] = u
-		snap.updates = append(snap.updates, u)
+		snap.updates = append(snap.updates, proto.CloneOf(u))
 	}
 	return snap
 }
