@@ -155,6 +155,12 @@ func (tm *TaskManager) register(s *schedConn, again bool) error {
 // s is lost when it answers no heartbeat for the timeout or, when there are
 // other schedulers to turn to, as soon as it answers UNAVAILABLE (it is not
 // the leader, or not up).
+//
+// NB: with a single scheduler an UNAVAILABLE heartbeat is not a loss until
+// the timeout: a broken connection says UNAVAILABLE too, there is no other
+// scheduler to turn to, and a scheduler without failover answers a
+// re-registration with a new id and no adopted task, which would cost every
+// task for a blip.
 func (tm *TaskManager) beatUntilLost(s *schedConn) (forgotten bool) {
 	tm.mu.Lock()
 	id, interval, timeout := tm.id, tm.interval, tm.timeout
