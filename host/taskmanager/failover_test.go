@@ -74,11 +74,18 @@ func failover(t *testing.T, adopt bool) (tm *TaskManager, j *job, a, b *fakeSche
 func TestAdoptedTaskKeepsRunning(t *testing.T) {
 	tm, j, _, b := failover(t, true)
 
+	// Modules come from the new leader: only b has this one.
+	only := []byte("a module only b has")
+	b.set(func(f *fakeScheduler) { f.artifacts[digest(only)] = only })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := tm.modules.path(ctx, digest(only)); err != nil {
+		t.Errorf("fetching a module from the new leader: %v", err)
+	}
+
 	j.appendLine(t, "three")
 	waitFor(t, "the third record in b's heartbeats", func() bool { return b.recordsIn(j.id) >= 3 })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	if _, err := client(t, tm).CancelTasks(ctx, &floev1.CancelTasksRequest{JobId: j.id.JobId, Attempt: j.id.Attempt, Term: 2}); err != nil {
 		t.Fatal(err)
 	}
