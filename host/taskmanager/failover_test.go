@@ -26,9 +26,9 @@ func TestRegistersWithTheSchedulerThatLeads(t *testing.T) {
 	leader := newFakeScheduler(t, "leader", 1, true)
 	tm := startTM(t, time.Minute, deadAddr(t), follower.addr(), leader.addr())
 
-	waitFor(t, "registration with the leader", func() bool { return len(leader.registered()) == 1 })
-	if got := tm.leaderAddr(); got != leader.addr() {
-		t.Errorf("leader is %q, want %q", got, leader.addr())
+	waitFor(t, "registration with the leader", func() bool { return tm.leaderAddr() == leader.addr() })
+	if n := len(leader.registered()); n != 1 {
+		t.Errorf("registered %d times with the leader, want once", n)
 	}
 	if reg := leader.registered()[0]; reg.PreviousId != "" || len(reg.Tasks) != 0 {
 		t.Errorf("first registration has previous id %q and %d tasks, want none", reg.PreviousId, len(reg.Tasks))
@@ -54,7 +54,7 @@ func failover(t *testing.T, adopt bool) (tm *TaskManager, j *job, a, b *fakeSche
 
 	b.set(func(f *fakeScheduler) { f.leading, f.adopt = true, adopt })
 	a.stop()
-	waitFor(t, "re-registration with b", func() bool { return len(b.registered()) == 1 })
+	waitFor(t, "re-registration with b", func() bool { return tm.leaderAddr() == b.addr() })
 	reg := b.registered()[0]
 	if reg.PreviousId != "a-1" {
 		t.Errorf("re-registered with previous id %q, want a-1", reg.PreviousId)
