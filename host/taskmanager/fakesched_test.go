@@ -366,7 +366,7 @@ func seedModule(t *testing.T, tm *TaskManager) {
 }
 
 // waitFor polls cond until it holds, failing the test after a generous
-// two minutes (the first task compiles the module, slowly under -race).
+// two minutes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
