@@ -127,6 +127,21 @@ func TestEndWithoutSchedulerIsReportedAtRegistration(t *testing.T) {
 	waitFor(t, "the end to be forgotten", func() bool { return tm.unreportedEnd(j.id) == nil })
 }
 
+// An end the leader could not take is delivered after a later heartbeat.
+func TestEndIsRetriedAfterHeartbeats(t *testing.T) {
+	a := newFakeScheduler(t, "a", 1, true)
+	tm := startTM(t, time.Minute, a.addr())
+	waitFor(t, "registration with a", func() bool { return tm.leaderAddr() == a.addr() })
+	a.set(func(f *fakeScheduler) { f.drop = true })
+	j := newJob(t, "bounded", false, "one", "two")
+	j.deploy(t, tm, 1)
+	waitFor(t, "the task's unreported end", func() bool { return tm.unreportedEnd(j.id) != nil })
+
+	a.set(func(f *fakeScheduler) { f.drop = false })
+	waitFor(t, "the task's FINISHED at a", func() bool { return a.hasUpdate(j.id, stateFinished) })
+	waitFor(t, "the end to be forgotten", func() bool { return tm.unreportedEnd(j.id) == nil })
+}
+
 // When no scheduler takes the tasks within the grace period they are
 // canceled, and the scheduler that finally accepts hears so.
 func TestGraceExpiryCancelsTasks(t *testing.T) {
