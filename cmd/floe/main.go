@@ -22,7 +22,7 @@ Usage:
                     run a job on an embedded mini-cluster until it ends
   floe scheduler [flags]
                     run the job manager: REST API and task-manager endpoint
-  floe taskmanager --scheduler ADDR --slots N [flags]
+  floe taskmanager --scheduler ADDR[,ADDR...] --slots N [flags]
                     run a task manager that runs the scheduler's tasks
   floe job submit|list|status|cancel|wait|checkpoints|rescale|savepoint|stop ...
                     manage the jobs of a cluster through its scheduler
