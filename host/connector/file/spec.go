@@ -1,6 +1,8 @@
 package file
 
 import (
+	"time"
+
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/internal/jobspec"
 )
@@ -55,22 +57,35 @@ func (s *SourceSpec) OpenSource(split connector.SplitInfo, _ connector.Env) (con
 type SinkSpec struct {
 	// Path is the directory, as written in the spec.
 	Path string
+	// FlushInterval is the longest a line waits before it reaches its part
+	// file in a job without checkpoints; 0, when the spec leaves it out,
+	// means DefaultFlushInterval.
+	FlushInterval time.Duration
 }
 
+// MinFlushInterval is the least flushInterval a spec may set.
+const MinFlushInterval = time.Millisecond
+
 type rawSink struct {
-	Path jobspec.Scalar `yaml:"path"`
+	Path          jobspec.Scalar `yaml:"path"`
+	FlushInterval jobspec.Scalar `yaml:"flushInterval"`
 }
 
 func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 	path, _ := s.Text("path", r.Path)
-	return &SinkSpec{Path: path}
+	return &SinkSpec{
+		Path:          path,
+		FlushInterval: s.Duration("flushInterval", r.FlushInterval, 0, MinFlushInterval),
+	}
 }
 
 // OpenSink implements connector.SinkOpener: the sink of a job with
-// checkpoints is the transactional one.
+// checkpoints is the transactional one, whose output appears when a
+// checkpoint completes, whatever FlushInterval says.
 func (s *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, _ connector.Env) (connector.Sink, error) {
+	cfg := SinkConfig{Path: s.Path, FlushInterval: s.FlushInterval}
 	if mode.Checkpointed {
-		return OpenTransactionalSink(SinkConfig{Path: s.Path}, split, mode.Restored)
+		return OpenTransactionalSink(cfg, split, mode.Restored)
 	}
-	return OpenSink(SinkConfig{Path: s.Path}, split)
+	return OpenSink(cfg, split)
 }
