@@ -24,7 +24,8 @@ type SourceSpec struct {
 	// Rate caps the records per second of the whole source; 0 means no cap.
 	Rate float64
 	// Follow keeps reading lines appended to the file, like tail -f, which
-	// makes the job unbounded.
+	// makes the job unbounded. One subtask reads a followed file; the
+	// others idle.
 	Follow bool
 }
 
@@ -47,9 +48,19 @@ func parseSource(s *jobspec.Section, r *rawSource) jobspec.SourceSpec {
 // follows its file.
 func (s *SourceSpec) Bounded() bool { return !s.Follow }
 
-// OpenSource implements connector.SourceOpener.
-func (s *SourceSpec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
-	return OpenSource(SourceConfig{Path: s.Path, Rate: s.Rate, Follow: s.Follow}, split)
+// FollowNote is what a follow-mode source of more than one subtask logs, as
+// a warning, from its subtask 1 when it opens.
+const FollowNote = "a followed file is read by one subtask only; the source's other subtasks idle (give the source parallelism: 1)"
+
+// OpenSource implements connector.SourceOpener. A followed file is read by
+// one subtask only (see the package doc), which the source says once, from
+// subtask 1, when it has more.
+func (s *SourceSpec) OpenSource(split connector.SplitInfo, env connector.Env) (connector.Source, error) {
+	src, err := OpenSource(SourceConfig{Path: s.Path, Rate: s.Rate, Follow: s.Follow}, split)
+	if err == nil && s.Follow && split.Subtask == 1 && env.Logger != nil {
+		env.Logger.Warn(FollowNote, "path", s.Path, "parallelism", split.Parallelism)
+	}
+	return src, err
 }
 
 // SinkSpec is a job spec's file sink: it writes one part file per sink

@@ -1,9 +1,15 @@
 package file_test
 
 import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/host/connector"
 	_ "github.com/floe-stream/floe/host/connector/builtin"
 	"github.com/floe-stream/floe/host/connector/file"
 	"github.com/floe-stream/floe/host/connector/stdout"
@@ -71,5 +77,41 @@ func TestSinkFlushIntervalProblems(t *testing.T) {
 			_, err := jobspec.Parse([]byte(spec), "", nil)
 			jobspectest.AssertLines(t, err, tt.want)
 		})
+	}
+}
+
+// TestFollowSourceSaysOneSubtaskReads opens the subtasks of file sources
+// through their specs and checks that a followed file with more than one
+// subtask is said, once, to be read by one of them.
+func TestFollowSourceSaysOneSubtaskReads(t *testing.T) {
+	input := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(input, []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		follow      bool
+		parallelism int
+		warnings    int
+	}{
+		{follow: true, parallelism: 3, warnings: 1},
+		{follow: true, parallelism: 1, warnings: 0},
+		{follow: false, parallelism: 3, warnings: 0},
+	}
+	for _, tt := range tests {
+		var logs bytes.Buffer
+		env := connector.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+		spec := &file.SourceSpec{Path: input, Follow: tt.follow}
+		for i := range tt.parallelism {
+			src, err := spec.OpenSource(connector.SplitInfo{Subtask: i, Parallelism: tt.parallelism}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := src.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := strings.Count(logs.String(), "level=WARN msg=\""+file.FollowNote); got != tt.warnings {
+			t.Errorf("follow %v at parallelism %d: %d warnings, want %d:\n%s", tt.follow, tt.parallelism, got, tt.warnings, logs.String())
+		}
 	}
 }
