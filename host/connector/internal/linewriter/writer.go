@@ -143,12 +143,17 @@ func (w *Writer) check() error {
 	return w.err
 }
 
-// flushLocked writes the buffer to Out in one call. The caller holds mu.
+// flushLocked writes the buffer to Out in one call. A buffer that a batch
+// of long lines grew far past the size is let go, so that one such batch
+// does not hold its memory for the life of the sink. The caller holds mu.
 func (w *Writer) flushLocked() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
 	_, err := w.out.Write(w.buf)
 	w.buf = w.buf[:0]
+	if cap(w.buf) > 4*max(w.limit, 1<<10) {
+		w.buf = nil
+	}
 	return err
 }
