@@ -64,7 +64,9 @@ type Sink interface {
 	// value followed by "\n". Keys and timestamps are not written, and a value
 	// that itself holds "\n" is written as it is. Write does not retain b, so
 	// the caller may Reset it once Write returns. Output may stay buffered
-	// until Flush or Close.
+	// until Flush or Close, or until the sink flushes on its own: the task
+	// loop calls a sink only when records arrive, so a sink that must show
+	// an idle input's tail flushes on a timer (file and stdout do).
 	Write(b *record.Batch) error
 
 	// Flush pushes buffered output to the operating system (or, for a sink

@@ -4,7 +4,9 @@
 // A Source produces one subtask's share of a stream in record batches; a Sink
 // consumes one subtask's share. Each parallel instance of a connector is told
 // which share it owns through a SplitInfo. Sources and sinks are driven by the
-// task's loop from a single goroutine, so they hold no locks of their own.
+// task's loop from a single goroutine, so most hold no locks of their own;
+// the file and stdout sinks also flush from a goroutine each owns, which
+// shares a lock with their Write.
 //
 // A source's read position is operator list state: a list of self-describing
 // split states, which EvenSplit redistributes over the new subtasks when a

@@ -60,3 +60,28 @@ func readAll(b *testing.B, cfg SourceConfig, split connector.SplitInfo) int {
 		}
 	}
 }
+
+// BenchmarkFileSink writes batches of 1,024 lines of about 20 bytes, a word
+// count's output, into a part file, and reports lines per second.
+func BenchmarkFileSink(b *testing.B) {
+	var batch record.Batch
+	for i := range 1024 {
+		batch.Append(nil, fmt.Appendf(nil, "word%d,%d", i, i*7), record.NoTimestamp)
+	}
+	s, err := OpenSink(SinkConfig{Path: b.TempDir()}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	written := 0
+	for b.Loop() {
+		if err := s.Write(&batch); err != nil {
+			b.Fatal(err)
+		}
+		written += batch.Len()
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(written)/b.Elapsed().Seconds(), "lines/s")
+}

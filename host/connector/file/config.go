@@ -12,6 +12,10 @@ import (
 // leaves BufferSize zero.
 const DefaultBufferSize = 256 << 10
 
+// DefaultFlushInterval is how often a sink without checkpoints flushes when
+// a config leaves FlushInterval zero.
+const DefaultFlushInterval = time.Second
+
 // PollInterval is how often a source in follow mode looks for appended data.
 const PollInterval = 50 * time.Millisecond
 
@@ -52,8 +56,17 @@ type SinkConfig struct {
 	// is created, with its parents, if missing.
 	Path string
 	// BufferSize is the size of the write buffer in bytes; 0 means
-	// DefaultBufferSize.
+	// DefaultBufferSize. A batch is never split between writes, so one
+	// write can exceed it.
 	BufferSize int
+	// FlushInterval is the longest a line written without checkpoints
+	// waits in the buffer before it reaches the part file; 0 means
+	// DefaultFlushInterval. The transactional sink ignores it: its output
+	// appears when a checkpoint completes.
+	FlushInterval time.Duration
+
+	// ticks, set by tests, replaces the ticker of FlushInterval.
+	ticks <-chan time.Time
 }
 
 // validate reports the first field of c that is out of range.
@@ -63,8 +76,18 @@ func (c SinkConfig) validate() error {
 		return fmt.Errorf("file sink: path is empty")
 	case c.BufferSize < 0:
 		return fmt.Errorf("file sink %s: buffer size %d is negative", c.Path, c.BufferSize)
+	case c.FlushInterval < 0:
+		return fmt.Errorf("file sink %s: flush interval %v is negative", c.Path, c.FlushInterval)
 	}
 	return nil
+}
+
+// flushInterval returns d, or DefaultFlushInterval when d is zero.
+func flushInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultFlushInterval
+	}
+	return d
 }
 
 // bufferSize returns n, or DefaultBufferSize when n is zero.

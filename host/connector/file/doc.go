@@ -47,4 +47,11 @@
 // The sink's path is a directory, created if missing; subtask i writes the
 // file named PartName(i), for example part-00000, through a large buffer.
 // Opening a sink truncates a part file left by an earlier run.
+//
+// Without checkpoints the part file grows by whole lines only: the buffer is
+// written in one call, at a record boundary, when it passes its size, and
+// every FlushInterval from a goroutine of the sink, so that the tail of an
+// input that went idle reaches the file too (package linewriter). With
+// checkpoints the transactional sink writes a file per checkpoint, which
+// becomes visible when the checkpoint completes; FlushInterval plays no part.
 package file

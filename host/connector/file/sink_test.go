@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
@@ -134,4 +135,66 @@ func readPart(t *testing.T, dir string, subtask int) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestSinkPartGrowsByWholeLines writes lines longer than the buffer, and
+// checks after every Write that the part file holds whole lines only: a
+// reader of a part file being written never sees a line cut in half.
+func TestSinkPartGrowsByWholeLines(t *testing.T) {
+	dir := t.TempDir()
+	s, err := OpenSink(SinkConfig{Path: dir, BufferSize: 10, FlushInterval: time.Hour}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for i := range 50 {
+		line := fmt.Sprintf("word-%d,%s", i, strings.Repeat("x", i%23))
+		want.WriteString(line + "\n")
+		if err := s.Write(batchOf(line)); err != nil {
+			t.Fatal(err)
+		}
+		got := readPart(t, dir, 0)
+		if got != "" && !strings.HasSuffix(got, "\n") || !strings.HasPrefix(want.String(), got) {
+			t.Fatalf("after line %d the part holds %q, not whole lines of %q", i, got, want.String())
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readPart(t, dir, 0); got != want.String() {
+		t.Errorf("part holds %q, want %q", got, want.String())
+	}
+}
+
+// TestSinkFlushesAnIdleTail checks that lines below the buffer's size reach
+// the part file at the next flush tick, with no more input and no Flush.
+func TestSinkFlushesAnIdleTail(t *testing.T) {
+	dir := t.TempDir()
+	ticks := make(chan time.Time)
+	s, err := OpenSink(SinkConfig{Path: dir, ticks: ticks}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Write(batchOf("a,1", "b,1")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readPart(t, dir, 0); got != "" {
+		t.Fatalf("part holds %q before a tick, want nothing yet", got)
+	}
+	// The second tick is taken only once the first one's flush is over.
+	ticks <- time.Time{}
+	ticks <- time.Time{}
+	if got := readPart(t, dir, 0); got != "a,1\nb,1\n" {
+		t.Errorf("part holds %q after a tick, want both lines", got)
+	}
+}
+
+// batchOf returns a batch of the given values.
+func batchOf(values ...string) *record.Batch {
+	var b record.Batch
+	for _, v := range values {
+		b.Append(nil, []byte(v), record.NoTimestamp)
+	}
+	return &b
 }

@@ -1,6 +1,8 @@
 package file
 
 import (
+	"time"
+
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/internal/jobspec"
 )
@@ -22,7 +24,8 @@ type SourceSpec struct {
 	// Rate caps the records per second of the whole source; 0 means no cap.
 	Rate float64
 	// Follow keeps reading lines appended to the file, like tail -f, which
-	// makes the job unbounded.
+	// makes the job unbounded. One subtask reads a followed file; the
+	// others idle.
 	Follow bool
 }
 
@@ -45,9 +48,19 @@ func parseSource(s *jobspec.Section, r *rawSource) jobspec.SourceSpec {
 // follows its file.
 func (s *SourceSpec) Bounded() bool { return !s.Follow }
 
-// OpenSource implements connector.SourceOpener.
-func (s *SourceSpec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
-	return OpenSource(SourceConfig{Path: s.Path, Rate: s.Rate, Follow: s.Follow}, split)
+// FollowNote is what a follow-mode source of more than one subtask logs, as
+// a warning, from its subtask 1 when it opens.
+const FollowNote = "a followed file is read by one subtask only; the source's other subtasks idle (give the source parallelism: 1)"
+
+// OpenSource implements connector.SourceOpener. A followed file is read by
+// one subtask only (see the package doc), which the source says once, from
+// subtask 1, when it has more.
+func (s *SourceSpec) OpenSource(split connector.SplitInfo, env connector.Env) (connector.Source, error) {
+	src, err := OpenSource(SourceConfig{Path: s.Path, Rate: s.Rate, Follow: s.Follow}, split)
+	if err == nil && s.Follow && split.Subtask == 1 && env.Logger != nil {
+		env.Logger.Warn(FollowNote, "path", s.Path, "parallelism", split.Parallelism)
+	}
+	return src, err
 }
 
 // SinkSpec is a job spec's file sink: it writes one part file per sink
@@ -55,22 +68,35 @@ func (s *SourceSpec) OpenSource(split connector.SplitInfo, _ connector.Env) (con
 type SinkSpec struct {
 	// Path is the directory, as written in the spec.
 	Path string
+	// FlushInterval is the longest a line waits before it reaches its part
+	// file in a job without checkpoints; 0, when the spec leaves it out,
+	// means DefaultFlushInterval.
+	FlushInterval time.Duration
 }
 
+// MinFlushInterval is the least flushInterval a spec may set.
+const MinFlushInterval = time.Millisecond
+
 type rawSink struct {
-	Path jobspec.Scalar `yaml:"path"`
+	Path          jobspec.Scalar `yaml:"path"`
+	FlushInterval jobspec.Scalar `yaml:"flushInterval"`
 }
 
 func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 	path, _ := s.Text("path", r.Path)
-	return &SinkSpec{Path: path}
+	return &SinkSpec{
+		Path:          path,
+		FlushInterval: s.Duration("flushInterval", r.FlushInterval, 0, MinFlushInterval),
+	}
 }
 
 // OpenSink implements connector.SinkOpener: the sink of a job with
-// checkpoints is the transactional one.
+// checkpoints is the transactional one, whose output appears when a
+// checkpoint completes, whatever FlushInterval says.
 func (s *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, _ connector.Env) (connector.Sink, error) {
+	cfg := SinkConfig{Path: s.Path, FlushInterval: s.FlushInterval}
 	if mode.Checkpointed {
-		return OpenTransactionalSink(SinkConfig{Path: s.Path}, split, mode.Restored)
+		return OpenTransactionalSink(cfg, split, mode.Restored)
 	}
-	return OpenSink(SinkConfig{Path: s.Path}, split)
+	return OpenSink(cfg, split)
 }

@@ -1,17 +1,24 @@
 package stdout
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/floe-stream/floe/host/connector"
+	"github.com/floe-stream/floe/host/connector/internal/linewriter"
 	"github.com/floe-stream/floe/host/record"
 )
 
 // DefaultBufferSize is the buffer size of a sink whose Config leaves
 // BufferSize zero.
 const DefaultBufferSize = 64 << 10
+
+// DefaultFlushInterval is how often a sink flushes when its Config leaves
+// FlushInterval zero.
+const DefaultFlushInterval = time.Second
 
 // Config configures a stdout sink.
 type Config struct {
@@ -27,68 +34,59 @@ type Config struct {
 	// 0 means DefaultBufferSize. A batch is never split across writes, so
 	// a single write can exceed it.
 	BufferSize int
+	// FlushInterval is the longest a line waits in the buffer before it is
+	// written to Out, even when no more input comes; 0 means
+	// DefaultFlushInterval.
+	FlushInterval time.Duration
+
+	// ticks, set by tests, replaces the ticker of FlushInterval.
+	ticks <-chan time.Time
 }
 
 // sink buffers one subtask's lines and writes them to a shared Writer.
 type sink struct {
-	out    io.Writer
-	buf    []byte
-	limit  int
-	closed bool
+	w *linewriter.Writer
 }
 
-// NewSink returns a sink writing to cfg.Out. It fails if BufferSize is
-// negative.
+// NewSink returns a sink writing to cfg.Out, which flushes from a goroutine
+// of its own every flush interval until Close. It fails if BufferSize or
+// FlushInterval is negative.
 func NewSink(cfg Config) (connector.Sink, error) {
-	if cfg.BufferSize < 0 {
+	switch {
+	case cfg.BufferSize < 0:
 		return nil, fmt.Errorf("stdout sink: buffer size %d is negative", cfg.BufferSize)
+	case cfg.FlushInterval < 0:
+		return nil, fmt.Errorf("stdout sink: flush interval %v is negative", cfg.FlushInterval)
 	}
-	s := &sink{out: cfg.Out, limit: cfg.BufferSize}
-	if s.out == nil {
-		s.out = NewWriter(os.Stdout)
+	if cfg.Out == nil {
+		cfg.Out = NewWriter(os.Stdout)
 	}
-	if s.limit == 0 {
-		s.limit = DefaultBufferSize
+	if cfg.BufferSize == 0 {
+		cfg.BufferSize = DefaultBufferSize
 	}
-	return s, nil
+	if cfg.FlushInterval == 0 {
+		cfg.FlushInterval = DefaultFlushInterval
+	}
+	return &sink{w: linewriter.New(linewriter.Config{
+		Out: cfg.Out, BufferSize: cfg.BufferSize, FlushInterval: cfg.FlushInterval, Ticks: cfg.ticks,
+	})}, nil
 }
 
 // Write implements connector.Sink. It appends the whole batch to the buffer
 // before deciding whether to write it out.
-func (s *sink) Write(b *record.Batch) error {
-	if s.closed {
-		return connector.ErrClosed
-	}
-	for i := range b.Records {
-		s.buf = append(s.buf, b.Records[i].Value...)
-		s.buf = append(s.buf, '\n')
-	}
-	if len(s.buf) < s.limit {
-		return nil
-	}
-	return s.Flush()
-}
+func (s *sink) Write(b *record.Batch) error { return wrap(s.w.Write(b)) }
 
 // Flush implements connector.Sink.
-func (s *sink) Flush() error {
-	if s.closed {
-		return connector.ErrClosed
-	}
-	if len(s.buf) == 0 {
-		return nil
-	}
-	_, err := s.out.Write(s.buf)
-	s.buf = s.buf[:0]
-	if err != nil {
-		return fmt.Errorf("stdout sink: %w", err)
-	}
-	return nil
-}
+func (s *sink) Flush() error { return wrap(s.w.Flush()) }
 
 // Close implements connector.Sink. It flushes but does not close Out, which
 // the sink does not own.
-func (s *sink) Close() error {
-	err := s.Flush()
-	s.closed = true
-	return err
+func (s *sink) Close() error { return wrap(s.w.Close()) }
+
+// wrap names the sink in a write error; ErrClosed stays as it is.
+func wrap(err error) error {
+	if err == nil || errors.Is(err, connector.ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("stdout sink: %w", err)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
@@ -141,5 +142,37 @@ func TestSinkErrors(t *testing.T) {
 	b.Append(nil, []byte("a"), 1)
 	if err := s.Write(&b); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("Write to a failing writer = %v, want its error", err)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("Close after a failed write = %v, want its error", err)
+	}
+	if _, err := NewSink(Config{FlushInterval: -time.Second}); err == nil {
+		t.Error("NewSink with a negative flush interval succeeded")
+	}
+}
+
+// TestSinkPrintsAnIdleTail checks that lines below the buffer's size are
+// written at the next flush tick, with no more input and no Flush.
+func TestSinkPrintsAnIdleTail(t *testing.T) {
+	var buf bytes.Buffer
+	ticks := make(chan time.Time)
+	s, err := NewSink(Config{Out: NewWriter(&buf), ticks: ticks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var b record.Batch
+	b.Append(nil, []byte("a,1"), record.NoTimestamp)
+	if err := s.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 0 {
+		t.Fatalf("output %q before a tick, want nothing yet", buf.String())
+	}
+	// The second tick is taken only once the first one's flush is over.
+	ticks <- time.Time{}
+	ticks <- time.Time{}
+	if got := buf.String(); got != "a,1\n" {
+		t.Errorf("output %q after a tick, want the line", got)
 	}
 }
