@@ -319,9 +319,11 @@ func (tm *TaskManager) send(u *floev1.TaskStatusUpdate) {
 
 // The sizes an error is cut to in a status update: the scheduler takes
 // gRPC messages of up to 4 MiB; an end it refuses anyway is sent again in
-// the short form (ended, deliver).
+// the short form (ended, deliver). A guest's message is cut at 64 KiB
+// already (udf.MaxMessage), and what the host says around it stays whole
+// under the first size.
 const (
-	maxReportedError = 64 << 10
+	maxReportedError = 256 << 10
 	shortError       = 512
 )
 

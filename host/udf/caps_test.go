@@ -117,7 +117,7 @@ func TestGoGuestsMeetTheCaps(t *testing.T) {
 	})
 	t.Run("huge record emitted", func(t *testing.T) {
 		_, _, err := run(t, "huge-record", batchOf("go"))
-		mustFail(t, err, ErrRecordTooLarge, `module "testops" function "huge-record"`, "emitted a record of 33554432 bytes", "cap of 1048576 bytes per record")
+		mustFail(t, err, ErrRecordTooLarge, `module "testops" function "huge-record"`, "emitted a record of 17825792 bytes", "cap of 1048576 bytes per record")
 	})
 	t.Run("huge record handed", func(t *testing.T) {
 		_, out, err := run(t, "upper", batchOf("fine", strings.Repeat("x", recordCap+1)))

@@ -121,9 +121,10 @@ func init() {
 			out.Emit(v)
 		}
 	})
-	// huge-record emits one record of 32 MiB for every record.
+	// huge-record emits one record of 17 MiB, over the default cap of 16
+	// MiB, for every record.
 	floe.FlatMap("huge-record", func(rec []byte, out floe.Emitter) error {
-		out.Emit(make([]byte, 32<<20))
+		out.Emit(make([]byte, 17<<20))
 		return nil
 	})
 	// stdout-flood prints 100,000 lines for every record, then passes it on.
