@@ -52,8 +52,9 @@ type Config struct {
 	// to 64 KiB pages). Zero means DefaultMaxMemory.
 	MaxMemory int64
 	// MaxCallOutput caps the bytes one call into a guest may emit, all
-	// ports together (16 bytes of framing per record counted); the call is
-	// stopped when the guest goes past it. Zero means DefaultMaxCallOutput.
+	// ports together, each record counted with the 64 bytes the host keeps
+	// for it besides its value; the call is stopped when the guest goes
+	// past it. Zero means DefaultMaxCallOutput.
 	MaxCallOutput int64
 	// MaxRecordSize caps one record, key and value together, handed to a
 	// guest or emitted by it. Zero means DefaultMaxRecordSize.
