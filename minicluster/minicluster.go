@@ -46,6 +46,8 @@ type Config struct {
 	// manager; nil opens stores by URL (ckstore.OpenerFor). Tests pass a
 	// faulty store here.
 	OpenStore ckstore.Opener
+	// MaxTasks is each task manager's taskmanager.Config.MaxTasks.
+	MaxTasks int
 }
 
 // Cluster is a running mini-cluster.
@@ -91,6 +93,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
 			OpenStore: cfg.OpenStore,
 			Logger:    cfg.Logger.With("component", "taskmanager", "index", i),
+			MaxTasks:  cfg.MaxTasks,
 		})
 		if err != nil {
 			c.Close()

@@ -47,6 +47,20 @@ func s3Flags(fs *flag.FlagSet) *ckstore.Options {
 	return o
 }
 
+// guestCaps are the caps on what an operator instance may emit.
+type guestCaps struct{ callOutput, record int64 }
+
+// guestCapFlags registers the flags of the caps on operator output, shared
+// by run and taskmanager, beside --max-memory.
+func guestCapFlags(fs *flag.FlagSet) *guestCaps {
+	c := &guestCaps{}
+	fs.Int64Var(&c.callOutput, "max-call-output", udf.DefaultMaxCallOutput, "cap on what one call into an operator (one batch) may emit, in bytes, counting 64 bytes per record besides its value; a call that emits more is stopped and the job fails")
+	fs.Int64Var(&c.record, "max-record-size", udf.DefaultMaxRecordSize, "cap on one record, key and value, handed to or emitted by an operator, in bytes; a larger one fails the job")
+	return c
+}
+
+const maxTasksHelp = "most tasks this process runs at once, each on an OS thread of its own; a job or deployment needing more is refused"
+
 // signalContext is cancelled by SIGINT or SIGTERM.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -106,6 +120,8 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
 	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	caps := guestCapFlags(fs)
+	maxTasks := fs.Int("max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	s3 := s3Flags(fs)
@@ -129,6 +145,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tm, err := taskmanager.New(taskmanager.Config{
 		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
+		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
 		TaskNice: *nice, Runtime: rt,
 	})

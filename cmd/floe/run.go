@@ -34,6 +34,8 @@ type runFlags struct {
 	parallelism int
 	dataDir     string
 	maxMemory   int64
+	caps        *guestCaps
+	maxTasks    int
 	udfTimeout  time.Duration
 	logLevel    string
 	progress    time.Duration
@@ -55,6 +57,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
 	fs.Int64Var(&f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	f.caps = guestCapFlags(fs)
+	fs.IntVar(&f.maxTasks, "max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
@@ -139,6 +143,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	}
 	engine, err := udf.NewEngine(ctx, udf.Config{
 		CacheDir: cacheDir(f.dataDir), MaxMemory: f.maxMemory, Log: stderr, Uninterruptible: f.udfTimeout == 0,
+		MaxCallOutput: f.caps.callOutput, MaxRecordSize: f.caps.record,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
@@ -146,7 +151,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	}
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
-		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime,
+		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
 		Stdout: stdout.NewWriter(stdoutW), Logger: log,
 	})
 	if err != nil {
@@ -253,7 +258,11 @@ func loadJob(path string, f *runFlags) (*jobspec.Job, api.Submission, error) {
 	if err := job.CheckModules(); err != nil {
 		return nil, api.Submission{}, err
 	}
-	if _, err := plan.Build(job); err != nil {
+	p, err := plan.Build(job)
+	if err != nil {
+		return nil, api.Submission{}, err
+	}
+	if err := checkTasks(p, f.maxTasks); err != nil {
 		return nil, api.Submission{}, err
 	}
 	spec, err := os.ReadFile(path)
@@ -268,6 +277,19 @@ func loadJob(path string, f *runFlags) (*jobspec.Job, api.Submission, error) {
 		}
 	}
 	return job, sub, nil
+}
+
+// checkTasks refuses a plan of more tasks than the process may run: floe
+// run runs every task of a job, each on an OS thread of its own.
+func checkTasks(p *plan.Plan, max int) error {
+	n := 0
+	for _, s := range p.Stages {
+		n += s.Parallelism
+	}
+	if n > max {
+		return fmt.Errorf("the job has %d tasks (stages times their parallelism), more than the %d this process may run, each on an OS thread of its own (--max-tasks); lower its parallelism", n, max)
+	}
+	return nil
 }
 
 // cacheDir is where compiled modules are kept between runs.

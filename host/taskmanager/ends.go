@@ -1,8 +1,11 @@
 package taskmanager
 
 import (
+	"fmt"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
@@ -17,7 +20,7 @@ import (
 // and reports it.
 func (tm *TaskManager) ended(r *running, state floev1.TaskState, msg string) {
 	key := keyOf(r.id)
-	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)}
+	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: cutError(msg, maxReportedError), Metrics: r.metrics(r.id)}
 	tm.mu.Lock()
 	if tm.tasks[key] == r {
 		delete(tm.tasks, key)
@@ -35,6 +38,18 @@ func (tm *TaskManager) deliver(key taskKey, u *floev1.TaskStatusUpdate) {
 			tm.log.Warn("reporting a task's end; keeping it for the next heartbeat or registration", "task", key, "state", u.State, "err", err)
 			return
 		}
+		if short := shortened(u, err); short != nil {
+			// Refused as too large or malformed: the short form still
+			// ends the task, so that its job does not wait for ever.
+			tm.log.Warn("reporting a task's end; sending a shorter error", "task", key, "state", u.State, "err", err)
+			tm.mu.Lock()
+			if tm.ends[key] == u {
+				tm.ends[key] = short
+			}
+			tm.mu.Unlock()
+			tm.deliver(key, short)
+			return
+		}
 		// The scheduler heard it, and refused it: a retry would not help.
 		tm.log.Warn("reporting a task's end", "task", key, "state", u.State, "err", err)
 	}
@@ -43,6 +58,18 @@ func (tm *TaskManager) deliver(key taskKey, u *floev1.TaskStatusUpdate) {
 		delete(tm.ends, key)
 	}
 	tm.mu.Unlock()
+}
+
+// shortened returns u with its error cut to shortError bytes when the
+// scheduler refused u as too large or malformed and the error could be
+// why; otherwise nil.
+func shortened(u *floev1.TaskStatusUpdate, err error) *floev1.TaskStatusUpdate {
+	if c := status.Code(err); (c != codes.ResourceExhausted && c != codes.InvalidArgument) || len(u.Error) <= shortError {
+		return nil
+	}
+	short := proto.CloneOf(u)
+	short.Error = fmt.Sprintf("%s (the scheduler refused a longer report: %s)", cutError(u.Error, shortError), status.Code(err))
+	return short
 }
 
 // unreached reports whether err may mean that the scheduler did not get the

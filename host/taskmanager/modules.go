@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 
 	"github.com/floe-stream/floe/host/udf"
@@ -30,8 +31,15 @@ func newModules(e *udf.Engine, sched func() (floev1.SchedulerClient, error), dir
 	return &modules{engine: e, sched: sched, dir: dir, compiled: map[string]*udf.Module{}, paths: map[string]string{}}
 }
 
+// digestRE is what a module digest is: a hex SHA-256. Digests name files,
+// so anything else (a "../" path from a forged deployment) is refused.
+var digestRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
 // path returns the local file of digest d, fetching it when missing.
 func (m *modules) path(ctx context.Context, d string) (string, error) {
+	if !digestRE.MatchString(d) {
+		return "", fmt.Errorf("module digest %q is not a SHA-256 in hex (64 lowercase hex digits)", d)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.paths[d]; ok {

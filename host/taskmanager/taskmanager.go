@@ -48,6 +48,12 @@ type Config struct {
 	Engine          *udf.Engine
 	MaxMemory       int64
 	Uninterruptible bool
+	// MaxCallOutput and MaxRecordSize are the engine's caps on output
+	// (udf.Config); 0 means udf's defaults.
+	MaxCallOutput, MaxRecordSize int64
+	// MaxTasks is how many tasks may run at once; each holds an OS thread.
+	// 0 means DefaultMaxTasks.
+	MaxTasks int
 	// CallTimeout bounds each call into an operator.
 	CallTimeout time.Duration
 	// BatchSize is records per batch; 0 means the task default.
@@ -121,6 +127,12 @@ func New(cfg Config) (*TaskManager, error) {
 	if cfg.Slots < 1 {
 		return nil, fmt.Errorf("taskmanager: need at least one slot, got %d", cfg.Slots)
 	}
+	if cfg.MaxTasks == 0 {
+		cfg.MaxTasks = DefaultMaxTasks
+	}
+	if cfg.Slots > cfg.MaxTasks {
+		return nil, fmt.Errorf("taskmanager: %d slots, more than the %d tasks a process may run (--max-tasks)", cfg.Slots, cfg.MaxTasks)
+	}
 	if cfg.InboxBatches == 0 {
 		cfg.InboxBatches = 4
 	}
@@ -157,6 +169,7 @@ func (tm *TaskManager) open() error {
 	if tm.engine == nil {
 		tm.engine, err = udf.NewEngine(context.Background(), udf.Config{
 			CacheDir: filepath.Join(tm.cfg.DataDir, "wasm-cache"), MaxMemory: tm.cfg.MaxMemory,
+			MaxCallOutput: tm.cfg.MaxCallOutput, MaxRecordSize: tm.cfg.MaxRecordSize,
 			Uninterruptible: tm.cfg.Uninterruptible, Log: os.Stderr,
 		})
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,12 @@ type attemptKey struct {
 	job     string
 	attempt int32
 }
+
+// DefaultMaxTasks is Config.MaxTasks's default. Each task holds an OS
+// thread (runtime.LockOSThread) for as long as it runs, and Go stops a
+// process at 10,000 threads ("thread exhaustion", debug.SetMaxThreads):
+// the rest is left to threads blocked in system calls and to the runtime.
+const DefaultMaxTasks = 1024
 
 // running is a deployed task.
 type running struct {
@@ -89,6 +96,11 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 		tm.mu.Unlock()
 		cancel()
 		return nil, status.Errorf(codes.FailedPrecondition, "deploy: attempt %d of job %s was canceled", key.attempt, key.job)
+	}
+	if len(tm.tasks) >= tm.cfg.MaxTasks {
+		tm.mu.Unlock()
+		cancel()
+		return nil, status.Errorf(codes.ResourceExhausted, "deploy: this task manager runs %d tasks, its maximum (--max-tasks): each task holds an OS thread", len(tm.tasks))
 	}
 	if _, dup := tm.tasks[key]; dup {
 		tm.mu.Unlock()
@@ -303,6 +315,24 @@ func (tm *TaskManager) send(u *floev1.TaskStatusUpdate) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// The sizes an error is cut to in a status update: the scheduler takes
+// gRPC messages of up to 4 MiB; an end it refuses anyway is sent again in
+// the short form (ended, deliver). A guest's message is cut at 64 KiB
+// already (udf.MaxMessage), and what the host says around it stays whole
+// under the first size.
+const (
+	maxReportedError = 256 << 10
+	shortError       = 512
+)
+
+// cutError cuts msg to about n bytes, saying its length.
+func cutError(msg string, n int) string {
+	if len(msg) <= n {
+		return msg
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(msg[:n], ""), len(msg))
 }
 
 // sendOnce makes one UpdateTaskStatus call to the leader, under the id it

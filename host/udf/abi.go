@@ -149,12 +149,12 @@ func hOutputDeclare(in *Instance, s []uint64) {
 
 func hFail(in *Instance, s []uint64) {
 	in.failRec = int32(s[0])
-	in.failMsg = string(in.bytes(s[1], s[2]))
+	in.failMsg = message(in.bytes(s[1], s[2]))
 	in.failed = true
 }
 
 func hLog(in *Instance, s []uint64) {
-	in.logf(int32(s[0]), string(in.bytes(s[1], s[2])))
+	in.logf(int32(s[0]), in.bytes(s[1], s[2]))
 }
 
 func hStateDeclare(in *Instance, s []uint64) {

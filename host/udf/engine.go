@@ -21,7 +21,28 @@ const ABIModule = "floe_v1"
 const (
 	DefaultMaxMemory   = 256 << 20
 	DefaultCallTimeout = 30 * time.Second
+	// DefaultMaxCallOutput is Config.MaxCallOutput's default: what one call
+	// may emit, in bytes, all ports together.
+	DefaultMaxCallOutput = 64 << 20
+	// DefaultMaxRecordSize is Config.MaxRecordSize's default: the largest
+	// record, key and value together, that enters or leaves a guest.
+	DefaultMaxRecordSize = 16 << 20
+	// DefaultLogLinesPerSecond and DefaultLogBytesPerSecond are the
+	// defaults of Config.LogLinesPerSecond and Config.LogBytesPerSecond.
+	DefaultLogLinesPerSecond = 1000
+	DefaultLogBytesPerSecond = 1 << 20
 )
+
+// MaxMessage is the longest fail or log message a guest can hand the host,
+// in bytes: a longer one is cut there and ends with "… (N bytes)", N its
+// original length. (A task's error travels to the scheduler in one gRPC
+// message of at most 4 MiB.)
+const MaxMessage = 64 << 10
+
+// tableShare is the part of the memory cap an instance's tables may take
+// on top of it: each table entry costs wazero 8 bytes, so a module's tables
+// together hold at most MaxMemory/tableShare/8 entries.
+const tableShare = 16
 
 // Config configures an Engine.
 type Config struct {
@@ -30,7 +51,20 @@ type Config struct {
 	// MaxMemory caps each instance's linear memory, in bytes (rounded down
 	// to 64 KiB pages). Zero means DefaultMaxMemory.
 	MaxMemory int64
-	// Log receives what guests write to stdout and stderr; nil discards.
+	// MaxCallOutput caps the bytes one call into a guest may emit, all
+	// ports together, each record counted with the 64 bytes the host keeps
+	// for it besides its value; the call is stopped when the guest goes
+	// past it. Zero means DefaultMaxCallOutput.
+	MaxCallOutput int64
+	// MaxRecordSize caps one record, key and value together, handed to a
+	// guest or emitted by it. Zero means DefaultMaxRecordSize.
+	MaxRecordSize int64
+	// LogLinesPerSecond and LogBytesPerSecond bound what each instance may
+	// log (log calls and writes to stdout), with a burst of one second's
+	// worth; what goes over is dropped and counted in a warning at most
+	// once a second. Zero means the defaults; negative means no limit.
+	LogLinesPerSecond, LogBytesPerSecond int64
+	// Log receives what guests write to stdout; nil discards.
 	Log io.Writer
 	// Uninterruptible compiles modules without the checks that let a
 	// deadline stop a running call (host/internal/wasmbin adds them). A
@@ -47,7 +81,15 @@ type Engine struct {
 	rt            wazero.Runtime
 	log           io.Writer
 	maxMemory     int64
+	maxTable      uint32 // table entries per instance, all tables together
+	limits        limits
 	interruptible bool
+}
+
+// limits are the caps every instance of an engine runs under.
+type limits struct {
+	callOutput, record int64
+	logLines, logBytes float64 // per second; 0 means unlimited
 }
 
 // NewEngine starts the wazero runtime with the floe_v1 and WASI host
@@ -59,6 +101,10 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	pages := cfg.MaxMemory >> 16
 	if pages < 1 || pages > 65536 {
 		return nil, fmt.Errorf("host: memory cap %d bytes out of range (64 KiB to 4 GiB)", cfg.MaxMemory)
+	}
+	lim, err := cfg.limits()
+	if err != nil {
+		return nil, err
 	}
 	// NB: not WithCloseOnContextDone: Compile instruments modules instead,
 	// at a fraction of its cost (RATIONALE.md).
@@ -87,7 +133,32 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	return &Engine{rt: rt, log: log, maxMemory: pages << 16, interruptible: !cfg.Uninterruptible}, nil
+	return &Engine{rt: rt, log: log, maxMemory: pages << 16, maxTable: uint32(pages << 16 / tableShare / 8),
+		limits: lim, interruptible: !cfg.Uninterruptible}, nil
+}
+
+// limits applies the defaults to the caps and checks them.
+func (cfg Config) limits() (limits, error) {
+	def := func(v, d int64) int64 {
+		if v == 0 {
+			return d
+		}
+		return v
+	}
+	l := limits{
+		callOutput: def(cfg.MaxCallOutput, DefaultMaxCallOutput),
+		record:     def(cfg.MaxRecordSize, DefaultMaxRecordSize),
+	}
+	if l.callOutput < 0 || l.record < 0 {
+		return l, fmt.Errorf("host: output caps must be positive (per call %d, per record %d)", l.callOutput, l.record)
+	}
+	if lines := def(cfg.LogLinesPerSecond, DefaultLogLinesPerSecond); lines > 0 {
+		l.logLines = float64(lines)
+	}
+	if bytes := def(cfg.LogBytesPerSecond, DefaultLogBytesPerSecond); bytes > 0 {
+		l.logBytes = float64(bytes)
+	}
+	return l, nil
 }
 
 // Close releases the runtime and every instance still open.
@@ -114,10 +185,18 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 	if err := wasmbin.Check(wasm); err != nil {
 		return nil, badModule(name, "invalid WebAssembly: %v", err)
 	}
-	code := wasm
+	// The tables' growth counts against the memory cap (a share of it on
+	// top of it): wazero limits only linear memory.
+	code, err := wasmbin.LimitTables(wasm, e.maxTable)
+	if err != nil {
+		if _, cerr := e.compile(ctx, wasm); cerr != nil {
+			return nil, badModule(name, "invalid WebAssembly: %v", cerr)
+		}
+		return nil, badModule(name, "its tables exceed the cap of %d entries (1/%d of the memory cap at 8 bytes an entry): %v",
+			e.maxTable, tableShare, err)
+	}
 	if e.interruptible {
-		var err error
-		if code, err = wasmbin.Instrument(wasm, wasmbin.DefaultFuel); err != nil {
+		if code, err = wasmbin.Instrument(code, wasmbin.DefaultFuel); err != nil {
 			// Let wazero name what is wrong, if it can.
 			if _, err := e.compile(ctx, wasm); err != nil {
 				return nil, badModule(name, "invalid WebAssembly: %v", err)

@@ -11,6 +11,14 @@ import (
 // its deadline.
 var ErrTimeout = errors.New("did not return in time and was stopped")
 
+// ErrOutputTooLarge is wrapped by the UDFError of a call stopped because it
+// emitted more than the cap on output per call (Config.MaxCallOutput).
+var ErrOutputTooLarge = errors.New("output over the cap")
+
+// ErrRecordTooLarge is wrapped by the UDFError of a call that was handed or
+// emitted a record over the cap per record (Config.MaxRecordSize).
+var ErrRecordTooLarge = errors.New("record over the cap")
+
 // ErrBadModule is wrapped by every error about a module that cannot be run:
 // not Wasm, a missing or mistyped export, an unknown import or ABI version.
 var ErrBadModule = errors.New("bad module")

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/floe-stream/floe/host/internal/wasmbin"
 	"github.com/floe-stream/floe/host/record"
@@ -85,6 +86,11 @@ type Instance struct {
 	failMsg string
 	failRec int32
 	dead    error
+	// emitted counts the bytes the running call has emitted, against
+	// limits.callOutput.
+	emitted int64
+
+	logs logLimiter
 
 	// deadline is when the running call overruns its time; timedOut says
 	// that yield stopped it for that.
@@ -106,10 +112,11 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 		cfg.OperatorState = NewOperatorLists()
 	}
 	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4), watermark: record.NoTimestamp}
+	in.logs = newLogLimiter(m.e.limits.logLines, m.e.limits.logBytes, cfg.Now())
 	mc := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions("_initialize").
-		WithStdout(m.e.log).
+		WithStdout(guestStdout{in}).
 		WithStderr(in.stderr).
 		WithSysWalltime().
 		WithSysNanotime().
@@ -194,6 +201,13 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 	size := 0
 	for i := range batch.Records {
 		r := &batch.Records[i]
+		if n := int64(len(r.Key) + len(r.Value)); n > in.m.e.limits.record {
+			in.cur = batch
+			err := in.wrap("floe_process", i, fmt.Errorf("%w: an input record of %d bytes is over the cap of %d bytes per record (--max-record-size)",
+				ErrRecordTooLarge, n, in.m.e.limits.record), nil)
+			in.cur = nil
+			return err
+		}
 		size += 16 + len(r.Key) + len(r.Value)
 	}
 	dst, err := in.buffer(ctx, size)
@@ -283,6 +297,7 @@ func (in *Instance) Close(ctx context.Context) error {
 	if in.dead == nil {
 		err = in.call(ctx, in.close, "floe_close", -1)
 	}
+	in.reportDropped(in.cfg.Now(), true)
 	return errors.Join(err, in.mod.Close(context.Background()))
 }
 
@@ -314,6 +329,7 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 		return in.dead
 	}
 	in.failed = false
+	in.emitted = 0
 	in.stderr.reset()
 	copy(in.stack, params)
 	in.startCall()
@@ -390,8 +406,21 @@ func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	return ue
 }
 
-// emit routes one output record of the running call.
+// recordOverhead is what the host spends on an output record besides its
+// value; the cap on output per call counts it.
+const recordOverhead = int64(unsafe.Sizeof(record.Record{}))
+
+// emit routes one output record of the running call, stopping the call
+// when the record or the call's output is over its cap.
 func (in *Instance) emit(port uint32, value []byte, ts int64) {
+	lim := &in.m.e.limits
+	if n := int64(len(value)); n > lim.record {
+		panic(fmt.Errorf("%w: emitted a record of %d bytes, over the cap of %d bytes per record (--max-record-size)", ErrRecordTooLarge, n, lim.record))
+	}
+	in.emitted += recordOverhead + int64(len(value))
+	if in.emitted > lim.callOutput {
+		panic(fmt.Errorf("%w: emitted more than %d bytes in one call, the cap per call (--max-call-output; %d bytes counted per record besides its value), and was stopped", ErrOutputTooLarge, lim.callOutput, recordOverhead))
+	}
 	if port == 0 {
 		if in.out == nil {
 			trap("emit outside floe_process")
@@ -465,10 +494,18 @@ func (in *Instance) declareState(kind StateKind, name string, flags int32) (int,
 	return len(in.states) - 1, nil
 }
 
-func (in *Instance) logf(level int32, msg string) {
+// logf logs a line the guest hands the host (a view of its memory), under
+// the instance's log rate limit.
+func (in *Instance) logf(level int32, b []byte) {
 	if in.cfg.Logger == nil {
 		return
 	}
+	now := in.cfg.Now()
+	in.reportDropped(now, false)
+	if !in.logs.allow(now, min(len(b), MaxMessage)) {
+		return
+	}
+	msg := message(b)
 	lv := slog.LevelInfo
 	switch level {
 	case 0:

@@ -148,17 +148,18 @@ func (c *cluster) startScheduler(extra []string) {
 // tmAddr matches the line floe taskmanager prints when it serves.
 var tmAddr = regexp.MustCompile(`taskmanager: serving on (\S+) with`)
 
-// startTaskManager starts a task manager with slots slots and waits until
-// the scheduler lists it; the returned proc has its id and address.
-func (c *cluster) startTaskManager(slots int) *proc {
+// startTaskManager starts a task manager with slots slots and the extra
+// flags, and waits until the scheduler lists it; the returned proc has its
+// id and address.
+func (c *cluster) startTaskManager(slots int, extra ...string) *proc {
 	t := c.t
 	t.Helper()
 	c.mu.Lock()
 	n := len(c.tms) + 1
 	c.mu.Unlock()
 	name := fmt.Sprintf("taskmanager-%d", n)
-	p := startProc(t, &c.wg, name, "taskmanager", "--scheduler", c.rpc, "--rpc-addr", "127.0.0.1:0",
-		"--slots", fmt.Sprint(slots), "--data-dir", filepath.Join(c.dir, name))
+	p := startProc(t, &c.wg, name, append([]string{"taskmanager", "--scheduler", c.rpc, "--rpc-addr", "127.0.0.1:0",
+		"--slots", fmt.Sprint(slots), "--data-dir", filepath.Join(c.dir, name)}, extra...)...)
 	c.mu.Lock()
 	c.tms = append(c.tms, p)
 	c.mu.Unlock()

@@ -99,23 +99,30 @@ func (p *proc) stop(grace time.Duration) bool {
 
 // rss returns the process's resident set size in bytes, from VmRSS in
 // /proc/PID/status.
-func (p *proc) rss() (int64, error) {
+func (p *proc) rss() (int64, error) { return p.status("VmRSS") }
+
+// peakRSS returns the largest resident set size the process has had, in
+// bytes, from VmHWM in /proc/PID/status.
+func (p *proc) peakRSS() (int64, error) { return p.status("VmHWM") }
+
+// status returns a field of /proc/PID/status given in kB, in bytes.
+func (p *proc) status(field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid()))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		v, ok := strings.CutPrefix(line, "VmRSS:")
+		v, ok := strings.CutPrefix(line, field+":")
 		if !ok {
 			continue
 		}
 		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: VmRSS %q: %v", p.name, v, err)
+			return 0, fmt.Errorf("%s: %s %q: %v", p.name, field, v, err)
 		}
 		return kb << 10, nil
 	}
-	return 0, fmt.Errorf("%s: no VmRSS in /proc/%d/status", p.name, p.pid())
+	return 0, fmt.Errorf("%s: no %s in /proc/%d/status", p.name, field, p.pid())
 }
 
 // logTail returns the end of the process's stderr, for failure reports.

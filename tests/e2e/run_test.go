@@ -110,17 +110,22 @@ func TestBadJobSpecsAreRefusedBeforeRunning(t *testing.T) {
 	for _, tc := range []struct {
 		name, spec string
 		want       []string
+		args       []string
 	}{
+		// One OS thread per task: 32768 of them killed floe run with
+		// "thread exhaustion" (issue 16).
+		{"more tasks than the process may run", strings.Replace(misbehaving, "parallelism: 2", "parallelism: 32768\nmaxParallelism: 32768", 1),
+			[]string{"has 32768 tasks (stages times their parallelism), more than the 1024", "--max-tasks"}, nil},
 		{"unknown operator", strings.Replace(misbehaving, "type: map", "type: reduce", 1),
-			[]string{`operators[0].type: unknown operator type "reduce"`}},
+			[]string{`operators[0].type: unknown operator type "reduce"`}, nil},
 		{"missing module", strings.Replace(misbehaving, "MODULES/testops.wasm", "MODULES/nope.wasm", 1),
-			[]string{"testops", "nope.wasm"}},
+			[]string{"testops", "nope.wasm"}, nil},
 		{"undeclared module", strings.Replace(misbehaving, "module: testops", "module: tstops", 1),
-			[]string{`"tstops" is not declared in modules`}},
+			[]string{`"tstops" is not declared in modules`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := writeSpec(t, tc.spec)
-			r := floe(t, time.Minute, "run", spec, "--set", "input=x", "--set", "output=y")
+			r := floe(t, time.Minute, append([]string{"run", spec, "--set", "input=x", "--set", "output=y"}, tc.args...)...)
 			if r.code != 2 {
 				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 			}

@@ -109,3 +109,30 @@ func slow(rec []byte) ([]byte, error) {
 	time.Sleep(time.Millisecond)
 	return rec, nil
 }
+
+// Operators that try to take the host's memory or log through what it
+// gives them; the host's caps stop each (sdk/ABI.md, "Sandboxing"). The
+// C module in c/ has those Go cannot write.
+func init() {
+	// emit-loop emits 1 KiB records without end for every record.
+	floe.FlatMap("emit-loop", func(rec []byte, out floe.Emitter) error {
+		v := bytes.Repeat([]byte("e"), 1024)
+		for {
+			out.Emit(v)
+		}
+	})
+	// huge-record emits one record of 17 MiB, over the default cap of 16
+	// MiB, for every record.
+	floe.FlatMap("huge-record", func(rec []byte, out floe.Emitter) error {
+		out.Emit(make([]byte, 17<<20))
+		return nil
+	})
+	// stdout-flood prints 100,000 lines for every record, then passes it on.
+	floe.FlatMap("stdout-flood", func(rec []byte, out floe.Emitter) error {
+		for i := 0; i < 100000; i++ {
+			fmt.Printf("line %d of a flood\n", i)
+		}
+		out.Emit(rec)
+		return nil
+	})
+}

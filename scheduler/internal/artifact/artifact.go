@@ -40,7 +40,7 @@ func Digest(b []byte) string {
 // Put stores b and returns its digest.
 func (s *Store) Put(b []byte) (string, error) {
 	d := Digest(b)
-	path := s.Path(d)
+	path := s.path(d)
 	if _, err := os.Stat(path); err == nil {
 		return d, nil
 	}
@@ -57,15 +57,16 @@ func (s *Store) Put(b []byte) (string, error) {
 	return d, os.Rename(tmp.Name(), path)
 }
 
-// Path returns where the artifact with digest d is (or would be) stored.
-func (s *Store) Path(d string) string { return filepath.Join(s.dir, d+".wasm") }
+// path returns where the artifact with digest d is (or would be) stored.
+// The caller has checked d against digestRE: it names a file.
+func (s *Store) path(d string) string { return filepath.Join(s.dir, d+".wasm") }
 
 // Get returns the bytes of digest d.
 func (s *Store) Get(d string) ([]byte, error) {
 	if !digestRE.MatchString(d) {
 		return nil, fmt.Errorf("%w: %q is not a SHA-256 digest", ErrNotFound, d)
 	}
-	b, err := os.ReadFile(s.Path(d))
+	b, err := os.ReadFile(s.path(d))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, d)
 	}
@@ -74,6 +75,9 @@ func (s *Store) Get(d string) ([]byte, error) {
 
 // Has reports whether the store holds digest d.
 func (s *Store) Has(d string) bool {
-	_, err := os.Stat(s.Path(d))
-	return digestRE.MatchString(d) && err == nil
+	if !digestRE.MatchString(d) {
+		return false
+	}
+	_, err := os.Stat(s.path(d))
+	return err == nil
 }

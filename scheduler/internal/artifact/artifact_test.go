@@ -35,5 +35,8 @@ func TestPutGetIsContentAddressed(t *testing.T) {
 		if _, err := s.Get(d); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Get(%q) = %v, want ErrNotFound", d, err)
 		}
+		if s.Has(d) {
+			t.Errorf("Has(%q) = true", d)
+		}
 	}
 }
