@@ -32,7 +32,7 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 		return nil, status.Errorf(codes.InvalidArgument, "register: %v", err)
 	}
 	s.mu.Lock()
-	id, acts := s.m.Register(s.now(), req.RpcAddr, req.Hostname, int(req.Slots))
+	id, _, acts := s.m.Register(s.now(), req.RpcAddr, req.Hostname, int(req.Slots), "", nil)
 	s.tms[id] = &taskManager{id: id, conn: conn, client: floev1.NewTaskManagerClient(conn)}
 	s.exec(acts)
 	s.mu.Unlock()

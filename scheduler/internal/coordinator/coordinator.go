@@ -101,6 +101,10 @@ func (c *Coordinator) Start(now time.Time, tasks, sources []Task) {
 	c.lastTrig, c.lastEnd = now, time.Time{}
 }
 
+// Running reports whether the coordinator checkpoints an attempt (between
+// Start and Stop).
+func (c *Coordinator) Running() bool { return c.running }
+
 // Stop ends the attempt: pending checkpoints are aborted.
 func (c *Coordinator) Stop(reason string) []Action {
 	c.running = false

@@ -22,7 +22,11 @@ import (
 // take job=ID (default j). Commands:
 //
 //	config heartbeat-interval=D heartbeat-timeout=D
-//	register slots=N                      a task manager registers
+//	register slots=N [previous=ID]        a task manager registers (again,
+//	                                      with the id it had); the lines
+//	                                      after it are the tasks it reports:
+//	                                      JOB ATTEMPT S/T STATE [ERROR]
+//	lead                                  the scheduler becomes leader
 //	heartbeat tm=ID
 //	lose tm=ID reason=X                   its connection broke
 //	submit stages=P,P,... [restart=(N,D)] [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
@@ -79,10 +83,22 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.m, h.events = New(h.cfg), nil
 		return ""
 	case "register":
-		var id string
+		var id, previous string
+		var adopted []TaskID
 		addr, slots := "addr-"+strconv.Itoa(len(h.m.tms)+1), intArg(t, d, "slots")
-		h.rec(func(m *Machine) { id, acts = m.Register(now, addr, "host", slots) })
-		return "registered " + id + "\n" + h.render(acts)
+		if d.HasArg("previous") {
+			previous = strArg(t, d, "previous")
+			addr = "addr-" + previous
+		}
+		reported := reportedTasks(t, d.Input)
+		h.rec(func(m *Machine) { id, adopted, acts = m.Register(now, addr, "host", slots, previous, reported) })
+		out := "registered " + id + "\n"
+		for _, a := range adopted {
+			out += "adopted " + a.String() + "\n"
+		}
+		return out + h.render(acts)
+	case "lead":
+		h.rec(func(m *Machine) { acts = m.Lead(now) })
 	case "heartbeat":
 		var known bool
 		tm := strArg(t, d, "tm")
@@ -362,6 +378,9 @@ func (h *harness) state(id string) string {
 			sb.WriteString("\n")
 		}
 	}
+	if len(j.awaiting) > 0 {
+		fmt.Fprintf(&sb, "awaiting %s\n", strings.Join(j.awaiting, " "))
+	}
 	if j.ckpt != nil {
 		var done []string
 		for _, md := range j.ckpt.completed {
@@ -381,11 +400,39 @@ func (h *harness) state(id string) string {
 	}
 	var tms []string
 	for _, tm := range h.m.TaskManagers() {
-		tms = append(tms, fmt.Sprintf("%s %d/%d", tm.ID, tm.Used, tm.Slots))
+		s := fmt.Sprintf("%s %d/%d", tm.ID, tm.Used, tm.Slots)
+		if tm.rejoin {
+			s += " (to register again)"
+		}
+		tms = append(tms, s)
 	}
 	sort.Strings(tms)
 	fmt.Fprintf(&sb, "slots used: %s\n", strings.Join(tms, ", "))
 	return sb.String()
+}
+
+// reportedTasks parses the tasks a task manager reports when it registers
+// again, one a line: JOB ATTEMPT S/T STATE [ERROR].
+func reportedTasks(t *testing.T, input string) []Reported {
+	var out []Reported
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 4 {
+			t.Fatalf("bad reported task %q: want JOB ATTEMPT S/T STATE [ERROR]", line)
+		}
+		attempt, err := strconv.Atoi(f[1])
+		st, sub, ok := strings.Cut(f[2], "/")
+		a, err1 := strconv.Atoi(st)
+		b, err2 := strconv.Atoi(sub)
+		if err != nil || !ok || err1 != nil || err2 != nil {
+			t.Fatalf("bad reported task %q", line)
+		}
+		out = append(out, Reported{Task: TaskID{Job: f[0], Attempt: attempt, Stage: a, Subtask: b}, State: f[3], Err: strings.Join(f[4:], " ")})
+	}
+	return out
 }
 
 func strArg(t *testing.T, d *datadriven.TestData, key string) string {

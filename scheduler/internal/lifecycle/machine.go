@@ -32,6 +32,11 @@ type TaskManager struct {
 	Slots         int
 	Used          int
 	LastHeartbeat time.Time
+
+	// rejoin tells that the task manager has not registered again since
+	// the scheduler became leader (Lead): its heartbeats are refused, so
+	// that it registers and reports its tasks, and its reports ignored.
+	rejoin bool
 }
 
 // Machine is the lifecycle of every job of a scheduler, and the slots of
@@ -72,23 +77,38 @@ func (m *Machine) emit(a Action) { m.acts = append(m.acts, a) }
 
 // Register adds a task manager with slots slots at addr and returns the
 // id it is known by: tm-1, tm-2, … in the order of registration.
-func (m *Machine) Register(now time.Time, addr, hostname string, slots int) (string, []Action) {
+//
+// A task manager that lost its scheduler registers again with its
+// previous id and the tasks it still runs or that ended meanwhile. If the
+// machine still knows that id, the task manager keeps it and Register
+// returns the reported tasks it adopts (see adopt); the task manager
+// cancels the rest. Otherwise it is a new task manager and nothing is
+// adopted.
+func (m *Machine) Register(now time.Time, addr, hostname string, slots int, previous string, reported []Reported) (string, []TaskID, []Action) {
 	m.begin(now)
+	if tm, ok := m.tms[previous]; ok && previous != "" {
+		tm.Addr, tm.Hostname, tm.Slots, tm.LastHeartbeat, tm.rejoin = addr, hostname, slots, now, false
+		m.log.Info("task manager registered again", "id", tm.ID, "addr", tm.Addr, "slots", tm.Slots, "tasks", len(reported))
+		adopted := m.adopt(tm, reported)
+		return tm.ID, adopted, m.end()
+	}
 	m.nextTM++
 	tm := &TaskManager{ID: fmt.Sprintf("tm-%d", m.nextTM), Addr: addr, Hostname: hostname, Slots: slots, LastHeartbeat: now}
 	m.tms[tm.ID] = tm
 	m.log.Info("task manager registered", "id", tm.ID, "addr", tm.Addr, "slots", tm.Slots)
-	return tm.ID, m.end()
+	return tm.ID, nil, m.end()
 }
 
 // Heartbeat records that task manager id is alive, and reports whether it
-// is known.
+// is known. A task manager that must register again after Lead is not:
+// the answer makes it register.
 func (m *Machine) Heartbeat(now time.Time, id string) bool {
 	tm, ok := m.tms[id]
-	if ok {
-		tm.LastHeartbeat = now
+	if !ok || tm.rejoin {
+		return false
 	}
-	return ok
+	tm.LastHeartbeat = now
+	return true
 }
 
 // TaskManager returns a registered task manager, or nil.
