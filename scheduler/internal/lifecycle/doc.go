@@ -68,9 +68,11 @@
 // task managers, metadata writes — may or may not have happened, so the
 // new leader feeds Lead before anything else:
 //
-//   - every known task manager must register again within a heartbeat
-//     timeout; until it does, its heartbeats are refused (which makes it
-//     register) and its task reports are ignored;
+//   - every known task manager must register again; until it does, its
+//     heartbeats keep it alive but are answered as not registered (which
+//     makes it register) and its task reports are ignored. One that stops
+//     heartbeating, or has not registered within two heartbeat timeouts,
+//     is lost;
 //   - every checkpoint in flight is abandoned, even one whose metadata was
 //     being written: it was never counted complete, so no sink committed
 //     it, and a late MetadataWritten for it changes nothing. Checkpoint

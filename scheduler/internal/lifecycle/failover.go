@@ -19,6 +19,12 @@ type Reported struct {
 	Err   string
 }
 
+// rejoinTimeouts is how many heartbeat timeouts after Lead a task manager
+// that still heartbeats has to register again. A task manager notices
+// that it lost its scheduler only after its own heartbeat timeout, which
+// may end after the new leader's, so one is not enough.
+const rejoinTimeouts = 2
+
 // abandoned is why Lead fails the checkpoints in flight.
 const abandoned = "abandoned: the scheduler's leader changed"
 
@@ -26,9 +32,11 @@ const abandoned = "abandoned: the scheduler's leader changed"
 // it restarted, or took over from another. Nothing the previous leader
 // had under way outside the log can be trusted to have happened:
 //
-//   - every known task manager must register again, and gets a heartbeat
-//     timeout from now to do so (until then its heartbeats are refused and
-//     its reports ignored);
+//   - every known task manager must register again: it counts as having
+//     heartbeated now, and until it registers its heartbeats keep it alive
+//     but are answered as unknown, and its reports are ignored. One that
+//     does not heartbeat for a timeout, or has not registered within
+//     rejoinTimeouts heartbeat timeouts, is lost;
 //   - every checkpoint in flight is abandoned (its tasks may have acked,
 //     its metadata may even be written, but it was never counted complete,
 //     so no sink committed it); the next checkpoint's id follows every id
@@ -39,7 +47,7 @@ const abandoned = "abandoned: the scheduler's leader changed"
 func (m *Machine) Lead(now time.Time) []Action {
 	m.begin(now)
 	for _, tm := range m.TaskManagers() {
-		tm.LastHeartbeat, tm.rejoin = now, true
+		tm.LastHeartbeat, tm.rejoin, tm.rejoinBy = now, true, now.Add(rejoinTimeouts*m.cfg.HeartbeatTimeout)
 	}
 	for _, id := range m.order {
 		j := m.jobs[id]

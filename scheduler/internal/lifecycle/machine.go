@@ -34,10 +34,17 @@ type TaskManager struct {
 	LastHeartbeat time.Time
 
 	// rejoin tells that the task manager has not registered again since
-	// the scheduler became leader (Lead): its heartbeats are refused, so
-	// that it registers and reports its tasks, and its reports ignored.
-	rejoin bool
+	// the scheduler became leader (Lead): its heartbeats keep it alive but
+	// are answered as unknown, so that it registers and reports its tasks,
+	// and its reports are ignored. It is lost if it has not registered by
+	// rejoinBy.
+	rejoin   bool
+	rejoinBy time.Time
 }
+
+// Rejoining reports whether the task manager must register again since
+// the scheduler became leader.
+func (tm *TaskManager) Rejoining() bool { return tm.rejoin }
 
 // Machine is the lifecycle of every job of a scheduler, and the slots of
 // its task managers.
@@ -100,15 +107,15 @@ func (m *Machine) Register(now time.Time, addr, hostname string, slots int, prev
 }
 
 // Heartbeat records that task manager id is alive, and reports whether it
-// is known. A task manager that must register again after Lead is not:
-// the answer makes it register.
+// is known and registered. A task manager that must register again after
+// Lead is kept alive but not registered: the answer makes it register.
 func (m *Machine) Heartbeat(now time.Time, id string) bool {
 	tm, ok := m.tms[id]
-	if !ok || tm.rejoin {
+	if !ok {
 		return false
 	}
 	tm.LastHeartbeat = now
-	return true
+	return !tm.rejoin
 }
 
 // TaskManager returns a registered task manager, or nil.
@@ -153,8 +160,12 @@ func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
 func (m *Machine) Tick(now time.Time) []Action {
 	m.begin(now)
 	for _, tm := range m.TaskManagers() {
-		if now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout {
+		switch {
+		case now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout:
 			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.ID, tm.Addr, m.cfg.HeartbeatTimeout))
+		case tm.rejoin && now.After(tm.rejoinBy):
+			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: it did not register again within %s of the scheduler's failover",
+				tm.ID, tm.Addr, rejoinTimeouts*m.cfg.HeartbeatTimeout))
 		}
 	}
 	for _, id := range m.order {
