@@ -13,9 +13,10 @@
 //     import from any other layer, in a package or in its tests, is a
 //     violation. A new top-level directory fails the test until it is given
 //     a layer.
-//   - Edge libraries. grpc, minio-go and franz-go may be imported only by the
-//     few packages that talk to the network or an external system, so that
-//     the cores build on the standard library, wazero and pebble alone.
+//   - Edge libraries. grpc, minio-go, franz-go and hashicorp/raft may be
+//     imported only by the few packages that talk to the network or an
+//     external system, so that the cores build on the standard library,
+//     wazero and pebble alone.
 //   - Single edges that the layers cannot express, such as the task runtime
 //     importing a connector package.
 //

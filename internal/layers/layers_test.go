@@ -148,6 +148,14 @@ var libraries = []library{
 		allowed: []string{"host/connector/kafka/...", "tests/..."},
 		why:     "the Kafka client lives in the Kafka connector, behind host/connector's source and sink interfaces",
 	},
+	{
+		name: "hashicorp/raft",
+		// raft-boltdb is a module of its own, not a package below raft;
+		// go-hclog is raft's logger, adapted to slog in replog.
+		paths:   []string{"github.com/hashicorp/raft", "github.com/hashicorp/raft-boltdb", "github.com/hashicorp/go-hclog"},
+		allowed: []string{"scheduler/internal/replog"},
+		why:     "Raft is the scheduler's replicated log and nothing more: scheduler/internal/replog wraps it behind an FSM of opaque commands, so the job state machine, the REST and RPC servers and the tests never see raft's types and the library could be replaced in one package",
+	},
 }
 
 // A forbiddenEdge is an import that the layers allow but the design does not.
@@ -368,7 +376,7 @@ func list(names []string) string {
 	return "itself and " + strings.Join(names, ", ")
 }
 
-// TestEdgeLibraries fails on every import of grpc, minio-go or franz-go
+// TestEdgeLibraries fails on every import of grpc, minio-go, franz-go or raft
 // outside the packages at the edges.
 func TestEdgeLibraries(t *testing.T) {
 	for _, e := range edges(goList(t)) {
