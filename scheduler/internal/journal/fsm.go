@@ -16,8 +16,9 @@ type Planner func(Submit) (lifecycle.Submission, error)
 
 // Result is what applying a command returned.
 type Result struct {
-	// Index is the command's index in the log.
-	Index uint64
+	// Index is the command's index in the log, and Command the command.
+	Index   uint64
+	Command Command
 	// Actions are the actions the event returned; only the leader carries
 	// them out.
 	Actions []lifecycle.Action
@@ -80,7 +81,7 @@ func (f *FSM) Apply(index uint64, b []byte) any {
 	}
 	f.log = append(f.log, b)
 	r := f.apply(c)
-	r.Index = index
+	r.Index, r.Command = index, c
 	return r
 }
 
