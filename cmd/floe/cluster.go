@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -99,7 +100,8 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	rt := taskmanager.TuneRuntime()
 	fs := flag.NewFlagSet("taskmanager", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address")
+	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address, or a comma-separated list of the RPC addresses of every scheduler of a highly available group: the task manager registers with the one that leads, and with the next leader when it loses it")
+	grace := fs.Duration("scheduler-grace", taskmanager.DefaultSchedulerGrace, "how long tasks keep running after the scheduler is lost (no heartbeat answered for the timeout it set, or not the leader any more), while this task manager re-registers with a scheduler that may adopt them; tasks no scheduler has adopted by then are canceled. Negative cancels them at once")
 	rpc := fs.String("rpc-addr", "127.0.0.1:0", "address this task manager serves the scheduler and other task managers on (port 0 picks one)")
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
@@ -109,7 +111,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -120,8 +122,13 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
 		return 2
 	}
+	scheds, err := schedulerList(*sched)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+		return 2
+	}
 	tm, err := taskmanager.New(taskmanager.Config{
-		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
+		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
 		TaskNice: *nice, Runtime: rt,
 	})
@@ -131,7 +138,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, *sched)
+	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, strings.Join(scheds, ","))
 	start := time.Now()
 	if err := tm.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
@@ -139,4 +146,18 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("task manager stopped", "uptime", time.Since(start).Round(time.Second))
 	return 0
+}
+
+// schedulerList splits --scheduler's comma-separated addresses.
+func schedulerList(flag string) ([]string, error) {
+	var out []string
+	for _, a := range strings.Split(flag, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--scheduler: no address in %q", flag)
+	}
+	return out, nil
 }

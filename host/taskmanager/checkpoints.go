@@ -74,19 +74,21 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 		Ack: func(ckpt int64, st ckmeta.SubtaskState) {
 			b, err := ckmeta.Marshal(st)
 			if err == nil {
-				err = tm.call(func(ctx context.Context) error {
-					_, err := tm.sched.AcknowledgeCheckpoint(ctx, &floev1.AcknowledgeCheckpointRequest{Task: id, CheckpointId: ckpt, State: b})
+				err = tm.call(func(ctx context.Context, sched floev1.SchedulerClient) error {
+					_, err := sched.AcknowledgeCheckpoint(ctx, &floev1.AcknowledgeCheckpointRequest{Task: id, CheckpointId: ckpt, State: b})
 					return err
 				})
 			}
 			if err != nil {
+				// NB: an ack lost in a failover is not retried: the new
+				// leader abandons the checkpoints in flight.
 				tm.log.Warn("acknowledging checkpoint", "checkpoint", ckpt, "err", err)
 			}
 		},
 		Decline: func(ckpt int64, reason string) {
 			tm.log.Warn("declining checkpoint", "task", keyOf(id), "checkpoint", ckpt, "reason", reason)
-			tm.call(func(ctx context.Context) error {
-				_, err := tm.sched.DeclineCheckpoint(ctx, &floev1.DeclineCheckpointRequest{Task: id, CheckpointId: ckpt, Reason: reason})
+			tm.call(func(ctx context.Context, sched floev1.SchedulerClient) error {
+				_, err := sched.DeclineCheckpoint(ctx, &floev1.DeclineCheckpointRequest{Task: id, CheckpointId: ckpt, Reason: reason})
 				return err
 			})
 		},
@@ -94,11 +96,16 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 	}, restore, nil
 }
 
-// call makes one RPC to the scheduler with a timeout.
-func (tm *TaskManager) call(fn func(ctx context.Context) error) error {
+// call makes one RPC to the leader with a timeout; it fails with
+// errNoLeader while there is none.
+func (tm *TaskManager) call(fn func(ctx context.Context, sched floev1.SchedulerClient) error) error {
+	sched, err := tm.leader()
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(tm.ctx, 10*time.Second)
 	defer cancel()
-	return fn(ctx)
+	return fn(ctx, sched)
 }
 
 // tasksOf returns the running tasks of a job attempt.
@@ -120,6 +127,9 @@ func (tm *TaskManager) tasksOf(job string, attempt int32) []*task.Task {
 
 // TriggerCheckpoint implements floev1.TaskManagerServer.
 func (tm *TaskManager) TriggerCheckpoint(ctx context.Context, req *floev1.TriggerCheckpointRequest) (*floev1.TriggerCheckpointResponse, error) {
+	if err := tm.fence(req.Term); err != nil {
+		return nil, err
+	}
 	n := 0
 	for _, t := range tm.tasksOf(req.JobId, req.Attempt) {
 		if t.TriggerCheckpoint(req.CheckpointId) {
@@ -134,6 +144,9 @@ func (tm *TaskManager) TriggerCheckpoint(ctx context.Context, req *floev1.Trigge
 
 // NotifyCheckpointComplete implements floev1.TaskManagerServer.
 func (tm *TaskManager) NotifyCheckpointComplete(ctx context.Context, req *floev1.NotifyCheckpointRequest) (*floev1.NotifyCheckpointResponse, error) {
+	if err := tm.fence(req.Term); err != nil {
+		return nil, err
+	}
 	for _, t := range tm.tasksOf(req.JobId, req.Attempt) {
 		t.NotifyCheckpointComplete(req.CheckpointId)
 	}

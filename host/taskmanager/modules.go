@@ -15,18 +15,18 @@ import (
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
 
-// modules fetches modules from the scheduler by digest, keeps them on disk
+// modules fetches modules from the leading scheduler by digest, keeps them on disk
 // and compiles each once per process.
 type modules struct {
 	engine   *udf.Engine
-	sched    floev1.SchedulerClient
+	sched    func() (floev1.SchedulerClient, error) // the leader
 	dir      string
 	mu       sync.Mutex
 	compiled map[string]*udf.Module // by digest
 	paths    map[string]string      // by digest
 }
 
-func newModules(e *udf.Engine, sched floev1.SchedulerClient, dir string) *modules {
+func newModules(e *udf.Engine, sched func() (floev1.SchedulerClient, error), dir string) *modules {
 	return &modules{engine: e, sched: sched, dir: dir, compiled: map[string]*udf.Module{}, paths: map[string]string{}}
 }
 
@@ -49,7 +49,11 @@ func (m *modules) path(ctx context.Context, d string) (string, error) {
 
 // fetch downloads digest d into p, checking the bytes against it.
 func (m *modules) fetch(ctx context.Context, d, p string) error {
-	stream, err := m.sched.FetchArtifact(ctx, &floev1.FetchArtifactRequest{Sha256: d})
+	sched, err := m.sched()
+	if err != nil {
+		return fmt.Errorf("fetching module %s: %w", d, err)
+	}
+	stream, err := sched.FetchArtifact(ctx, &floev1.FetchArtifactRequest{Sha256: d})
 	if err != nil {
 		return fmt.Errorf("fetching module %s: %w", d, err)
 	}

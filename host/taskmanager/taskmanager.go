@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -22,8 +23,20 @@ import (
 
 // Config configures a TaskManager.
 type Config struct {
-	// Scheduler is the scheduler's RPC address.
+	// Schedulers are the RPC addresses of the schedulers: one, or every
+	// member of a highly available group. The task manager registers with
+	// the first that accepts (the leader; the others answer UNAVAILABLE)
+	// and, when it loses that one, with the next that accepts.
+	Schedulers []string
+	// Scheduler is one more address, tried before Schedulers: the field of
+	// callers that know a single scheduler.
 	Scheduler string
+	// SchedulerGrace is how long tasks keep running after the scheduler is
+	// lost, while the task manager looks for a scheduler to re-register
+	// with; a scheduler that adopts them takes them over, and the tasks no
+	// scheduler took by then are canceled. 0 means DefaultSchedulerGrace;
+	// negative cancels them as soon as the scheduler is lost.
+	SchedulerGrace time.Duration
 	// RPCAddr is where this task manager listens for the scheduler and
 	// other task managers; port 0 picks a free port.
 	RPCAddr string
@@ -67,6 +80,10 @@ type Config struct {
 // throughput (RATIONALE.md).
 const DefaultTaskNice = 10
 
+// DefaultSchedulerGrace is Config.SchedulerGrace's default: long enough for
+// a standby scheduler to be elected and for this task manager to find it.
+const DefaultSchedulerGrace = 30 * time.Second
+
 // TaskManager is a running task manager.
 type TaskManager struct {
 	floev1.UnimplementedTaskManagerServer
@@ -78,8 +95,9 @@ type TaskManager struct {
 	exchange *transport.Server
 	engine   *udf.Engine
 	ownsEng  bool
-	sched    floev1.SchedulerClient
-	conn     *grpc.ClientConn
+	scheds   []*schedConn
+	lead     atomic.Pointer[schedConn]
+	term     atomic.Int64
 	modules  *modules
 	peers    *peers
 	stores   stores
@@ -94,6 +112,7 @@ type TaskManager struct {
 	timeout  time.Duration
 	tasks    map[taskKey]*running
 	kept     map[taskKey]kept
+	ends     map[taskKey]*floev1.TaskStatusUpdate
 	canceled map[attemptKey]time.Time
 }
 
@@ -105,6 +124,15 @@ func New(cfg Config) (*TaskManager, error) {
 	if cfg.InboxBatches == 0 {
 		cfg.InboxBatches = 4
 	}
+	if cfg.Scheduler != "" {
+		cfg.Schedulers = append([]string{cfg.Scheduler}, cfg.Schedulers...)
+	}
+	if len(cfg.Schedulers) == 0 {
+		return nil, fmt.Errorf("taskmanager: no scheduler address")
+	}
+	if cfg.SchedulerGrace == 0 {
+		cfg.SchedulerGrace = DefaultSchedulerGrace
+	}
 	if cfg.TaskNice == 0 {
 		cfg.TaskNice = DefaultTaskNice
 	}
@@ -114,7 +142,7 @@ func New(cfg Config) (*TaskManager, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = stdout.NewWriter(os.Stdout)
 	}
-	tm := &TaskManager{cfg: cfg, log: cfg.Logger, tasks: map[taskKey]*running{}, kept: map[taskKey]kept{}, canceled: map[attemptKey]time.Time{}}
+	tm := &TaskManager{cfg: cfg, log: cfg.Logger, tasks: map[taskKey]*running{}, kept: map[taskKey]kept{}, ends: map[taskKey]*floev1.TaskStatusUpdate{}, canceled: map[attemptKey]time.Time{}}
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 	if err := tm.open(); err != nil {
 		tm.close()
@@ -136,15 +164,18 @@ func (tm *TaskManager) open() error {
 		}
 		tm.ownsEng = true
 	}
-	if tm.conn, err = grpc.NewClient(tm.cfg.Scheduler, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
-		return fmt.Errorf("taskmanager: scheduler address %q: %w", tm.cfg.Scheduler, err)
+	for _, addr := range tm.cfg.Schedulers {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			return fmt.Errorf("taskmanager: scheduler address %q: %w", addr, err)
+		}
+		tm.scheds = append(tm.scheds, &schedConn{addr: addr, index: len(tm.scheds), conn: conn, client: floev1.NewSchedulerClient(conn)})
 	}
-	tm.sched = floev1.NewSchedulerClient(tm.conn)
 	tm.stores.opener = tm.cfg.OpenStore
 	if tm.stores.opener == nil {
 		tm.stores.opener = ckstore.OpenerFor(tm.cfg.CheckpointOptions)
 	}
-	tm.modules = newModules(tm.engine, tm.sched, filepath.Join(tm.cfg.DataDir, "artifacts"))
+	tm.modules = newModules(tm.engine, tm.leader, filepath.Join(tm.cfg.DataDir, "artifacts"))
 	tm.peers = newPeers()
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("taskmanager: listener: %w", err)
@@ -164,7 +195,7 @@ func (tm *TaskManager) Addr() string { return tm.lis.Addr().String() }
 func (tm *TaskManager) Run(ctx context.Context) error {
 	errc := make(chan error, 1)
 	tm.spawn(func() { errc <- tm.grpc.Serve(tm.lis) })
-	tm.log.Info("task manager listening", "rpc", tm.Addr(), "slots", tm.cfg.Slots, "scheduler", tm.cfg.Scheduler)
+	tm.log.Info("task manager listening", "rpc", tm.Addr(), "slots", tm.cfg.Slots, "schedulers", tm.cfg.Schedulers)
 	tm.spawn(tm.heartbeats)
 	var err error
 	select {
@@ -205,67 +236,11 @@ func (tm *TaskManager) close() {
 	if tm.peers != nil {
 		tm.peers.close()
 	}
-	if tm.conn != nil {
-		tm.conn.Close()
+	for _, s := range tm.scheds {
+		s.conn.Close()
 	}
 	if tm.ownsEng {
 		tm.engine.Close(context.Background())
-	}
-}
-
-// heartbeats registers and heartbeats; when the scheduler is lost for the
-// timeout, or forgets this task manager, it cancels every task and
-// registers again.
-func (tm *TaskManager) heartbeats() {
-	for tm.ctx.Err() == nil {
-		if err := tm.register(); err != nil {
-			tm.log.Warn("registering with the scheduler", "scheduler", tm.cfg.Scheduler, "err", err)
-			sleep(tm.ctx, time.Second)
-			continue
-		}
-		tm.beatUntilLost()
-		tm.cancelAll("lost the scheduler")
-	}
-}
-
-func (tm *TaskManager) register() error {
-	host, _ := os.Hostname()
-	ctx, cancel := context.WithTimeout(tm.ctx, 10*time.Second)
-	defer cancel()
-	resp, err := tm.sched.Register(ctx, &floev1.RegisterRequest{RpcAddr: tm.Addr(), Slots: int32(tm.cfg.Slots), Hostname: host})
-	if err != nil {
-		return err
-	}
-	tm.mu.Lock()
-	tm.id = resp.TaskManagerId
-	tm.interval = time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
-	tm.timeout = time.Duration(resp.HeartbeatTimeoutMs) * time.Millisecond
-	tm.mu.Unlock()
-	tm.log.Info("registered with the scheduler", "id", resp.TaskManagerId, "scheduler", tm.cfg.Scheduler)
-	return nil
-}
-
-// beatUntilLost heartbeats until the scheduler is lost.
-func (tm *TaskManager) beatUntilLost() {
-	tm.mu.Lock()
-	id, interval, timeout := tm.id, tm.interval, tm.timeout
-	tm.mu.Unlock()
-	last := time.Now()
-	for sleep(tm.ctx, interval) == nil {
-		tm.expireKept("")
-		ctx, cancel := context.WithTimeout(tm.ctx, interval+timeout/2)
-		resp, err := tm.sched.Heartbeat(ctx, &floev1.HeartbeatRequest{TaskManagerId: id, Tasks: tm.metrics()})
-		cancel()
-		switch {
-		case err == nil && resp.Known:
-			last = time.Now()
-		case err == nil:
-			tm.log.Warn("the scheduler no longer knows this task manager; registering again", "id", id)
-			return
-		case time.Since(last) > timeout:
-			tm.log.Warn("lost the scheduler", "err", err, "silent_for", time.Since(last).Round(time.Millisecond))
-			return
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/exchange"
@@ -47,17 +48,42 @@ type running struct {
 	task        *task.Task
 	lastBlocked int64
 	lastAt      time.Time
+	// state is what the task last reported, RUNNING (also before it
+	// started) or ENDING; states are its declared states.
+	state  floev1.TaskState
+	states []*floev1.DeclaredState
+}
+
+// status is the task's current state, as a re-registration reports it.
+func (r *running) status() *floev1.TaskStatusUpdate {
+	r.mu.Lock()
+	state, states := r.state, r.states
+	r.mu.Unlock()
+	return &floev1.TaskStatusUpdate{Task: r.id, State: state, States: states, Metrics: r.metrics(r.id)}
+}
+
+// setState records the state the task reports.
+func (r *running) setState(state floev1.TaskState, states []*floev1.DeclaredState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.state = state
+	if states != nil {
+		r.states = states
+	}
 }
 
 // DeployTask implements floev1.TaskManagerServer: it starts the task and
 // returns; the task reports its progress with UpdateTaskStatus.
 func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskRequest) (*floev1.DeployTaskResponse, error) {
+	if err := tm.fence(req.Term); err != nil {
+		return nil, err
+	}
 	if req.Task == nil {
 		return nil, status.Error(codes.InvalidArgument, "deploy: no task id")
 	}
 	key := keyOf(req.Task)
 	rctx, cancel := context.WithCancel(tm.ctx)
-	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now()}
+	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now(), state: floev1.TaskState_TASK_STATE_RUNNING}
 	tm.mu.Lock()
 	if _, gone := tm.canceled[attemptKey{key.job, key.attempt}]; gone {
 		tm.mu.Unlock()
@@ -77,6 +103,9 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 
 // CancelTasks implements floev1.TaskManagerServer.
 func (tm *TaskManager) CancelTasks(ctx context.Context, req *floev1.CancelTasksRequest) (*floev1.CancelTasksResponse, error) {
+	if err := tm.fence(req.Term); err != nil {
+		return nil, err
+	}
 	tm.mu.Lock()
 	// A DeployTask of this attempt still on its way must not start a task
 	// after the cancel.
@@ -111,12 +140,7 @@ func (tm *TaskManager) cancelAll(reason string) {
 // runTask sets a task up, runs it and reports how it ended.
 func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.DeployTaskRequest) {
 	key := keyOf(req.Task)
-	defer func() {
-		r.cancel()
-		tm.mu.Lock()
-		delete(tm.tasks, key)
-		tm.mu.Unlock()
-	}()
+	defer r.cancel()
 	if tm.cfg.TaskNice > 0 {
 		if err := backgroundThread(tm.cfg.TaskNice); err != nil {
 			tm.log.Warn("cannot lower the task thread's priority", "err", err)
@@ -134,18 +158,18 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	}
 	switch {
 	case ctx.Err() != nil:
-		tm.report(r, floev1.TaskState_TASK_STATE_CANCELED, "")
+		tm.ended(r, floev1.TaskState_TASK_STATE_CANCELED, "")
 	case err != nil:
 		tm.log.Warn("task failed", "task", key, "err", err)
-		tm.report(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
+		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
 	default:
 		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
 			// The state stays open, and on disk, for lookups.
 			tm.keep(key, t, retention, tm.stateDir(req.Task))
-			tm.report(r, floev1.TaskState_TASK_STATE_FINISHED, "")
+			tm.ended(r, floev1.TaskState_TASK_STATE_FINISHED, "")
 			return
 		}
-		tm.report(r, floev1.TaskState_TASK_STATE_FINISHED, "")
+		tm.ended(r, floev1.TaskState_TASK_STATE_FINISHED, "")
 	}
 	os.RemoveAll(tm.stateDir(req.Task))
 }
@@ -252,28 +276,48 @@ func (tm *TaskManager) sender(ctx context.Context, id *floev1.TaskID, ep *floev1
 	return s, func() { s.Close() }, nil
 }
 
-// report tells the scheduler a task's new state, retrying briefly.
+// report tells the scheduler a task's new state, retrying briefly. It is
+// not kept when there is no scheduler: a re-registration reports the
+// task's current state.
 func (tm *TaskManager) report(r *running, state floev1.TaskState, msg string) {
-	tm.send(&floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)})
+	r.setState(state, nil)
+	tm.send(&floev1.TaskStatusUpdate{Task: r.id, State: state, Error: msg, Metrics: r.metrics(r.id)})
 }
 
 // reportStates is report with the task's declared states.
 func (tm *TaskManager) reportStates(r *running, state floev1.TaskState, states []*floev1.DeclaredState) {
-	tm.send(&floev1.TaskStatusUpdate{TaskManagerId: tm.taskManagerID(), Task: r.id, State: state, Metrics: r.metrics(r.id), States: states})
+	r.setState(state, states)
+	tm.send(&floev1.TaskStatusUpdate{Task: r.id, State: state, Metrics: r.metrics(r.id), States: states})
 }
 
+// send reports u to the leader, retrying briefly while there is one.
 func (tm *TaskManager) send(u *floev1.TaskStatusUpdate) {
-	state := u.State
 	for attempt := 0; attempt < 5; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := tm.sched.UpdateTaskStatus(ctx, u)
-		cancel()
+		err := tm.sendOnce(u)
 		if err == nil || errors.Is(tm.ctx.Err(), context.Canceled) {
 			return
 		}
-		tm.log.Warn("reporting task status", "state", state, "err", err)
+		tm.log.Warn("reporting task status", "state", u.State, "err", err)
+		if errors.Is(err, errNoLeader) {
+			return
+		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// sendOnce makes one UpdateTaskStatus call to the leader, under the id it
+// gave this task manager.
+func (tm *TaskManager) sendOnce(u *floev1.TaskStatusUpdate) error {
+	sched, err := tm.leader()
+	if err != nil {
+		return err
+	}
+	u = proto.CloneOf(u)
+	u.TaskManagerId = tm.taskManagerID()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = sched.UpdateTaskStatus(ctx, u)
+	return err
 }
 
 // metrics returns the counters of every running task.
