@@ -40,7 +40,7 @@ type cluster struct {
 	schedArgs []string
 	killed    []*proc
 	mu        sync.Mutex
-	tms   []*proc
+	tms       []*proc
 
 	hc     *http.Client
 	client *client.Client
