@@ -6,15 +6,29 @@ BIN       := bin
 UDF_DIRS  := $(patsubst %/main.go,%,$(wildcard udfs/*/main.go))
 UDF_WASM  := $(foreach d,$(UDF_DIRS),$(d)/$(notdir $(d)).wasm)
 DEMO_DIR  := .demo
+# The release `floe version` prints: the nearest tag, or the commit, with
+# -dirty for uncommitted changes. The commit itself comes from Go's build info.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# make install copies bin/floe to $(GOBIN) when set, else $(PREFIX)/bin.
+PREFIX    ?= /usr/local
+GOBIN     ?= $(shell $(GO) env GOBIN)
+INSTALL_DIR := $(if $(GOBIN),$(GOBIN),$(PREFIX)/bin)
 
-.PHONY: all build udfs test conformance bench soak demo check proto clean
+.PHONY: all build install udfs test conformance bench soak demo check proto clean
 
 all: build
 
 build: $(BIN)/floe udfs
 
 $(BIN)/floe: FORCE
-	$(GO) build -o $@ ./cmd/floe
+	$(GO) build -buildvcs=auto -ldflags "-X main.version=$(VERSION)" -o $@ ./cmd/floe
+
+# Puts floe on the PATH: into $GOBIN if set, else $(PREFIX)/bin
+# (make install PREFIX=$$HOME/.local for a user install).
+install: $(BIN)/floe
+	@mkdir -p $(INSTALL_DIR)
+	install -m 0755 $(BIN)/floe $(INSTALL_DIR)/floe
+	@echo "installed $(INSTALL_DIR)/floe"; command -v floe >/dev/null || echo "note: $(INSTALL_DIR) is not on your PATH"
 
 # Every operator module is compiled from its SDK sources.
 udfs: $(UDF_WASM)

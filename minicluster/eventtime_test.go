@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -119,4 +120,45 @@ func TestEventTimeTimersFireOncePerSession(t *testing.T) {
 		t.Errorf("%d sessions for %d keys: watermarks did not advance during the job", sessions, len(perKey))
 	}
 	t.Logf("%d sessions over %d keys", sessions, len(perKey))
+}
+
+// TestEndOfInputFiresEventTimersOnly pins down what a bounded job does with
+// the timers left when its input ends (docs/event-time.md, "Timers at the
+// end of input"): the final watermark fires every event-time timer, and
+// the processing-time timers still pending (here each key's idle timer,
+// more than a day away) do not fire, as in Flink: the job neither fires nor
+// waits for them (had it waited, their "idle" lines would be in the output).
+func TestEndOfInputFiresEventTimersOnly(t *testing.T) {
+	dir := t.TempDir()
+	mod := module(t, dir, filepath.Join("conformance", "go"))
+	input := filepath.Join(dir, "events.csv")
+	if err := os.WriteFile(input, []byte("a,1000\nb,1001\na,1002\nc,1003\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "data"), TaskManagers: 1, Slots: 2}, api.Submission{
+		Spec:    []byte(sessionSpec),
+		Params:  map[string]string{"input": input, "output": out},
+		Modules: map[string][]byte{"conformance": mod},
+	})
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	parts, err := filepath.Glob(filepath.Join(out, "part-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, p := range parts {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Fields(string(data))...)
+	}
+	slices.Sort(lines)
+	want := []string{"a,session,2,1002", "b,session,1,1001", "c,session,1,1003"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("output %q, want %q: every event-time timer and no processing-time (idle) timer fires", lines, want)
+	}
 }

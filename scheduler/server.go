@@ -217,8 +217,7 @@ func (s *Server) open() error {
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
-		s.http = &http.Server{Handler: rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log}),
-			ReadHeaderTimeout: 10 * time.Second}
+		s.http = newHTTPServer(rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log}), restTimeouts)
 	}
 	return nil
 }

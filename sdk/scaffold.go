@@ -25,7 +25,7 @@ import (
 
 // NB: all:templates keeps the templates' dotfiles (.gitignore, .cargo).
 //
-//go:embed go/*.go c/floe.h c/floe.c rust/Cargo.toml rust/src assemblyscript/package.json assemblyscript/assembly all:templates
+//go:embed go/*.go go/floetest/*.go go/internal/nativehost/*.go c/floe.h c/floe.c rust/Cargo.toml rust/src assemblyscript/package.json assemblyscript/assembly all:templates
 var files embed.FS
 
 // Project is what templates are rendered with.
@@ -121,7 +121,9 @@ func New(lang, name, dir string) (string, error) {
 }
 
 // goSDK copies the Go SDK as the module github.com/floe-stream/floe, which
-// the project's go.mod replaces with ./floe-sdk.
+// the project's go.mod replaces with ./floe-sdk: package floe with its
+// native test harness floetest (and the internal package joining the two),
+// so that the project's go test runs its operators natively.
 func goSDK(dst string) error {
 	if err := write(filepath.Join(dst, "go.mod"), []byte("module github.com/floe-stream/floe\n\ngo 1.24\n"), 0o644); err != nil {
 		return err

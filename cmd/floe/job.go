@@ -45,8 +45,10 @@ Commands:
   cancel ID       cancel a job; prints its state afterwards
   wait ID         block until a job ends; prints its final state
 
-Every command takes --server URL, the scheduler's REST address; the default
-is $FLOE_SERVER, or http://127.0.0.1:8081 if that is unset.
+Every command takes --server URL, the scheduler's REST address, or a
+comma-separated list of a scheduler group's, of which the first that answers
+is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
+unset.
 
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
 scheduler refused the request or cannot be reached, a waited-for job did not
@@ -143,7 +145,8 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 	if server == "" {
 		server = defaultServer
 	}
-	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API; $FLOE_SERVER sets the default")
+	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API, or a comma-separated list of a scheduler group's: "+
+		"the first that answers is used; $FLOE_SERVER sets the default")
 	j.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
@@ -193,15 +196,27 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// checkServer normalizes --server: a bare host:port means http.
+// checkServer normalizes --server, a comma-separated list of URLs: a bare
+// host:port means http.
 func (j *jobCLI) checkServer() error {
-	if !strings.Contains(j.server, "://") {
-		j.server = "http://" + j.server
+	var servers []string
+	for s := range strings.SplitSeq(j.server, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		if !strings.Contains(s, "://") {
+			s = "http://" + s
+		}
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--server %q: want an http:// or https:// URL, or a comma-separated list of them", s)
+		}
+		servers = append(servers, s)
 	}
-	u, err := url.Parse(j.server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--server %q: want an http:// or https:// URL", j.server)
+	if len(servers) == 0 {
+		return fmt.Errorf("--server %q: want an http:// or https:// URL, or a comma-separated list of them", j.server)
 	}
+	j.server = strings.Join(servers, ",")
 	return nil
 }
 
@@ -225,8 +240,10 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	case ctx.Err() != nil:
 		fmt.Fprintf(j.stderr, "floe %s %s: interrupted\n", j.group, j.name)
 		return 130
-	case client.IsUnreachable(err):
+	case client.IsUnreachable(err) && !strings.Contains(j.server, ","):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
+	case client.IsUnreachable(err):
+		err = fmt.Errorf("cannot reach any of the schedulers at %s: is `floe scheduler` running? (%w)", j.server, err)
 	}
 	fmt.Fprintf(j.stderr, "floe %s %s: %v\n", j.group, j.name, err)
 	return 1

@@ -2,7 +2,8 @@
 // mini-cluster (floe run); starts a cluster's scheduler (floe scheduler) and
 // its task managers (floe taskmanager); submits, lists, rescales, savepoints
 // and cancels jobs on a cluster through the scheduler's REST API (floe job);
-// reads a running job's queryable state (floe state); and writes a new
+// reads a running job's queryable state (floe state); shows the schedulers'
+// group (floe cluster); and writes a new
 // operator project for one of the SDKs (floe new). Each command parses its
 // flags and calls the embeddable constructors of the packages below it.
 package main
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 const usage = `floe — stream processing with WebAssembly operators
@@ -26,6 +28,8 @@ Usage:
                     manage the jobs of a cluster through its scheduler
   floe state get --job ID --state NAME KEY... [-o json|text]
                     read keys of a job's queryable state
+  floe cluster status [-o json|text]
+                    show the schedulers: members, leader, applied log index
   floe new --lang go|rust|c|as NAME
                     write a ready-to-build operator project
   floe version      print the version
@@ -33,9 +37,6 @@ Usage:
 
 Run 'floe help COMMAND' for the flags of a command.
 `
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	os.Exit(floe(os.Args[1:], os.Stdout, os.Stderr))
@@ -54,6 +55,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return jobCmd(args[1:], stdout, stderr)
 	case "state":
 		return stateCmd(args[1:], stdout, stderr)
+	case "cluster":
+		return clusterCmd(args[1:], stdout, stderr)
 	case "new":
 		return newCmd(args[1:], stdout, stderr)
 	case "scheduler":
@@ -61,7 +64,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	case "taskmanager":
 		return taskManagerCmd(args[1:], stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "floe", version)
+		info, ok := debug.ReadBuildInfo()
+		printVersion(stdout, info, ok)
 		return 0
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "run" {
@@ -81,6 +85,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "state" {
 			return stateCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "cluster" {
+			return clusterCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

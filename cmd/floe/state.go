@@ -28,8 +28,10 @@ Commands:
   get --job ID --state NAME KEY... [-o json|text]
                   print the value of each key
 
-Every command takes --server URL, the scheduler's REST address; the default
-is $FLOE_SERVER, or http://127.0.0.1:8081 if that is unset.
+Every command takes --server URL, the scheduler's REST address, or a
+comma-separated list of a scheduler group's, of which the first that answers
+is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
+unset.
 
 Exit codes: 0 every key was found; 1 a key was not found, or the scheduler
 refused the request or cannot be reached; 2 bad command line; 130

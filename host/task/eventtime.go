@@ -51,7 +51,7 @@ func (s *sourceTime) stamp(b *record.Batch, clock func() time.Time) error {
 		if s.extract != nil {
 			ts, err := s.extract.Timestamp(r.Value)
 			if err != nil {
-				return fmt.Errorf("source record %q: %w", prefix(r.Value), err)
+				return fmt.Errorf("source record %s: %w", record.Quote(r.Value), err)
 			}
 			r.Timestamp = ts
 		}
@@ -64,13 +64,6 @@ func (s *sourceTime) stamp(b *record.Batch, clock func() time.Time) error {
 		}
 	}
 	return nil
-}
-
-func prefix(b []byte) []byte {
-	if len(b) > 64 {
-		return b[:64]
-	}
-	return b
 }
 
 // sourceWatermark sends the source's watermark on when its interval has
@@ -200,6 +193,21 @@ func (t *Task) serviceTimers(ctx context.Context) error {
 		t.wakeTimer.Reset(d)
 	}
 	return nil
+}
+
+// endTimers is the end of the task's input. The final watermark (max) has
+// fired every event-time timer; the processing-time timers still pending
+// do not fire, as in Flink: when they would fire depends on the wall clock,
+// not on the input (docs/event-time.md, "Timers at the end of input"). It
+// says how many were left, so that they are not dropped silently.
+func (t *Task) endTimers() {
+	n := 0
+	for _, op := range t.timed {
+		n += op.q.Len()
+	}
+	if n > 0 {
+		t.env.Logger.Info("input ended: pending processing-time timers will not fire", "task", t.name, "timers", n)
+	}
 }
 
 // restoreTimers rebuilds the timer queues from the restored keyed state of

@@ -229,6 +229,7 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	t.endTimers()
 	if t.router != nil {
 		return t.router.End(ctx)
 	}

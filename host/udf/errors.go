@@ -3,7 +3,8 @@ package udf
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/floe-stream/floe/host/record"
 )
 
 // ErrTimeout is wrapped by the UDFError of a call that did not return within
@@ -22,8 +23,10 @@ type UDFError struct {
 	// Record is the index of the input record being processed in its batch,
 	// or -1 when the failure is not tied to a record.
 	Record int
-	// Value holds the first bytes of that record.
+	// Value holds the first bytes of that record (record.Excerpt), and
+	// Size its length.
 	Value []byte
+	Size  int
 	// Stderr is the tail of what the guest wrote to stderr.
 	Stderr string
 	Err    error
@@ -32,7 +35,7 @@ type UDFError struct {
 func (e *UDFError) Error() string {
 	s := fmt.Sprintf("module %q function %q: %v", e.Module, e.Function, e.Err)
 	if e.Record >= 0 {
-		s += fmt.Sprintf(" (record %d: %s)", e.Record, strconv.Quote(string(e.Value)))
+		s += fmt.Sprintf(" (record %d: %s)", e.Record, record.QuoteExcerpt(e.Value, e.Size))
 	}
 	if e.Stderr != "" {
 		s += "\nguest stderr: " + e.Stderr
@@ -42,14 +45,10 @@ func (e *UDFError) Error() string {
 
 func (e *UDFError) Unwrap() error { return e.Err }
 
-// maxQuoted bounds how much of a record an error quotes.
-const maxQuoted = 64
-
-func prefix(b []byte) []byte {
-	if len(b) > maxQuoted {
-		b = b[:maxQuoted]
-	}
-	return append([]byte(nil), b...)
+// prefix returns a copy of the excerpt of b that an error quotes, and the
+// length of b.
+func prefix(b []byte) ([]byte, int) {
+	return append([]byte(nil), record.Excerpt(b)...), len(b)
 }
 
 // badModule builds an error about a module that cannot be run.

@@ -385,7 +385,7 @@ func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	}
 	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
 	if in.cur != nil && rec >= 0 && rec < len(in.cur.Records) {
-		ue.Value = prefix(in.cur.Records[rec].Value)
+		ue.Value, ue.Size = prefix(in.cur.Records[rec].Value)
 	}
 	return ue
 }

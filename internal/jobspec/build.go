@@ -14,6 +14,10 @@ const (
 	defaultMaxParallelism = 128
 	maxMaxParallelism     = 32768
 	unbounded             = math.MaxInt32
+	// maxOperators bounds a job's operators: each is a chained call per
+	// record and a module instance per subtask, so a spec of thousands is a
+	// mistake or an attack on the task managers, not a job.
+	maxOperators = 1000
 )
 
 // builder turns a raw job into a Job, reporting every problem on the way.

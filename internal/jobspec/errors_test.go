@@ -39,6 +39,11 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"  - {type: process, uid: c, module: wc, function: count}"),
 		want: []string{`line 8: operators[2].module: "wc" is not declared in modules (declared: wordcount)`},
 	}, {
+		name: "too many operators",
+		spec: y(okName, okSource, okSink, okModule, "operators:",
+			strings.Repeat("  - {type: map, module: wordcount, function: f}\n", 1001)),
+		want: []string{`operators: a job has at most 1000 operators, this one has 1001`},
+	}, {
 		name: "no modules at all",
 		spec: y(okName, okSource, okSink, "operators: [{type: map, uid: a, module: wc, function: f}]"),
 		want: []string{`operators[0].module: "wc" is not declared in modules (no modules are declared)`},

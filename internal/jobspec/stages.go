@@ -34,6 +34,10 @@ var (
 
 // operators returns the job's chain of operators.
 func (b *builder) operators(raws []rawOperator) []Operator {
+	if len(raws) > maxOperators {
+		b.p.reject("operators", "a job has at most %d operators, this one has %d", maxOperators, len(raws))
+		return nil
+	}
 	ops := make([]Operator, len(raws))
 	keyed := false
 	for i := range raws {

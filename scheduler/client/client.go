@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,17 +10,23 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
-// Client is a connection to one scheduler. It is safe for concurrent use.
+// Client is a connection to a scheduler, or to the first of a list of
+// schedulers that answers. It is safe for concurrent use.
 type Client struct {
-	base string
-	hc   *http.Client
+	bases []string
+	// cur indexes the base URL the client sticks to: the last that
+	// answered.
+	cur atomic.Int32
+	hc  *http.Client
 }
 
 var _ api.Service = (*Client)(nil)
@@ -31,6 +38,15 @@ var _ api.Service = (*Client)(nil)
 // the scheduler: the default 2 would make concurrent callers (a service
 // looking up state from many goroutines) dial a new connection per call.
 //
+// baseURL may be a comma-separated list of the REST addresses of a group of
+// schedulers, any of which answers. The client sends each request to the
+// scheduler that answered last, the first of the list at the start; when it
+// cannot connect, or the scheduler answers 503 Service Unavailable, it tries
+// the next, in list order, and sticks to the first that answers. Any other
+// answer, an error status included, is the scheduler's answer. NB: a write
+// moves on only when no connection could be made, so that it is never sent
+// twice; a read moves on after any failure of the connection.
+//
 // NB: uploads ask for "100-continue", which a transport honours only if its
 // ExpectContinueTimeout is set (http.DefaultTransport's is). Without it, an
 // upload over the scheduler's limit may fail with a connection reset rather
@@ -41,12 +57,30 @@ func New(baseURL string, httpClient *http.Client) *Client {
 		tr.MaxIdleConnsPerHost = 64
 		httpClient = &http.Client{Transport: tr}
 	}
-	return &Client{base: strings.TrimRight(baseURL, "/"), hc: httpClient}
+	return &Client{bases: splitBases(baseURL), hc: httpClient}
 }
 
-// BaseURL returns the scheduler's address as New received it, without a
-// trailing slash.
-func (c *Client) BaseURL() string { return c.base }
+// splitBases splits a comma-separated list of base URLs, dropping blanks
+// and trailing slashes. It always returns at least one URL.
+func splitBases(list string) []string {
+	var bases []string
+	for b := range strings.SplitSeq(list, ",") {
+		if b = strings.TrimRight(strings.TrimSpace(b), "/"); b != "" {
+			bases = append(bases, b)
+		}
+	}
+	if len(bases) == 0 {
+		return []string{""}
+	}
+	return bases
+}
+
+// BaseURL returns the address of the scheduler the client sends its next
+// request to, as New received it, without a trailing slash.
+func (c *Client) BaseURL() string { return c.bases[c.cur.Load()] }
+
+// BaseURLs returns every scheduler address New received, in order.
+func (c *Client) BaseURLs() []string { return slices.Clone(c.bases) }
 
 // Error is an error response of the scheduler. It wraps the api sentinel
 // that matches its status code, if any.
@@ -91,11 +125,37 @@ type request struct {
 	out  any
 }
 
-// do sends r and decodes the response into r.out, or returns its error.
+// do sends r to the scheduler the client sticks to, or to the next ones
+// in turn while they cannot be reached or are unavailable, and decodes the
+// response into r.out, or returns its error. When no scheduler answers, the
+// error is the last 503 response's, or else the last failure to connect.
 func (c *Client) do(ctx context.Context, r request) error {
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
+	start := int(c.cur.Load())
+	var err, unavailable error
+	for i := range c.bases {
+		k := (start + i) % len(c.bases)
+		var next bool
+		next, err = c.doAt(ctx, c.bases[k], r)
+		if !next {
+			c.cur.Store(int32(k))
+			return err
+		}
+		if _, ok := err.(*Error); ok {
+			unavailable = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return cmp.Or(unavailable, err)
+}
+
+// doAt sends r to the scheduler at base. It returns next when the client
+// should try the next scheduler instead.
+func (c *Client) doAt(ctx context.Context, base string, r request) (next bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, r.method, base+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", r.contentType)
@@ -108,13 +168,14 @@ func (c *Client) do(ctx context.Context, r request) error {
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return err
+		idempotent := r.method == http.MethodGet || r.method == http.MethodHead
+		return ctx.Err() == nil && (IsUnreachable(err) || idempotent), err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != r.want {
-		return responseError(resp)
+		return resp.StatusCode == http.StatusServiceUnavailable, responseError(resp)
 	}
-	return decode(resp, r.out)
+	return false, decode(resp, r.out)
 }
 
 // decode reads a successful response into out, or discards it if out is nil.

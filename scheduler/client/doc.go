@@ -9,5 +9,11 @@
 // Beyond the Service methods, SubmitFiles uploads a job from its spec file
 // and the module files the spec names, as `floe job submit` does, Wait
 // polls a job until it ends, and GetInt64 reads one key of a queryable
-// int64 state, such as a counter (docs/queryable-state.md).
+// int64 state, such as a counter (docs/queryable-state.md). Cluster reads
+// the scheduler group's members and leader.
+//
+// A client may be given the REST addresses of every scheduler of a group,
+// comma-separated: it talks to one and moves to the next when that one
+// cannot be reached or answers 503 (New says exactly when), so it follows
+// the group through the loss of a scheduler.
 package client

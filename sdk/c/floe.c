@@ -269,7 +269,6 @@ static struct {
     floe_buf out;           /* buffered output records */
     floe_buf map_out;       /* a map function's result */
     floe_buf scratch;       /* floe_scratch */
-    floe_buf state;         /* state values read from the host */
     floe_function *fn;      /* the function the operator runs */
     struct param *params;
     uint32_t nparams;
@@ -547,19 +546,33 @@ __attribute__((export_name("floe_close"))) int32_t floe__export_close(void) {
 
 /* --------------------------------------------------------------- state */
 
-/* states holds the declared states' names by id, for messages. */
+/* states holds, by id, the declared states' names (for messages) and the
+ * buffer each state's reads go to: the bytes one state read returns stay
+ * valid until the next read of the same state, whatever other states are
+ * read meanwhile. */
 static struct {
     char **names;
+    floe_buf *bufs;
     int32_t len;
 } states;
+
+/* other_buf holds the reads of a state id the SDK did not declare; the host
+ * traps on such an id, so it is never handed out. */
+static floe_buf other_buf;
 
 static floe_state declare(int32_t kind, const char *name, int flags) {
     floe_state id = floe__state_declare(kind, name, (int32_t)strlen(name), flags);
     if (id >= states.len) {
         char **names = (char **)realloc(states.names, (size_t)(id + 1) * sizeof *names);
         if (!names) oom();
-        for (int32_t i = states.len; i <= id; i++) names[i] = NULL;
         states.names = names;
+        floe_buf *bufs = (floe_buf *)realloc(states.bufs, (size_t)(id + 1) * sizeof *bufs);
+        if (!bufs) oom();
+        states.bufs = bufs;
+        for (int32_t i = states.len; i <= id; i++) {
+            names[i] = NULL;
+            bufs[i] = (floe_buf){0};
+        }
         states.len = id + 1;
     }
     if (id >= 0 && !states.names[id]) {
@@ -569,11 +582,15 @@ static floe_state declare(int32_t kind, const char *name, int flags) {
     return id;
 }
 
+static const char *state_name(floe_state s) {
+    return s >= 0 && s < states.len && states.names[s] ? states.names[s] : "?";
+}
+
+static floe_buf *state_buf(floe_state s) { return s >= 0 && s < states.len ? &states.bufs[s] : &other_buf; }
+
 /* bad_i64 fails the call: an int64 state value that is not 8 bytes. */
-static bool bad_i64(floe_state s, int32_t n) {
-    const char *name = s >= 0 && s < states.len && states.names[s] ? states.names[s] : "?";
-    sdk_error("state \"%s\": int64 state value of %d bytes, want 8", name, (int)n);
-    return false;
+static int bad_i64(floe_state s, int32_t n) {
+    return sdk_error("state \"%s\": int64 state value of %d bytes, want 8", state_name(s), (int)n);
 }
 
 floe_state floe_value_state(const char *name, int flags) { return declare(KIND_VALUE, name, flags); }
@@ -588,31 +605,37 @@ floe_state floe_operator_list_state(const char *name, floe_redistribution mode, 
  * returns their length, or -1 when absent. */
 typedef int32_t (*getter)(int32_t s, int32_t rec, void *buf, int32_t cap);
 
-/* read calls get with the state buffer, growing it until the bytes fit. */
-static bool read_state(getter get, floe_state s, int32_t rec, floe_bytes *out) {
+/* read calls get with state s's buffer, growing it until the bytes fit. It
+ * returns FLOE_FOUND or FLOE_ABSENT. */
+static int read_state(getter get, floe_state s, int32_t rec, floe_bytes *out) {
+    floe_buf *b = state_buf(s);
     for (;;) {
-        int32_t n = get(s, rec, op.state.data, (int32_t)op.state.cap);
-        if (n < 0) return false;
-        if ((size_t)n <= op.state.cap) {
-            *out = floe_bytes_of(op.state.data, (size_t)n);
-            return true;
+        int32_t n = get(s, rec, b->data, (int32_t)b->cap);
+        if (n < 0) return FLOE_ABSENT;
+        if ((size_t)n <= b->cap) {
+            *out = floe_bytes_of(b->data, (size_t)n);
+            return FLOE_FOUND;
         }
-        op.state.len = 0;
-        floe_buf_grow(&op.state, (size_t)n + (size_t)n / 4);
+        b->len = 0;
+        floe_buf_grow(b, (size_t)n + (size_t)n / 4);
     }
 }
 
-bool floe_value_get(floe_ctx *ctx, floe_state s, floe_bytes *out) {
+int floe_value_get(floe_ctx *ctx, floe_state s, floe_bytes *out) {
     return read_state(floe__value_get, s, ctx->rec, out);
 }
 
-bool floe_value_get_i64(floe_ctx *ctx, floe_state s, int64_t *out) {
-    int64_t v;
-    int32_t n = floe__value_get(s, ctx->rec, &v, 8);
-    if (n < 0) return false;
+/* get_i64 ends an int64 read that returned n bytes into v. */
+static int get_i64(floe_state s, int32_t n, int64_t v, int64_t *out) {
+    if (n < 0) return FLOE_ABSENT;
     if (n != 8) return bad_i64(s, n);
     *out = v;
-    return true;
+    return FLOE_FOUND;
+}
+
+int floe_value_get_i64(floe_ctx *ctx, floe_state s, int64_t *out) {
+    int64_t v = 0;
+    return get_i64(s, floe__value_get(s, ctx->rec, &v, 8), v, out);
 }
 
 void floe_value_put(floe_ctx *ctx, floe_state s, const void *value, size_t len) {
@@ -623,28 +646,41 @@ void floe_value_put_i64(floe_ctx *ctx, floe_state s, int64_t v) { floe__value_pu
 
 void floe_value_delete(floe_ctx *ctx, floe_state s) { floe__value_delete(s, ctx->rec); }
 
-bool floe_list_next(floe_iter *it, floe_bytes *elem) {
-    if (it->end - it->next < 4) return false;
+/* truncated fails the call: the host's list or map bytes end inside an
+ * element. The iterator stops there. */
+static bool truncated(floe_iter *it) {
+    sdk_error("state \"%s\": truncated %s", state_name(it->state), it->map ? "map entries" : "list");
+    it->next = it->end;
+    return false;
+}
+
+/* next_elem reads one u32-length-prefixed element; at the end it returns
+ * false, and on a truncated element it fails the call and returns false. */
+static bool next_elem(floe_iter *it, floe_bytes *elem) {
+    if (it->next == it->end) return false;
+    if (it->end - it->next < 4) return truncated(it);
     uint32_t n = load_u32(it->next);
-    if ((size_t)(it->end - it->next - 4) < n) return false;
+    if ((size_t)(it->end - it->next - 4) < n) return truncated(it);
     *elem = floe_bytes_of(it->next + 4, n);
     it->next += 4 + n;
     return true;
 }
 
+bool floe_list_next(floe_iter *it, floe_bytes *elem) { return next_elem(it, elem); }
+
 bool floe_map_next(floe_iter *it, floe_bytes *key, floe_bytes *value) {
-    floe_iter save = *it;
-    if (floe_list_next(it, key) && floe_list_next(it, value)) return true;
-    *it = save;
-    it->next = it->end;
-    return false;
+    if (!next_elem(it, key)) return false;
+    if (it->next == it->end) return truncated(it);
+    return next_elem(it, value);
 }
 
-/* start sets it on the bytes a list or map read returned. */
-static bool start(bool ok, floe_bytes b, floe_iter *it) {
+/* start sets it on the bytes a list or map read of state s returned. */
+static bool start(int found, floe_bytes b, floe_state s, bool map, floe_iter *it) {
     it->next = b.data;
-    it->end = b.data + (ok ? b.len : 0);
-    return ok && b.len > 0;
+    it->end = b.data + (found == FLOE_FOUND ? b.len : 0);
+    it->state = s;
+    it->map = map;
+    return found == FLOE_FOUND && b.len > 0;
 }
 
 void floe_list_append(floe_ctx *ctx, floe_state s, const void *value, size_t len) {
@@ -653,8 +689,7 @@ void floe_list_append(floe_ctx *ctx, floe_state s, const void *value, size_t len
 
 bool floe_list_get(floe_ctx *ctx, floe_state s, floe_iter *it) {
     floe_bytes b = {0};
-    bool ok = read_state(floe__list_get, s, ctx->rec, &b);
-    return start(ok, b, it);
+    return start(read_state(floe__list_get, s, ctx->rec, &b), b, s, false, it);
 }
 
 void floe_list_clear(floe_ctx *ctx, floe_state s) { floe__list_clear(s, ctx->rec); }
@@ -667,19 +702,15 @@ static int32_t map_get_key(int32_t s, int32_t rec, void *buf, int32_t cap) {
     return floe__map_get(s, rec, map_key, map_klen, buf, cap);
 }
 
-bool floe_map_get(floe_ctx *ctx, floe_state s, const void *key, size_t klen, floe_bytes *out) {
+int floe_map_get(floe_ctx *ctx, floe_state s, const void *key, size_t klen, floe_bytes *out) {
     map_key = key;
     map_klen = (int32_t)klen;
     return read_state(map_get_key, s, ctx->rec, out);
 }
 
-bool floe_map_get_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t *out) {
-    int64_t v;
-    int32_t n = floe__map_get(s, ctx->rec, key, (int32_t)klen, &v, 8);
-    if (n < 0) return false;
-    if (n != 8) return bad_i64(s, n);
-    *out = v;
-    return true;
+int floe_map_get_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t *out) {
+    int64_t v = 0;
+    return get_i64(s, floe__map_get(s, ctx->rec, key, (int32_t)klen, &v, 8), v, out);
 }
 
 void floe_map_put(floe_ctx *ctx, floe_state s, const void *key, size_t klen, const void *value, size_t vlen) {
@@ -696,8 +727,7 @@ void floe_map_delete(floe_ctx *ctx, floe_state s, const void *key, size_t klen) 
 
 bool floe_map_entries(floe_ctx *ctx, floe_state s, floe_iter *it) {
     floe_bytes b = {0};
-    bool ok = read_state(floe__map_entries, s, ctx->rec, &b);
-    return start(ok, b, it);
+    return start(read_state(floe__map_entries, s, ctx->rec, &b), b, s, true, it);
 }
 
 void floe_map_clear(floe_ctx *ctx, floe_state s) { floe__map_clear(s, ctx->rec); }
@@ -709,8 +739,7 @@ void floe_operator_list_append(floe_state s, const void *value, size_t len) {
 
 bool floe_operator_list_get(floe_state s, floe_iter *it) {
     floe_bytes b = {0};
-    bool ok = read_state(floe__list_get, s, -1, &b);
-    return start(ok, b, it);
+    return start(read_state(floe__list_get, s, -1, &b), b, s, false, it);
 }
 
 void floe_operator_list_clear(floe_state s) { floe__list_clear(s, -1); }

@@ -48,7 +48,9 @@
  *    returns 1 to keep a record, 0 to drop it, FLOE_FAILED to fail.)
  *  - Bytes handed to a function (floe_bytes) are valid only during the call:
  *    copy what you keep. Bytes handed to the SDK are copied before it returns.
- *  - Bytes returned by a state read are valid until the next state read.
+ *  - Bytes returned by a state read are valid until the next read of the
+ *    same state handle (each handle has its own buffer) or the end of the
+ *    call: bytes of two states can be held at once.
  *  - One instance runs one operator subtask on one thread: no locking needed.
  *
  * The header is C99 and C++ compatible; floe.c is compiled as C.
@@ -319,12 +321,19 @@ floe_state floe_value_state(const char *name, int flags);
 floe_state floe_list_state(const char *name, int flags);
 floe_state floe_map_state(const char *name, int flags);
 
-/* floe_value_get sets *out to the key's value and returns true, or returns
- * false when it is absent. */
-bool floe_value_get(floe_ctx *ctx, floe_state s, floe_bytes *out);
-/* floe_value_get_i64 reads an 8-byte little-endian integer value. It returns
- * false when absent, or fails the call when the value is not 8 bytes. */
-bool floe_value_get_i64(floe_ctx *ctx, floe_state s, int64_t *out);
+/* What a state read returns: FLOE_FOUND (and the value in *out), FLOE_ABSENT
+ * (*out untouched), or, for the _i64 reads of a value that is not 8 bytes,
+ * FLOE_FAILED: the call has failed with `state "NAME": int64 state value of
+ * N bytes, want 8` and *out is untouched. Test with == FLOE_FOUND (or
+ * > 0), and pass a failure on: `if (r < 0) return r;`. */
+#define FLOE_ABSENT 0
+#define FLOE_FOUND 1
+
+/* floe_value_get sets *out to the key's value: FLOE_FOUND or FLOE_ABSENT. */
+int floe_value_get(floe_ctx *ctx, floe_state s, floe_bytes *out);
+/* floe_value_get_i64 reads an 8-byte little-endian integer value:
+ * FLOE_FOUND, FLOE_ABSENT, or FLOE_FAILED when it is not 8 bytes. */
+int floe_value_get_i64(floe_ctx *ctx, floe_state s, int64_t *out);
 void floe_value_put(floe_ctx *ctx, floe_state s, const void *value, size_t len);
 void floe_value_put_i64(floe_ctx *ctx, floe_state s, int64_t v);
 void floe_value_delete(floe_ctx *ctx, floe_state s);
@@ -333,13 +342,16 @@ void floe_value_delete(floe_ctx *ctx, floe_state s);
  * state read returned. */
 typedef struct floe_iter {
     const uint8_t *next, *end;
+    floe_state state; /* the state read, for messages */
+    bool map;
 } floe_iter;
 
 /* floe_list_next sets *elem to the next list element and returns true, or
- * returns false at the end. */
+ * returns false at the end. Bytes from the host that end inside an element
+ * fail the call (`state "NAME": truncated list`) and end the walk. */
 bool floe_list_next(floe_iter *it, floe_bytes *elem);
 /* floe_map_next sets the next map entry and returns true, or returns false
- * at the end. */
+ * at the end; truncated entries fail the call as floe_list_next does. */
 bool floe_map_next(floe_iter *it, floe_bytes *key, floe_bytes *value);
 
 void floe_list_append(floe_ctx *ctx, floe_state s, const void *value, size_t len);
@@ -347,8 +359,10 @@ void floe_list_append(floe_ctx *ctx, floe_state s, const void *value, size_t len
 bool floe_list_get(floe_ctx *ctx, floe_state s, floe_iter *it);
 void floe_list_clear(floe_ctx *ctx, floe_state s);
 
-bool floe_map_get(floe_ctx *ctx, floe_state s, const void *key, size_t klen, floe_bytes *out);
-bool floe_map_get_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t *out);
+/* floe_map_get and floe_map_get_i64 return as floe_value_get and
+ * floe_value_get_i64 do. */
+int floe_map_get(floe_ctx *ctx, floe_state s, const void *key, size_t klen, floe_bytes *out);
+int floe_map_get_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t *out);
 void floe_map_put(floe_ctx *ctx, floe_state s, const void *key, size_t klen, const void *value, size_t vlen);
 void floe_map_put_i64(floe_ctx *ctx, floe_state s, const void *key, size_t klen, int64_t v);
 void floe_map_delete(floe_ctx *ctx, floe_state s, const void *key, size_t klen);

@@ -85,7 +85,7 @@ func (o *operator) process(n, count int) int32 {
 func (o *operator) run(buf []byte, count int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
+			err = recovered(r)
 		}
 	}()
 	off := 0
@@ -173,10 +173,19 @@ func (o *operator) close() int32 {
 func callSafely(fn func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
+			err = recovered(r)
 		}
 	}()
 	return fn()
+}
+
+// recovered turns a recovered panic into the call's error: the SDK's own
+// state errors as they are, anything else prefixed "panic: ".
+func recovered(r any) error {
+	if se, ok := r.(stateError); ok {
+		return se
+	}
+	return fmt.Errorf("panic: %v", r)
 }
 
 // failWith reports err to the host for record rec (-1 for none) and returns

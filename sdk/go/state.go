@@ -1,6 +1,11 @@
 package floe
 
-import "fmt"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"iter"
+)
 
 // The state kinds of the ABI's state_declare.
 const (
@@ -73,12 +78,23 @@ func read(get getter, state, rec int32) ([]byte, bool) {
 	}
 }
 
-// mustDecode decodes b or panics; the SDK turns the panic into a task
-// failure that names the record.
+// stateError is a state's stored bytes that its codec cannot decode, or a
+// malformed list or map from the host. The SDK panics with it from the
+// state handle's method and turns it into the task's failure, naming the
+// record, with the same message as the other SDKs': `state "NAME": …`.
+type stateError struct{ msg string }
+
+func (e stateError) Error() string { return e.msg }
+
+func badState(name string, err error) stateError {
+	return stateError{fmt.Sprintf("state %q: %v", name, err)}
+}
+
+// mustDecode decodes b or panics with a stateError.
 func mustDecode[T any](c Codec[T], name string, b []byte) T {
 	v, err := c.Decode(b)
 	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", name, err))
+		panic(badState(name, err))
 	}
 	return v
 }
@@ -154,7 +170,7 @@ func getList[T any](d *stateDecl, c Codec[T], rec int32) []T {
 		return nil
 	})
 	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", d.name, err))
+		panic(badState(d.name, err))
 	}
 	return out
 }
@@ -162,8 +178,11 @@ func getList[T any](d *stateDecl, c Codec[T], rec int32) []T {
 // Clear removes the current key's list.
 func (s *ListState[T]) Clear(ctx *Context) { hostListClear(s.d.id, ctx.rec) }
 
-// MapState holds a map from K to V per key.
-type MapState[K comparable, V any] struct {
+// MapState holds a map from K to V per key. Entries are kept by their
+// encoded key: K may be any type its codec encodes, []byte included
+// (floe.Bytes), and two keys are the same entry when their encodings are
+// equal.
+type MapState[K, V any] struct {
 	d    *stateDecl
 	kc   Codec[K]
 	vc   Codec[V]
@@ -172,11 +191,12 @@ type MapState[K comparable, V any] struct {
 }
 
 // NewMapState declares a map state. Call it at package level.
-func NewMapState[K comparable, V any](name string, kc Codec[K], vc Codec[V], opts ...StateOption) *MapState[K, V] {
+func NewMapState[K, V any](name string, kc Codec[K], vc Codec[V], opts ...StateOption) *MapState[K, V] {
 	return &MapState[K, V]{d: newState(stateMap, name, vc.Type(), opts), kc: kc, vc: vc}
 }
 
-// Get returns the value under k in the current key's map.
+// Get returns the value under k in the current key's map and whether there
+// is one.
 func (s *MapState[K, V]) Get(ctx *Context, k K) (V, bool) {
 	s.kenc = s.kc.Append(s.kenc[:0], k)
 	mapKey = s.kenc
@@ -201,21 +221,35 @@ func (s *MapState[K, V]) Delete(ctx *Context, k K) {
 	hostMapDelete(s.d.id, ctx.rec, s.kenc)
 }
 
-// All returns the current key's map.
-func (s *MapState[K, V]) All(ctx *Context) map[K]V {
-	out := map[K]V{}
-	b, ok := read(hostMapEntries, s.d.id, ctx.rec)
-	if !ok {
-		return out
+// All returns the current key's entries in ascending order of their encoded
+// keys' bytes, as the host keeps them (sdk/ABI.md, map_entries): for
+// floe.String and floe.Bytes keys that is byte-wise lexicographic order;
+// floe.Int64's little-endian encoding does not sort numerically. It reads
+// the map once, when the loop starts: the loop sees a snapshot, and may read
+// and write state (this map included) as it goes.
+//
+//	for word, n := range tally.All(ctx) { ... }
+func (s *MapState[K, V]) All(ctx *Context) iter.Seq2[K, V] {
+	rec := ctx.rec
+	return func(yield func(K, V) bool) {
+		b, ok := read(hostMapEntries, s.d.id, rec)
+		if !ok {
+			return
+		}
+		// NB: the entries are in the shared read buffer, which the loop's
+		// own state calls reuse: walk a copy.
+		b = bytes.Clone(b)
+		stop := errors.New("stop")
+		err := forEachEntry(b, func(k, v []byte) error {
+			if !yield(mustDecode(s.kc, s.d.name, k), mustDecode(s.vc, s.d.name, v)) {
+				return stop
+			}
+			return nil
+		})
+		if err != nil && err != stop {
+			panic(badState(s.d.name, err))
+		}
 	}
-	err := forEachEntry(b, func(k, v []byte) error {
-		out[mustDecode(s.kc, s.d.name, k)] = mustDecode(s.vc, s.d.name, v)
-		return nil
-	})
-	if err != nil {
-		panic(fmt.Sprintf("state %q: %v", s.d.name, err))
-	}
-	return out
 }
 
 // Clear removes the current key's map.

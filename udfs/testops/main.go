@@ -60,7 +60,11 @@ func stateOps(ctx *floe.Context, rec []byte, out floe.Emitter) error {
 	items.Append(ctx, string(rec))
 	c, _ := tally.Get(ctx, string(rec))
 	tally.Put(ctx, string(rec), c+1)
-	out.Emit(fmt.Appendf(nil, "%s:%d:%d:%d", ctx.Key(), n+1, len(items.Get(ctx)), len(tally.All(ctx))))
+	entries := 0
+	for range tally.All(ctx) {
+		entries++
+	}
+	out.Emit(fmt.Appendf(nil, "%s:%d:%d:%d", ctx.Key(), n+1, len(items.Get(ctx)), entries))
 	return nil
 }
 

@@ -23,7 +23,8 @@
 // goroutine through a channel, and claiming happens there, so the list
 // state has one owner. Next returns what franz-go has fetched within
 // PollWait and advances each partition's offset past the records it
-// returns, so Position, which does no I/O, is always exact.
+// returns and the transaction markers it skips, so Position, which does no
+// I/O, is always exact.
 //
 // PositionFor and CheckpointComplete (commit.go) let the task say which
 // checkpoint a position belongs to and when it completes; a committer

@@ -11,8 +11,8 @@ type jsonFormatter struct {
 	format Format
 }
 
-// jsonRecord is a Kafka record in FormatJSON. A key or value that is absent
-// (null in Kafka) is null.
+// jsonRecord is a Kafka record in FormatJSON. A key, value or header value
+// that is absent (null in Kafka) is null, unlike an empty one.
 type jsonRecord struct {
 	Topic     string       `json:"topic"`
 	Partition int32        `json:"partition"`
@@ -24,8 +24,8 @@ type jsonRecord struct {
 }
 
 type jsonHeader struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
+	Key   string  `json:"key"`
+	Value *string `json:"value"`
 }
 
 // value returns the value of the Floe record for r, which the caller
@@ -37,7 +37,7 @@ func (f *jsonFormatter) value(r *kgo.Record) []byte {
 	jr := jsonRecord{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UnixMilli(),
 		Key: text(r.Key), Value: text(r.Value)}
 	for _, h := range r.Headers {
-		jr.Headers = append(jr.Headers, jsonHeader{Key: h.Key, Value: string(h.Value)})
+		jr.Headers = append(jr.Headers, jsonHeader{Key: h.Key, Value: text(h.Value)})
 	}
 	b, _ := json.Marshal(jr) // NB: cannot fail on strings and numbers.
 	return b

@@ -229,3 +229,56 @@ func flat(lists [][]string) []string {
 func splitOf(sub, par int) connector.SplitInfo {
 	return connector.SplitInfo{Subtask: sub, Parallelism: par}
 }
+
+// produceTxn writes values to one partition of topic in one transaction,
+// which it commits or aborts.
+func (k *fakeKafka) produceTxn(topic string, partition int32, commit bool, values ...string) {
+	k.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(k.brokers...), kgo.TransactionalID("writer"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	if err := cl.BeginTransaction(); err != nil {
+		k.t.Fatal(err)
+	}
+	for _, v := range values {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: partition, Value: []byte(v)}).FirstErr(); err != nil {
+			k.t.Fatalf("producing: %v", err)
+		}
+	}
+	if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+		k.t.Fatalf("ending the transaction: %v", err)
+	}
+}
+
+// endOffsets returns the end offset (high watermark) of each partition of
+// topic, as the broker lists them.
+func (k *fakeKafka) endOffsets(topic string) map[int32]int64 {
+	k.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	listed, err := k.adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = listed.Error()
+	}
+	if err != nil {
+		k.t.Fatalf("listing the end offsets of %s: %v", topic, err)
+	}
+	out := map[int32]int64{}
+	listed.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
+	return out
+}
+
+// committed returns the offsets that group has committed, by partition; it
+// is empty if they cannot be fetched.
+func (k *fakeKafka) committed(group string) map[int32]int64 {
+	got := map[int32]int64{}
+	resp, err := k.adm.FetchOffsets(context.Background(), group)
+	if err == nil {
+		resp.Each(func(o kadm.OffsetResponse) { got[o.Partition] = o.At })
+	}
+	return got
+}

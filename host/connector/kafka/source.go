@@ -105,6 +105,11 @@ func OpenSource(cfg SourceConfig, info connector.SplitInfo) (connector.Source, e
 	// refreshes metadata at most every 5s; either delays the first records
 	// of a newly claimed partition by as much.
 	opts = append(opts, kgo.FetchMaxWait(fetchMaxWait), kgo.MetadataMinAge(metadataMinAge))
+	// NB: franz-go drops transaction markers (control records) by default,
+	// so a partition's position would stop one short of a marker at its
+	// end and the committed offsets would show a lag that never reaches 0.
+	// emit skips them itself, after advancing past them.
+	opts = append(opts, kgo.KeepControlRecords())
 	if !cfg.ReadUncommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
@@ -175,7 +180,9 @@ func (s *source) poll() error {
 	}
 }
 
-// emit appends the polled records to b and advances their splits.
+// emit appends the polled records to b and advances their splits. It
+// advances past control records (transaction markers) without emitting
+// them, as librdkafka and the Java consumer do.
 func (s *source) emit(fetches kgo.Fetches, b *record.Batch) {
 	var last *split
 	id := 0
@@ -188,6 +195,9 @@ func (s *source) emit(fetches kgo.Fetches, b *record.Batch) {
 			id = s.partitionID(p)
 		}
 		last.Offset = r.Offset + 1
+		if r.Attrs.IsControl() {
+			return
+		}
 		b.Append(nil, s.format.value(r), r.Timestamp.UnixMilli())
 		s.recs = append(s.recs, id)
 	})

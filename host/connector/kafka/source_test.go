@@ -231,16 +231,12 @@ func waitOffsets(t *testing.T, k *fakeKafka, group string, want map[int32]int64)
 	t.Helper()
 	deadline := time.Now().Add(testTimeout)
 	for {
-		got := map[int32]int64{}
-		resp, err := k.adm.FetchOffsets(context.Background(), group)
-		if err == nil {
-			resp.Each(func(o kadm.OffsetResponse) { got[o.Partition] = o.At })
-		}
+		got := k.committed(group)
 		if maps.Equal(got, want) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("group %s has offsets %v (%v), want %v", group, got, err, want)
+			t.Fatalf("group %s has offsets %v, want %v", group, got, want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -275,6 +271,24 @@ func TestJSONFormatCarriesKeyHeadersAndTimestamp(t *testing.T) {
 		if r.Timestamp != ts.UnixMilli() || r.Key != nil {
 			t.Errorf("record %q: key %q, timestamp %d; want no key and %d", r.Value, r.Key, r.Timestamp, ts.UnixMilli())
 		}
+	}
+}
+
+// TestJSONFormatTellsNullHeaderValuesFromEmptyOnes checks that a header
+// without a value comes out as null, and one with an empty value as "".
+func TestJSONFormatTellsNullHeaderValuesFromEmptyOnes(t *testing.T) {
+	k := newKafka(t)
+	k.createTopic("in", 1)
+	ts := time.UnixMilli(1_700_000_000_123)
+	k.produceRecords(&kgo.Record{Topic: "in", Value: []byte("v"), Timestamp: ts,
+		Headers: []kgo.RecordHeader{{Key: "null", Value: nil}, {Key: "empty", Value: []byte{}}}})
+	cfg := k.sourceConfig("in")
+	cfg.Format = FormatJSON
+	got := flat(readAll(t, []*source{open(t, cfg, 0, 1)}, 1))
+	want := `{"topic":"in","partition":0,"offset":0,"timestamp":1700000000123,"key":null,"value":"v",` +
+		`"headers":[{"key":"null","value":null},{"key":"empty","value":""}]}`
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), want)
 	}
 }
 
@@ -343,5 +357,48 @@ func TestSeekRejectsMalformedStates(t *testing.T) {
 	pos, err := s.Position()
 	if err != nil || len(pos) != 1 || !strings.Contains(string(pos[0]), `"rule"`) {
 		t.Errorf("Position after failed Seeks = %s, %v; want the fresh rule", pos, err)
+	}
+}
+
+// TestCommittedOffsetsPassTransactionMarkers checks that a group's
+// committed offsets reach the end of partitions that end with a
+// transaction marker, a commit's or an abort's, so that consumer lag
+// reaches 0 as it does for librdkafka and the Java consumer. The end comes
+// from the broker.
+func TestCommittedOffsetsPassTransactionMarkers(t *testing.T) {
+	k := newKafka(t)
+	k.createTopic("in", 2)
+	k.produce("in", 0, "before")
+	k.produceTxn("in", 0, true, "c0", "c1")
+	k.produceTxn("in", 1, true, "c2")
+	k.produceTxn("in", 1, false, "aborted")
+	end := k.endOffsets("in")
+	cfg := k.sourceConfig("in")
+	cfg.Group = "monitor"
+	s := open(t, cfg, 0, 1)
+	sameSet(t, flat(readAll(t, []*source{s}, 4)), []string{"before", "c0", "c1", "c2"})
+	// NB: a marker may come in a later fetch than the records before it,
+	// so checkpoints go on until the offsets arrive or the test times out.
+	var b record.Batch
+	deadline := time.Now().Add(testTimeout)
+	for id := int64(1); ; id++ {
+		b.Reset()
+		if err := s.Next(context.Background(), &b, 100); err != nil || b.Len() > 0 {
+			t.Fatalf("Next after the end: %d records, %v", b.Len(), err)
+		}
+		if _, err := s.PositionFor(id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckpointComplete(id); err != nil {
+			t.Fatal(err)
+		}
+		got := k.committed("monitor")
+		if maps.Equal(got, end) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("group monitor has offsets %v, want the end offsets %v", got, end)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -110,15 +110,16 @@ func (l *Log) LeaderChanges() <-chan bool {
 	return l.changes
 }
 
-// forwardLeaderChanges turns raft's leader channel, which keeps only the
-// latest value, into l.changes, which alternates.
-func (l *Log) forwardLeaderChanges() {
+// forwardLeaderChanges turns src, raft's leader channel, which keeps only
+// the latest value, into l.changes, which alternates: a true that follows
+// a true means the leadership was lost and regained in between.
+func (l *Log) forwardLeaderChanges(src <-chan bool) {
 	defer l.wg.Done()
 	defer close(l.changes)
 	leader := false
 	for {
 		select {
-		case v := <-l.raft.LeaderCh():
+		case v := <-src:
 			if v == leader && !l.send(!v) {
 				return
 			}

@@ -1,6 +1,7 @@
 package replog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +43,9 @@ type Config struct {
 	// empty or equal to Bind.
 	ID string
 	// Bind is the Raft address HOST:PORT; "" is a single member with no
-	// network.
+	// network. Spell it as Peers does: a member finds itself in Peers by
+	// this string. NB: Leader reports the address the leader listens on,
+	// with its host resolved.
 	Bind string
 	// Peers are the Raft addresses of every member, this one included;
 	// empty is a single member.
@@ -152,11 +155,11 @@ func withDefaults(cfg Config) (Config, bool, error) {
 		return cfg, false, errors.New("replog: no directory")
 	}
 	if cfg.ID == "" {
-		cfg.ID = cmpOr(cfg.Bind, "single")
+		cfg.ID = cmp.Or(cfg.Bind, "single")
 	}
-	cfg.ElectionTimeout = cmpOr(cfg.ElectionTimeout, defaultElectionTimeout)
-	cfg.SnapshotThreshold = cmpOr(cfg.SnapshotThreshold, defaultSnapshotThreshold)
-	cfg.SnapshotInterval = cmpOr(cfg.SnapshotInterval, defaultSnapshotInterval)
+	cfg.ElectionTimeout = cmp.Or(cfg.ElectionTimeout, defaultElectionTimeout)
+	cfg.SnapshotThreshold = cmp.Or(cfg.SnapshotThreshold, defaultSnapshotThreshold)
+	cfg.SnapshotInterval = cmp.Or(cfg.SnapshotInterval, defaultSnapshotInterval)
 	single := len(cfg.Peers) == 0 || (len(cfg.Peers) == 1 && cfg.Peers[0] == cfg.Bind)
 	if single {
 		return cfg, true, nil
@@ -170,14 +173,6 @@ func withDefaults(cfg Config) (Config, bool, error) {
 		return cfg, false, fmt.Errorf("replog: in a group a member's id is its Raft address: id %q, address %q", cfg.ID, cfg.Bind)
 	}
 	return cfg, false, nil
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // start opens the stores and the transport, bootstraps a new group and
@@ -209,7 +204,10 @@ func (l *Log) start(cfg Config, fsm FSM) error {
 		return fmt.Errorf("replog: starting raft: %w", err)
 	}
 	l.wg.Add(1)
-	go l.forwardLeaderChanges()
+	go l.forwardLeaderChanges(l.raft.LeaderCh())
+	if err := l.checkMembers(cfg); err != nil {
+		return err
+	}
 	if l.single {
 		l.electNow(rc)
 	}
@@ -247,8 +245,9 @@ func raftConfig(cfg Config, single bool, logger *hcLogger) *raft.Config {
 	rc.SnapshotThreshold = cfg.SnapshotThreshold
 	rc.SnapshotInterval = cfg.SnapshotInterval
 	rc.Logger = logger
-	// NB: raft reports metrics to a global sink; without one configured
-	// they go to a no-op sink.
+	// NB: raft reports metrics to go-metrics' global sink, which does
+	// nothing unless a program sets one up; the legacy names would only
+	// double them.
 	rc.NoLegacyTelemetry = true
 	return rc
 }
@@ -260,11 +259,16 @@ func newTransport(cfg Config, logger *hcLogger) (raft.Transport, error) {
 		_, t := raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 		return t, nil
 	}
-	t, err := raft.NewTCPTransportWithLogger(cfg.Bind, nil, 3, 10*time.Second, logger.Named("transport"))
+	stream, err := listenTCP(cfg.Bind)
 	if err != nil {
 		return nil, fmt.Errorf("replog: listening on %s: %w", cfg.Bind, err)
 	}
-	return t, nil
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  stream,
+		MaxPool: 3,
+		Timeout: 10 * time.Second,
+		Logger:  logger.Named("transport"),
+	}), nil
 }
 
 // bootstrap writes the group's first configuration when Dir holds no state.
@@ -276,16 +280,47 @@ func (l *Log) bootstrap(cfg Config, rc *raft.Config, logs raft.LogStore) error {
 	if exists {
 		return nil
 	}
-	var conf raft.Configuration
-	if l.single {
-		conf.Servers = []raft.Server{{ID: rc.LocalID, Address: l.trans.LocalAddr()}}
-	} else {
-		for _, p := range cfg.Peers {
-			conf.Servers = append(conf.Servers, raft.Server{ID: raft.ServerID(p), Address: raft.ServerAddress(p)})
-		}
-	}
+	conf := raft.Configuration{Servers: l.servers(cfg)}
 	if err := raft.BootstrapCluster(rc, logs, l.store, l.snaps, l.trans, conf); err != nil {
 		return fmt.Errorf("replog: bootstrapping: %w", err)
+	}
+	return nil
+}
+
+// servers returns the members that cfg describes: this one alone, or one
+// per peer.
+func (l *Log) servers(cfg Config) []raft.Server {
+	if l.single {
+		return []raft.Server{{ID: raft.ServerID(cfg.ID), Address: l.trans.LocalAddr()}}
+	}
+	var ss []raft.Server
+	for _, p := range cfg.Peers {
+		ss = append(ss, raft.Server{ID: raft.ServerID(p), Address: raft.ServerAddress(p)})
+	}
+	return ss
+}
+
+// checkMembers fails when the log holds another group than cfg describes,
+// e.g. a single scheduler's directory given to a member of a group: the
+// members are fixed when a group is bootstrapped, and this package does not
+// change them.
+func (l *Log) checkMembers(cfg Config) error {
+	f := l.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("replog: reading the members: %w", err)
+	}
+	ids := func(ss []raft.Server) []string {
+		var out []string
+		for _, s := range ss {
+			out = append(out, string(s.ID))
+		}
+		slices.Sort(out)
+		return out
+	}
+	have, want := ids(f.Configuration().Servers), ids(l.servers(cfg))
+	if !slices.Equal(have, want) {
+		return fmt.Errorf("replog: %s holds the log of the members %s, not of %s; changing a group's members is not supported",
+			cfg.Dir, strings.Join(have, ","), strings.Join(want, ","))
 	}
 	return nil
 }
@@ -324,8 +359,13 @@ func (l *Log) close() error {
 	l.mu.Unlock()
 	close(l.done)
 	l.wg.Wait()
-	if c, ok := l.trans.(interface{ Close() error }); ok {
-		errs = append(errs, c.Close())
+	switch t := l.trans.(type) {
+	case *raft.NetworkTransport:
+		// NB: Close leaves the pooled connections to the peers open.
+		t.CloseStreams()
+		errs = append(errs, t.Close())
+	case *raft.InmemTransport:
+		errs = append(errs, t.Close())
 	}
 	if l.store != nil {
 		errs = append(errs, l.store.Close())

@@ -1,6 +1,7 @@
 package replog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -72,7 +73,7 @@ func TestSingleMemberAppliesInOrderAndReplays(t *testing.T) {
 			if got := fsm.commands(); !slices.Equal(got, want) {
 				t.Fatalf("FSM holds %v, want %v", got, want)
 			}
-			if id, _ := l.Leader(); id != cmpOr(tc.cfg.Bind, "single") {
+			if id, _ := l.Leader(); id != cmp.Or(tc.cfg.Bind, "single") {
 				t.Errorf("Leader() = %q, want this member", id)
 			}
 			term := l.Term()

@@ -27,7 +27,15 @@ type Options struct {
 	// SavepointTimeout bounds how long a request for a savepoint waits for
 	// it; 0 or less means DefaultSavepointTimeout.
 	SavepointTimeout time.Duration
+	// MaxBatchKeys caps the keys one batchGet of queryable state may ask
+	// for; 0 or less means DefaultMaxBatchKeys.
+	MaxBatchKeys int
 }
+
+// DefaultMaxBatchKeys is how many keys one batchGet may ask for when
+// Options leaves MaxBatchKeys zero. Each key costs a lookup on a running
+// task, so an unbounded batch could stall the job it reads.
+const DefaultMaxBatchKeys = 10000
 
 // DefaultSavepointTimeout is how long a request for a savepoint waits for
 // it when Options leaves SavepointTimeout zero: 10 minutes, as a savepoint
@@ -40,13 +48,17 @@ type handler struct {
 	maxUpload        int64
 	log              *slog.Logger
 	savepointTimeout time.Duration
+	maxBatchKeys     int
 }
 
 // New returns a handler that serves the API of svc on the paths of Routes,
 // answers other paths with 404 and other methods with 405, always with a
 // JSON body. The handler is safe for concurrent use if svc is.
 func New(svc api.Service, opts Options) http.Handler {
-	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, savepointTimeout: opts.SavepointTimeout}
+	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, savepointTimeout: opts.SavepointTimeout, maxBatchKeys: opts.MaxBatchKeys}
+	if h.maxBatchKeys <= 0 {
+		h.maxBatchKeys = DefaultMaxBatchKeys
+	}
 	if h.maxUpload <= 0 {
 		h.maxUpload = DefaultMaxUpload
 	}

@@ -53,7 +53,7 @@ type values struct {
 // stateBatchGet reads several keys of a queryable state at once. A key the
 // state does not hold has found false; it is not an error.
 func (h *handler) stateBatchGet(r *http.Request) (int, any, error) {
-	keys, err := readKeys(r.Body)
+	keys, err := readKeys(r.Body, h.maxBatchKeys)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -72,11 +72,15 @@ func (h *handler) stateBatchGet(r *http.Request) (int, any, error) {
 // keysShape is what a batchGet body looks like, for its 400 errors.
 const keysShape = `{"keys": ["..."], "keysBase64": ["..."]}`
 
-// readKeys decodes the body of a batchGet into the keys it asks for.
-func readKeys(body io.Reader) ([][]byte, error) {
+// readKeys decodes the body of a batchGet into the keys it asks for, at
+// most max of them.
+func readKeys(body io.Reader, max int) ([][]byte, error) {
 	var req batchGetRequest
 	if err := decodeBody(body, &req, keysShape); err != nil {
 		return nil, err
+	}
+	if n := len(req.Keys) + len(req.KeysBase64); n > max {
+		return nil, badRequest("a batchGet asks for at most %d keys, this one for %d: split it", max, n)
 	}
 	keys := make([][]byte, 0, len(req.Keys)+len(req.KeysBase64))
 	for _, k := range req.Keys {

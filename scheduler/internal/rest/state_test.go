@@ -220,6 +220,34 @@ func TestStateBatchGetTooLarge(t *testing.T) {
 	}
 }
 
+// TestStateBatchGetTooManyKeys checks that a batch over the key cap is
+// refused whole, whichever way its keys are spelt, and never reaches the
+// service, while one at the cap is served.
+func TestStateBatchGetTooManyKeys(t *testing.T) {
+	e := withState(t, rest.Options{MaxBatchKeys: 3})
+	for _, tt := range []struct {
+		body string
+		code int
+	}{
+		{`{"keys": ["a", "b", "c"]}`, 200},
+		{`{"keys": ["a", "b", "c", "d"]}`, 400},
+		{`{"keys": ["a", "b"], "keysBase64": ["Yw==", "ZA=="]}`, 400},
+	} {
+		var out struct{ Error string }
+		before := len(e.fake.Queries())
+		decode(t, e.do("POST", "/v1/jobs/job-1/state/counts:batchGet", strings.NewReader(tt.body), "application/json"), tt.code, &out)
+		if tt.code == 200 {
+			continue
+		}
+		if want := "a batchGet asks for at most 3 keys, this one for 4: split it"; out.Error != want {
+			t.Errorf("%s: error %q, want %q", tt.body, out.Error, want)
+		}
+		if n := len(e.fake.Queries()); n != before {
+			t.Errorf("%s: a refused batch reached the service", tt.body)
+		}
+	}
+}
+
 // TestStateErrors checks every error of a query, through both routes, and
 // that a 503 says when to retry.
 func TestStateErrors(t *testing.T) {

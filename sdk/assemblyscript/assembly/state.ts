@@ -183,6 +183,12 @@ function declare(kind: i32, name: string, vtype: i32): StateDecl {
  */
 export class ValueState<T> {
   private d: StateDecl;
+  /**
+   * Whether the last `get` or `getOrNull` of this handle found a value: with
+   * `get(ctx, orElse)` it tells a stored `orElse` from an absent value
+   * without a second host call.
+   */
+  found: bool = false;
 
   constructor(name: string) {
     this.d = declare(KIND_VALUE, name, valueTypeOf<T>());
@@ -200,10 +206,24 @@ export class ValueState<T> {
     return this;
   }
 
-  /** The current key's value, or orElse when it is not set. */
+  /** The current key's value, or orElse when it is not set (see `found`). */
   get(ctx: Context, orElse: T): T {
     const n = readValue(this.d.id, ctx.rec, scratch);
+    this.found = n >= 0;
     if (n < 0) return orElse;
+    return decode<T>(this.d.name, scratch.ptr, n);
+  }
+
+  /**
+   * The current key's value, or null when it is not set. For reference
+   * types (string, Bytes, Uint8Array, ArrayBuffer); an integer cannot be
+   * null in AssemblyScript, so integer states use `get` and `found`.
+   */
+  getOrNull(ctx: Context): T | null {
+    if (isInteger<T>()) ERROR("getOrNull needs a reference type: use get(ctx, orElse) and found for integers");
+    const n = readValue(this.d.id, ctx.rec, scratch);
+    this.found = n >= 0;
+    if (n < 0) return null;
     return decode<T>(this.d.name, scratch.ptr, n);
   }
 
@@ -333,6 +353,8 @@ export class MapEntries<K, V> {
 export class MapState<K, V> {
   private d: StateDecl;
   private it: MapEntries<K, V>;
+  /** Whether the last `get` or `getOrNull` of this handle found the map key. */
+  found: bool = false;
 
   constructor(name: string) {
     this.d = declare(KIND_MAP, name, valueTypeOf<V>());
@@ -351,11 +373,22 @@ export class MapState<K, V> {
     return this;
   }
 
-  /** The value under k in the current key's map, or orElse. */
+  /** The value under k in the current key's map, or orElse (see `found`). */
   get(ctx: Context, k: K, orElse: V): V {
     encode<K>(k, encKey);
     const n = readMapValue(this.d.id, ctx.rec, encKey, scratch);
+    this.found = n >= 0;
     if (n < 0) return orElse;
+    return decode<V>(this.d.name, scratch.ptr, n);
+  }
+
+  /** The value under k in the current key's map, or null: for reference-typed V, as ValueState.getOrNull. */
+  getOrNull(ctx: Context, k: K): V | null {
+    if (isInteger<V>()) ERROR("getOrNull needs a reference type: use get(ctx, k, orElse) and found for integers");
+    encode<K>(k, encKey);
+    const n = readMapValue(this.d.id, ctx.rec, encKey, scratch);
+    this.found = n >= 0;
+    if (n < 0) return null;
     return decode<V>(this.d.name, scratch.ptr, n);
   }
 

@@ -124,6 +124,36 @@ floe.process("state", (ctx: Context, v: Bytes, out: Output): void => {
   }
 });
 
+// absent: get says "absent" without a has call, through found (any type)
+// and getOrNull (reference types).
+const n64 = new ValueState<i64>("n64");
+const strs = new ValueState<string>("strs");
+const counted = new MapState<string, i64>("counted");
+const labels = new MapState<string, string>("labels");
+
+floe.process("absent", (ctx: Context, v: Bytes, out: Output): void => {
+  const s = v.toString();
+  if (s == "get") {
+    const n = n64.get(ctx, -1);
+    out.emit(n.toString() + " " + n64.found.toString());
+  } else if (s.startsWith("put ")) {
+    n64.put(ctx, I64.parseInt(s.slice(4)));
+  } else if (s == "str") {
+    const got = strs.getOrNull(ctx);
+    out.emit(got === null ? "null " + strs.found.toString() : "[" + got + "] " + strs.found.toString());
+  } else if (s.startsWith("str ")) {
+    strs.put(ctx, s.slice(4));
+  } else if (s.startsWith("map ")) {
+    const k = s.slice(4);
+    const n = counted.get(ctx, k, 0);
+    const found = counted.found;
+    const label = labels.getOrNull(ctx, k);
+    out.emit(k + "=" + n.toString() + " " + found.toString() + " " + (label === null ? "null" : label) + " " + labels.found.toString());
+    counted.put(ctx, k, n);
+    labels.put(ctx, k, "");
+  }
+});
+
 // hooks and parameters.
 let opened = "";
 let paramN: i64 = 0;

@@ -215,13 +215,29 @@ const tests = {
   state(m) {
     const h = new Host(m, "state", {}, true);
     assert.deepEqual(h.states.map((s) => [s.name, s.kind, s.flags]),
-      [["names", 1, 0x201], ["blobs", 1, 0x300], ["arrays", 1, 0], ["events", 2, 0x200], ["tags", 3, 0x200], ["opl", 5, 0x200]]);
+      [["names", 1, 0x201], ["blobs", 1, 0x300], ["arrays", 1, 0], ["events", 2, 0x200], ["tags", 3, 0x200], ["opl", 5, 0x200],
+        ["n64", 1, 0x100], ["strs", 1, 0x200], ["counted", 3, 0x100], ["labels", 3, 0x200]]);
     assert.deepEqual(h.process([["k", "b", 1], ["k", "a", 2], ["j", "é", 3]]), [
       "0@1 k:bé|b|b|b|b!|false|true|b=b!;",
       "0@2 k:aé|a|a|b+a|a!|false|true|a=a!;b=b!;",
       "0@3 j:éé|é|é|é|é!|false|true|é=é!;",
     ]);
     assert.deepEqual(h.process([["k", "clear", 4]]), ["0@4 k:clearé|clear|clear|b+a+clear|clear!|false|true|a=a!;b=b!;clear=clear!;", "0@4 cleared false 0 1"]);
+  },
+  absent(m) {
+    const h = new Host(m, "absent", {}, true);
+    // An absent integer returns orElse with found false; a stored value equal
+    // to orElse has found true.
+    assert.deepEqual(h.process([["k", "get", 1]]), ["0@1 -1 false"]);
+    assert.deepEqual(h.process([["k", "put -1", 2], ["k", "get", 3], ["k", "put 0", 4], ["k", "get", 5], ["j", "get", 6]]),
+      ["0@3 -1 true", "0@5 0 true", "0@6 -1 false"]);
+    // getOrNull: null when absent, the empty string when that is stored.
+    assert.deepEqual(h.process([["k", "str", 1], ["k", "str ", 2], ["k", "str", 3], ["k", "str é", 4], ["k", "str", 5]]),
+      ["0@1 null false", "0@3 [] true", "0@5 [é] true"]);
+    // Maps: the first lookup of x finds nothing, the second finds the 0 and
+    // the empty label stored after the first.
+    assert.deepEqual(h.process([["k", "map x", 1], ["k", "map x", 2], ["k", "map y", 3]]),
+      ["0@1 x=0 false null false", "0@2 x=0 true  true", "0@3 y=0 false null false"]);
   },
   params(m) {
     let h = new Host(m, "params", { n: "12", log: "hi" });

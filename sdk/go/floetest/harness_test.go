@@ -22,6 +22,7 @@ var (
 	seen     = floe.NewListState("seen", floe.String)
 	lastSeen = floe.NewMapState("last", floe.String, floe.Int64)
 	opened   = floe.NewOperatorList("opened", floe.Int64, floe.Union)
+	byBytes  = floe.NewMapState("bytes", floe.Bytes, floe.Int64)
 )
 
 func init() {
@@ -31,6 +32,7 @@ func init() {
 		out.Emit(fmt.Appendf(nil, "%s fired %d at wm %d: %d", ctx.Key(), t.Domain, ctx.Watermark(), n))
 		return nil
 	})
+	floe.Process("bytemap", bytemap)
 	floe.Filter("short", func(v []byte) (bool, error) { return len(v) < 4, nil })
 	floe.Map("boom", func(v []byte) ([]byte, error) {
 		if string(v) == "bad" {
@@ -80,6 +82,32 @@ func count(ctx *floe.Context, v []byte, out floe.Emitter) error {
 	return nil
 }
 
+// bytemap counts each value in a map state keyed by []byte. The value "?"
+// emits the entries in All's order as "hex=count" and "!" drains the map
+// while walking it.
+func bytemap(ctx *floe.Context, v []byte, out floe.Emitter) error {
+	switch string(v) {
+	case "?", "!":
+		var parts []string
+		for k, n := range byBytes.All(ctx) {
+			parts = append(parts, fmt.Sprintf("%x=%d", k, n))
+			if v[0] == '!' {
+				byBytes.Delete(ctx, k)
+				_, still := byBytes.Get(ctx, k)
+				// Another read while walking: the longer list reuses the
+				// SDK's read buffer.
+				parts[len(parts)-1] += fmt.Sprint("/", still, "/", len(seen.Get(ctx)))
+			}
+		}
+		out.Emit([]byte(strings.Join(parts, " ")))
+	default:
+		n, _ := byBytes.Get(ctx, v)
+		byBytes.Put(ctx, v, n+1)
+		seen.Append(ctx, string(v))
+	}
+	return nil
+}
+
 func open(t *testing.T, h *floetest.Harness, function string) {
 	t.Helper()
 	if err := h.Open(function, nil); err != nil {
@@ -116,6 +144,24 @@ func TestProcessKeysTimestampsAndState(t *testing.T) {
 	if m := h.Map("last", []byte("a")); len(m) != 2 || binary.LittleEndian.Uint64(m["z"]) != 7 {
 		t.Errorf("last of a: %v, want x and z, z at 7", m)
 	}
+}
+
+// TestMapStateBytesKeysInOrder checks that a map state takes []byte keys
+// and that All walks them in ascending byte order, whatever the insertion
+// order, and that the loop may change the map it walks.
+func TestMapStateBytesKeysInOrder(t *testing.T) {
+	h := floetest.New()
+	open(t, h, "bytemap")
+	var in []floetest.Record
+	for _, v := range []string{"b", "\xff", "ab", "B", "\x00", "a", "ab"} {
+		in = append(in, floetest.Keyed("k", v))
+	}
+	in = append(in, floetest.Keyed("k", "?"), floetest.Keyed("other", "?"))
+	out, err := h.Process(in...)
+	check(t, "bytes keys", out, err, "main 00=1 42=1 61=1 6162=2 62=1 ff=1", "main ")
+	out, err = h.Process(floetest.Keyed("k", "!"), floetest.Keyed("k", "?"))
+	check(t, "draining while walking", out, err,
+		"main 00=1/false/7 42=1/false/7 61=1/false/7 6162=2/false/7 62=1/false/7 ff=1/false/7", "main ")
 }
 
 func TestTimersFireInTimestampThenKeyOrder(t *testing.T) {

@@ -55,8 +55,8 @@ static int count_open(floe_ctx *ctx) {
 /* count adds one to the word's count and emits "word,count". The word is
  * the record's key (the job keys by value). */
 static int count(floe_ctx *ctx, floe_bytes word) {
-    int64_t n = 0;
-    floe_value_get_i64(ctx, counts, &n);
+    int64_t n = 0; /* stays 0 when the word has no count yet */
+    if (floe_value_get_i64(ctx, counts, &n) < 0) return FLOE_FAILED; /* not 8 bytes */
     floe_value_put_i64(ctx, counts, ++n);
     floe_buf *out = floe_scratch(ctx);
     floe_buf_append_bytes(out, word);

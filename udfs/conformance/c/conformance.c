@@ -96,7 +96,7 @@ static int keyedcount_open(floe_ctx *ctx) {
 /* add_one adds one to the key's count in s and emits "<key>,<n>". */
 static int add_one(floe_ctx *ctx, floe_state s) {
     int64_t n = 0;
-    floe_value_get_i64(ctx, s, &n);
+    if (floe_value_get_i64(ctx, s, &n) < 0) return FLOE_FAILED;
     floe_value_put_i64(ctx, s, ++n);
     floe_buf *line = floe_scratch(ctx);
     floe_buf_append_bytes(line, floe_key(ctx));
@@ -147,13 +147,86 @@ static int distinct(floe_ctx *ctx, floe_bytes v) {
         floe_buf_append_byte(line, '!');
     } else {
         int64_t n = 0;
-        bool had = floe_map_get_i64(ctx, seen, v.data, v.len, &n);
+        int had = floe_map_get_i64(ctx, seen, v.data, v.len, &n);
+        if (had < 0) return had;
         floe_map_put_i64(ctx, seen, v.data, v.len, n + 1);
-        if (had) return 0;
+        if (had == FLOE_FOUND) return 0;
         floe_buf_append_byte(line, '+');
         floe_buf_append_bytes(line, v);
     }
     floe_emit(ctx, line->data, line->len);
+    return 0;
+}
+
+/* ----------------------------------------------------------------- hold */
+
+static floe_state held, prior;
+
+static int hold_open(floe_ctx *ctx) {
+    (void)ctx;
+    held = floe_value_state("held", FLOE_TYPE_BYTES);
+    prior = floe_map_state("prior", FLOE_TYPE_BYTES);
+    return 0;
+}
+
+/* hold keeps the bytes of its first read while it makes the second: each
+ * state handle has its own read buffer. */
+static int hold(floe_ctx *ctx, floe_bytes v) {
+    floe_bytes p;
+    if (floe_value_get(ctx, held, &p) != FLOE_FOUND) p = floe_str("-");
+    floe_iter it;
+    floe_bytes k, pv;
+    floe_map_entries(ctx, prior, &it);
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    floe_buf_append_byte(line, ':');
+    floe_buf_append_bytes(line, p);
+    floe_buf_append_byte(line, ':');
+    for (bool first = true; floe_map_next(&it, &k, &pv); first = false) {
+        if (!first) floe_buf_append_byte(line, ';');
+        floe_buf_append_bytes(line, k);
+        floe_buf_append_byte(line, '=');
+        floe_buf_append_bytes(line, pv);
+    }
+    floe_emit(ctx, line->data, line->len);
+    floe_value_put(ctx, held, v.data, v.len);
+    floe_map_put(ctx, prior, v.data, v.len, p.data, p.len);
+    return 0;
+}
+
+/* ----------------------------------------------------------------- cell */
+
+/* cell_raw and cell_int are one state, "cell", seen as bytes and as int64. */
+static floe_state cell_raw, cell_int;
+
+static int cell_open(floe_ctx *ctx) {
+    (void)ctx;
+    cell_raw = floe_value_state("cell", FLOE_TYPE_BYTES);
+    cell_int = floe_value_state("cell", FLOE_TYPE_INT64);
+    return 0;
+}
+
+/* cell tells an absent int64 value from a malformed one. */
+static int cell(floe_ctx *ctx, floe_bytes v) {
+    if (v.len >= 4 && memcmp(v.data, "set ", 4) == 0) {
+        floe_value_put(ctx, cell_raw, v.data + 4, v.len - 4);
+    } else if (v.len >= 4 && memcmp(v.data, "put ", 4) == 0) {
+        int64_t n;
+        if (!floe_parse_i64(floe_bytes_of(v.data + 4, v.len - 4), &n)) return floe_error(ctx, "not a number");
+        floe_value_put_i64(ctx, cell_int, n);
+    } else if (floe_bytes_eq(v, "get")) {
+        int64_t n = 0;
+        int got = floe_value_get_i64(ctx, cell_int, &n);
+        if (got < 0) return got;
+        floe_buf *line = floe_scratch(ctx);
+        floe_buf_append_bytes(line, floe_key(ctx));
+        floe_buf_append_byte(line, ':');
+        if (got == FLOE_FOUND)
+            floe_buf_append_i64(line, n);
+        else
+            floe_buf_append_str(line, "absent");
+        floe_emit(ctx, line->data, line->len);
+    }
     return 0;
 }
 
@@ -181,13 +254,15 @@ static int session(floe_ctx *ctx, floe_bytes v) {
     if (ts == FLOE_NO_TIMESTAMP) return floe_error(ctx, "record without timestamp");
     int64_t gap, idle, l, n = 0;
     if (floe_param_i64(ctx, "gap", 10, &gap) != 0) return FLOE_FAILED;
-    if (floe_value_get_i64(ctx, last, &l)) {
+    int got = floe_value_get_i64(ctx, last, &l);
+    if (got < 0) return got;
+    if (got == FLOE_FOUND) {
         floe_timer_delete(ctx, FLOE_EVENT_TIME, l + gap);
         if (ts > l) l = ts;
     } else {
         l = ts;
     }
-    floe_value_get_i64(ctx, nrec, &n);
+    if (floe_value_get_i64(ctx, nrec, &n) < 0) return FLOE_FAILED;
     n++;
     floe_value_put_i64(ctx, last, l);
     floe_value_put_i64(ctx, nrec, n);
@@ -201,7 +276,8 @@ static int session(floe_ctx *ctx, floe_bytes v) {
 
 static int session_timer(floe_ctx *ctx, floe_time_domain domain, int64_t t) {
     int64_t n = 0, l = 0;
-    bool has_n = floe_value_get_i64(ctx, nrec, &n);
+    int has_n = floe_value_get_i64(ctx, nrec, &n);
+    if (has_n < 0) return has_n;
     floe_buf *line = floe_scratch(ctx);
     floe_buf_append_bytes(line, floe_key(ctx));
     if (domain == FLOE_EVENT_TIME) {
@@ -319,6 +395,8 @@ void floe_init(void) {
     floe_register_map("tag", tag);
     floe_function_on_open(floe_register_process("count", count), count_open);
     floe_function_on_open(floe_register_process("distinct", distinct), distinct_open);
+    floe_function_on_open(floe_register_process("hold", hold), hold_open);
+    floe_function_on_open(floe_register_process("cell", cell), cell_open);
     floe_function *s = floe_register_process("session", session);
     floe_function_on_open(s, session_open);
     floe_function_on_timer(s, session_timer);

@@ -20,6 +20,8 @@ func init() {
 	floe.Map("tag", tag)
 	floe.Process("count", count)
 	floe.Process("distinct", distinct)
+	floe.Process("hold", hold)
+	floe.Process("cell", cell)
 	floe.Process("session", session)
 	floe.OnTimer("session", sessionTimer)
 	floe.FlatMap("buffer", buffer)
@@ -105,17 +107,11 @@ func distinct(ctx *floe.Context, rec []byte, out floe.Emitter) error {
 	key := string(ctx.Key())
 	switch string(rec) {
 	case "?":
-		// NB: map_entries comes in ascending map key order; the SDK's All
-		// returns a Go map, so sort again.
-		all := seen.All(ctx)
-		keys := make([]string, 0, len(all))
-		for k := range all {
-			keys = append(keys, k)
-		}
-		sortStrings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = k + "=" + strconv.FormatInt(all[k], 10)
+		// All walks the map in ascending map key order, as the host keeps
+		// it: no sorting here, so this case checks the order too.
+		var parts []string
+		for k, n := range seen.All(ctx) {
+			parts = append(parts, k+"="+strconv.FormatInt(n, 10))
 		}
 		out.Emit([]byte(key + ":" + strings.Join(parts, ";")))
 	case "!":
@@ -131,12 +127,56 @@ func distinct(ctx *floe.Context, rec []byte, out floe.Emitter) error {
 	return nil
 }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
+var (
+	held  = floe.NewValueState("held", floe.Bytes)
+	prior = floe.NewMapState("prior", floe.Bytes, floe.Bytes)
+)
+
+// hold reads two states and uses the first read after the second.
+func hold(ctx *floe.Context, v []byte, out floe.Emitter) error {
+	p, ok := held.Get(ctx)
+	if !ok {
+		p = []byte("-")
 	}
+	var entries [][]byte
+	for k, pv := range prior.All(ctx) {
+		entries = append(entries, append(append(bytes.Clone(k), '='), pv...))
+	}
+	line := append(append(bytes.Clone(ctx.Key()), ':'), p...)
+	line = append(append(line, ':'), bytes.Join(entries, []byte(";"))...)
+	out.Emit(line)
+	held.Put(ctx, v)
+	prior.Put(ctx, v, p)
+	return nil
+}
+
+// cellRaw and cellInt are one state, "cell", seen as bytes and as int64.
+var (
+	cellRaw = floe.NewValueState("cell", floe.Bytes)
+	cellInt = floe.NewValueState("cell", floe.Int64)
+)
+
+// cell tells an absent int64 value from a malformed one.
+func cell(ctx *floe.Context, v []byte, out floe.Emitter) error {
+	switch cmd, arg, _ := bytes.Cut(v, []byte(" ")); string(cmd) {
+	case "set":
+		cellRaw.Put(ctx, arg)
+	case "put":
+		n, err := strconv.ParseInt(string(arg), 10, 64)
+		if err != nil {
+			return err
+		}
+		cellInt.Put(ctx, n)
+	case "get":
+		line := append(bytes.Clone(ctx.Key()), ':')
+		if n, ok := cellInt.Get(ctx); ok {
+			line = strconv.AppendInt(line, n, 10)
+		} else {
+			line = append(line, "absent"...)
+		}
+		out.Emit(line)
+	}
+	return nil
 }
 
 var (

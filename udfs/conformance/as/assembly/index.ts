@@ -109,6 +109,52 @@ floe.process("count", (ctx: Context, _: Bytes, out: Output): void => {
 });
 
 // ---------------------------------------------------------------------------
+// hold: keyed process reading two states, the first used after the second
+
+const held = new ValueState<Bytes>("held");
+const prior = new MapState<Bytes, Bytes>("prior");
+const dash = Bytes.fromString("-");
+
+floe.process("hold", hold);
+
+function hold(ctx: Context, v: Bytes, out: Output): void {
+  const held_ = held.getOrNull(ctx);
+  const p = held_ === null ? dash : held_;
+  line.reset().bytes(ctx.key).byte(0x3a).bytes(p).byte(0x3a);
+  const it = prior.entries(ctx);
+  let first = true;
+  while (it.next()) {
+    if (!first) line.byte(0x3b);
+    first = false;
+    line.bytes(it.rawKey).byte(0x3d).bytes(it.rawValue);
+  }
+  out.emit(line);
+  held.put(ctx, v);
+  prior.put(ctx, v, p);
+}
+
+// cell: one state, "cell", seen as bytes and as int64, telling an absent
+// int64 value from a malformed one
+
+const cellRaw = new ValueState<Bytes>("cell");
+const cellInt = new ValueState<i64>("cell");
+
+floe.process("cell", cell);
+
+function cell(ctx: Context, v: Bytes, out: Output): void {
+  if (v.startsWith("set ")) {
+    cellRaw.put(ctx, v.slice(4, v.length));
+  } else if (v.startsWith("put ")) {
+    cellInt.put(ctx, v.slice(4, v.length).parseI64(0));
+  } else if (v.equalsString("get")) {
+    const n = cellInt.get(ctx, 0);
+    line.reset().bytes(ctx.key).byte(0x3a);
+    if (cellInt.found) line.int(n);
+    else line.string("absent");
+    out.emit(line);
+  }
+}
+
 // distinct: keyed process with map state
 
 const seen = new MapState<Bytes, i64>("seen");

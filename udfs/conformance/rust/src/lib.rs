@@ -14,6 +14,8 @@ fn register(r: &mut Registry) {
     r.process("tag", tag);
     r.process("count", count);
     r.process("distinct", Distinct::open);
+    r.process("hold", hold);
+    r.process("cell", cell);
     r.process("session", Session::open);
     r.process("buffer", Buffer::open);
     r.map("q1", q1);
@@ -86,6 +88,63 @@ fn keyed_count(open: &mut Open) -> Result<impl Operator> {
     let mut counts = open.value_state("count", I64)?;
     let mut line = Vec::new();
     Ok(move |ctx: &mut Context, _: &[u8]| count_in(&mut counts, &mut line, ctx))
+}
+
+/// hold: reads two states and uses the first read after the second; each
+/// handle reads into its own buffer, so the borrows do not clash.
+fn hold(open: &mut Open) -> Result<impl Operator> {
+    let mut held = open.value_state("held", Bytes)?;
+    let mut prior = open.map_state("prior", Bytes, Bytes)?;
+    let mut line = Vec::new();
+    Ok(move |ctx: &mut Context, v: &[u8]| -> Result<()> {
+        let p = held.get_raw(ctx).unwrap_or(b"-").to_vec();
+        line.clear();
+        line.extend_from_slice(ctx.key());
+        line.push(b':');
+        line.extend_from_slice(&p);
+        line.push(b':');
+        for (i, (k, pv)) in prior.entries_raw(ctx)?.enumerate() {
+            if i > 0 {
+                line.push(b';');
+            }
+            line.extend_from_slice(k);
+            line.push(b'=');
+            line.extend_from_slice(pv);
+        }
+        ctx.emit(&line);
+        held.put(ctx, v);
+        prior.put(ctx, v, &p);
+        Ok(())
+    })
+}
+
+/// cell: one state, "cell", seen as bytes and as int64, telling an absent
+/// int64 value from a malformed one.
+fn cell(open: &mut Open) -> Result<impl Operator> {
+    let mut raw = open.value_state("cell", Bytes)?;
+    let mut int = open.value_state("cell", I64)?;
+    let mut line = Vec::new();
+    Ok(move |ctx: &mut Context, v: &[u8]| -> Result<()> {
+        if let Some(text) = v.strip_prefix(b"set ") {
+            raw.put(ctx, text);
+        } else if let Some(n) = v.strip_prefix(b"put ") {
+            let n: i64 = std::str::from_utf8(n)
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| Error::msg("not a number"))?;
+            int.put(ctx, &n);
+        } else if v == b"get" {
+            line.clear();
+            line.extend_from_slice(ctx.key());
+            line.push(b':');
+            match int.get(ctx)? {
+                Some(n) => append_i64(&mut line, n),
+                None => line.extend_from_slice(b"absent"),
+            }
+            ctx.emit(&line);
+        }
+        Ok(())
+    })
 }
 
 /// distinct: per key, how often each value was seen.

@@ -1,0 +1,32 @@
+package api
+
+// ClusterStatus is the scheduler group as the scheduler that answers sees
+// it (GET /v1/cluster).
+type ClusterStatus struct {
+	// Leader is the leading member's ID, or "" while none is known.
+	Leader string `json:"leader"`
+	// Term is the current Raft term; it grows with every election.
+	Term uint64 `json:"term"`
+	// Members are the group's members, sorted by ID. A single scheduler is
+	// a group of one.
+	Members []ClusterMember `json:"members"`
+}
+
+// ClusterMember is one scheduler of the group.
+type ClusterMember struct {
+	// ID is the member's Raft id, its Raft address in a group.
+	ID string `json:"id"`
+	// RaftAddr is the address the members replicate the log on.
+	RaftAddr string `json:"raftAddr"`
+	// RESTAddr is the member's REST API, or "" when the answering
+	// scheduler does not know it.
+	RESTAddr string `json:"restAddr"`
+	// Leader is true for the leading member.
+	Leader bool `json:"leader"`
+	// Applied is the index of the last log entry the member has applied to
+	// its state; 0 when it is not Reachable.
+	Applied uint64 `json:"applied"`
+	// Reachable says whether the answering scheduler could ask the member
+	// for its applied index.
+	Reachable bool `json:"reachable"`
+}

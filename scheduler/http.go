@@ -1,0 +1,36 @@
+package scheduler
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/internal/rest"
+)
+
+// httpTimeouts bound how long a REST client may hold a connection, so slow
+// or idle clients cannot pile up connections and goroutines.
+type httpTimeouts struct {
+	// header is how long a client may take to send a request's headers.
+	header time.Duration
+	// read is how long it may take to send the whole request, body
+	// included: a job upload of --max-upload on a slow link.
+	read time.Duration
+	// write is how long the answer may take once the request is read: the
+	// longest request waits for a savepoint.
+	write time.Duration
+	// idle is how long a kept-alive connection may wait for its next
+	// request.
+	idle time.Duration
+}
+
+// restTimeouts are the REST server's timeouts.
+var restTimeouts = httpTimeouts{
+	header: 10 * time.Second,
+	read:   2 * time.Minute,
+	write:  rest.DefaultSavepointTimeout + time.Minute,
+	idle:   2 * time.Minute,
+}
+
+func newHTTPServer(h http.Handler, t httpTimeouts) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
+}
