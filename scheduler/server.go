@@ -320,10 +320,15 @@ func (s *Server) wake() {
 }
 
 // step does one round of the loop's work: a tick of the lifecycle, when
-// the server leads.
+// the server leads and the tick would change something (a tick that would
+// not is not journaled).
 func (s *Server) step() {
-	if s.isLeading() {
-		s.event(journal.Tick{At: s.now()})
+	now := s.now()
+	s.mu.Lock()
+	due := s.ready && s.machine().Due(now)
+	s.mu.Unlock()
+	if due {
+		s.event(journal.Tick{At: now})
 	}
 }
 

@@ -125,6 +125,20 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 	return append(acts, c.trigger(now))
 }
 
+// Due reports whether Tick(now) would abort or trigger a checkpoint. It
+// changes nothing.
+func (c *Coordinator) Due(now time.Time) bool {
+	for _, p := range c.pending {
+		if c.cfg.Timeout > 0 && now.Sub(p.triggered) >= c.cfg.Timeout {
+			return true
+		}
+	}
+	if !c.running || len(c.pending) >= c.cfg.MaxConcurrent || c.cfg.Interval <= 0 {
+		return false
+	}
+	return now.Sub(c.lastTrig) >= c.cfg.Interval && (c.lastEnd.IsZero() || now.Sub(c.lastEnd) >= c.cfg.MinPause)
+}
+
 // TriggerNow starts a checkpoint at once, outside the interval (for
 // savepoints), if the attempt is running.
 func (c *Coordinator) TriggerNow(now time.Time) (Trigger, bool) {

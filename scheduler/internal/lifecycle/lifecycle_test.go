@@ -111,7 +111,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		sub := h.submission(t, d, job)
 		h.rec(func(m *Machine) { acts = m.Submit(now, sub) })
 	case "tick":
+		due, before := h.m.Due(now), h.dumpAll()
 		h.rec(func(m *Machine) { acts = m.Tick(now) })
+		if changed := len(acts) > 0 || h.dumpAll() != before; changed != due {
+			t.Errorf("%s: Due said %t, but the tick changed the state: %t", d.Pos, due, changed)
+		}
 	case "status":
 		state := strArg(t, d, "state")
 		msg := strings.TrimSpace(d.Input)
@@ -201,6 +205,15 @@ func (h *harness) replay(t *testing.T) {
 	if got := h.dump(); got != want {
 		t.Errorf("replaying the events built another state:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// dumpAll prints every job's state and every task manager.
+func (h *harness) dumpAll() string {
+	s := h.dump()
+	for _, tm := range h.m.TaskManagers() {
+		s += fmt.Sprintf("%+v\n", *tm)
+	}
+	return s
 }
 
 // dump prints every job's state.

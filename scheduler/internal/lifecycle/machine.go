@@ -183,11 +183,38 @@ func (m *Machine) Tick(now time.Time) []Action {
 	return m.end()
 }
 
-// place puts a waiting job on free slots and deploys its new attempt, or
-// records why it waits.
-func (m *Machine) place(j *Job) {
+// Due reports whether Tick(now) would change anything: a task manager to
+// lose, a job to restart or to place (or whose reason for waiting
+// changed), a checkpoint to trigger or to abort. It changes nothing. A
+// driver that journals its ticks skips those that are not due, so that
+// an idle scheduler's log does not grow with the clock.
+func (m *Machine) Due(now time.Time) bool {
+	for _, tm := range m.tms {
+		if now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout || (tm.rejoin && now.After(tm.rejoinBy)) {
+			return true
+		}
+	}
+	for _, id := range m.order {
+		j := m.jobs[id]
+		switch {
+		case j.State == api.JobRestarting && !now.Before(j.RestartAt):
+			return true
+		case j.State == api.JobWaiting:
+			if _, err := placement.Place(m.view(now), j.Slots); err == nil || j.Message != waitingFor(err) {
+				return true
+			}
+		case j.State == api.JobRunning && j.ckpt != nil && j.ckpt.coord.Due(now):
+			return true
+		}
+	}
+	return false
+}
+
+// view is the task managers new work can be placed on at now, with their
+// free slots.
+func (m *Machine) view(now time.Time) []placement.TaskManager {
 	var view []placement.TaskManager
-	fresh := m.now.Add(-3 * m.cfg.HeartbeatInterval)
+	fresh := now.Add(-3 * m.cfg.HeartbeatInterval)
 	for _, tm := range m.TaskManagers() {
 		// A task manager that has missed heartbeats is probably gone: do
 		// not place new work on it while its timeout runs.
@@ -195,9 +222,18 @@ func (m *Machine) place(j *Job) {
 			view = append(view, placement.TaskManager{ID: tm.ID, FreeSlots: tm.Slots - tm.Used})
 		}
 	}
-	slots, err := placement.Place(view, j.Slots)
+	return view
+}
+
+// waitingFor is a waiting job's message when placement failed with err.
+func waitingFor(err error) string { return "waiting for slots: job " + err.Error() }
+
+// place puts a waiting job on free slots and deploys its new attempt, or
+// records why it waits.
+func (m *Machine) place(j *Job) {
+	slots, err := placement.Place(m.view(m.now), j.Slots)
 	if err != nil {
-		j.Message = "waiting for slots: job " + err.Error()
+		j.Message = waitingFor(err)
 		return
 	}
 	for _, id := range slots {
