@@ -19,6 +19,9 @@ func (s *Server) Cluster(ctx context.Context) (api.ClusterStatus, error) {
 	self := s.cfg.RaftAddr
 	for _, m := range s.rlog.Members() {
 		cm := api.ClusterMember{ID: m.ID, RaftAddr: m.Addr, Leader: m.Leader}
+		if self == "" {
+			cm.RaftAddr = "" // a single scheduler: no network
+		}
 		if m.Addr == self || self == "" {
 			cm.RESTAddr, cm.Applied, cm.Reachable = s.RESTAddr(), s.rlog.Applied(), true
 		}
