@@ -132,13 +132,31 @@ func (s *Server) follow() {
 // lead makes the server the leader: once its machine holds every command
 // committed before (Barrier), it carries out actions again and feeds the
 // machine Lead, which makes every task manager register again and
-// abandons what the previous leader had in flight.
+// abandons what the previous leader had in flight. It retries while this
+// member still leads.
 func (s *Server) lead() {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := s.tryLead()
+		if err == nil {
+			return
+		}
+		s.log.Warn("becoming leader", "err", err)
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		if !s.rlog.IsLeader() {
+			return // the false that follows deposes
+		}
+	}
+}
+
+func (s *Server) tryLead() error {
 	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
 	defer cancel()
 	if err := s.rlog.Barrier(ctx); err != nil {
-		s.log.Warn("becoming leader: waiting for the log", "err", err)
-		return // a false follows
+		return fmt.Errorf("waiting for the log: %w", err)
 	}
 	s.mu.Lock()
 	s.leading, s.term = true, s.rlog.Term()
@@ -148,8 +166,7 @@ func (s *Server) lead() {
 		panic(err)
 	}
 	if _, err := s.rlog.Propose(ctx, b); err != nil {
-		s.log.Warn("becoming leader", "err", err)
-		return
+		return fmt.Errorf("journaling Lead: %w", err)
 	}
 	s.mu.Lock()
 	s.ready = true
@@ -157,6 +174,7 @@ func (s *Server) lead() {
 	s.mu.Unlock()
 	s.log.Info("leading", "term", s.term, "jobs", jobs, "applied", s.rlog.Applied())
 	s.wake()
+	return nil
 }
 
 // depose stops the server acting as the leader: actions are no longer

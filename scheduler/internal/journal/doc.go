@@ -35,8 +35,11 @@
 //
 // Known limit: a snapshot is the list of every command applied so far,
 // and Restore replays it. It is simple and obviously faithful, but it
-// grows with the scheduler's whole history (ticks included) rather than
-// with its state; a snapshot of the Machine's state itself would bound it.
+// grows with the scheduler's whole history rather than with its state —
+// every heartbeat (one a second per task manager), status and ack stays
+// in it; the server journals only the ticks that change something
+// (lifecycle.Machine.Due). A snapshot of the Machine's state itself would
+// bound it.
 //
 // An FSM is not safe for concurrent use; its owner serializes calls.
 package journal

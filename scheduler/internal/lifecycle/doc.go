@@ -19,7 +19,9 @@
 // register, and ties are broken by id, never by map order). Applying the
 // same events to a new Machine rebuilds the same state, which is what a
 // replicated scheduler (issue 15) needs. Its methods are not safe for
-// concurrent use; the server calls them under its lock.
+// concurrent use; the server calls them under its lock. Due tells, without
+// changing anything, whether a Tick would change anything, so that a
+// driver that journals its events need not journal every tick.
 //
 // # Job states
 //
