@@ -35,10 +35,11 @@ type cluster struct {
 	rpc    string // the address task managers connect to
 
 	sched *proc
-	// schedArgs are the scheduler's extra flags; killed are schedulers
-	// killed by restartScheduler, whose logs a failed test dumps.
+	// schedArgs are the scheduler's extra flags; others are the other
+	// schedulers: those restartScheduler killed, whose logs a failed test
+	// dumps, and the other members of a group (startGroup).
 	schedArgs []string
-	killed    []*proc
+	others    []*proc
 	mu        sync.Mutex
 	tms       []*proc
 
@@ -76,7 +77,7 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 // close stops every process, reporting those that did not stop cleanly on
 // SIGTERM, and dumps their logs if the test failed.
 func (c *cluster) close() {
-	procs := append(append([]*proc{c.sched}, c.taskManagerProcs()...), c.killed...)
+	procs := append(append([]*proc{c.sched}, c.taskManagerProcs()...), c.others...)
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		if p == nil {
@@ -162,7 +163,7 @@ func (c *cluster) restartScheduler() {
 	c.t.Helper()
 	old := c.sched
 	old.kill()
-	c.killed = append(c.killed, old)
+	c.others = append(c.others, old)
 	rest := strings.TrimPrefix(c.server, "http://")
 	if err := c.runScheduler(rest, c.rpc); err != nil {
 		c.t.Fatalf("scheduler did not start again: %v\n%s", err, c.sched.logTail())

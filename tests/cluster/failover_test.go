@@ -1,10 +1,15 @@
 package cluster
 
 import (
+	"context"
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floe-stream/floe/scheduler/client"
 )
 
 // TestJobSurvivesASchedulerRestart runs word count with checkpoints every
@@ -33,6 +38,128 @@ func TestJobSurvivesASchedulerRestart(t *testing.T) {
 	}
 	next := c.waitCheckpointAfter(id, before)
 	t.Logf("checkpoint %d completed %s after the kill", next, time.Since(killed).Round(time.Millisecond))
+	c.wait(id, 4*time.Minute)
+	end := c.job(id)
+	adopted := false
+	for _, e := range end.History {
+		adopted = adopted || strings.Contains(e.Message, "adopted after a scheduler failover")
+	}
+	if !adopted || end.Attempt != job.Attempt {
+		t.Errorf("the running tasks were not adopted: attempt %d at the end, %d at the kill; history: %+v", end.Attempt, job.Attempt, end.History)
+	}
+	checkEachCountOnce(t, out, in)
+}
+
+// member is one scheduler of a group.
+type member struct {
+	p               *proc
+	rest, rpc, raft string
+}
+
+// startGroup starts n schedulers as one group on free ports and waits until
+// each serves REST and one leads. The cluster's server and rpc become the
+// lists of every member's addresses, so that its clients and task managers
+// follow the leader.
+func (c *cluster) startGroup(n int) []*member {
+	c.t.Helper()
+	var ms []*member
+	var peers, rests, rpcs []string
+	for range n {
+		m := &member{rest: freeAddr(c.t), rpc: freeAddr(c.t), raft: freeAddr(c.t)}
+		ms = append(ms, m)
+		peers, rests, rpcs = append(peers, m.raft), append(rests, "http://"+m.rest), append(rpcs, m.rpc)
+	}
+	for i, m := range ms {
+		m.p = startProc(c.t, &c.wg, fmt.Sprintf("scheduler-%d", i+1), "scheduler", "--rest-addr", m.rest, "--rpc-addr", m.rpc,
+			"--data-dir", filepath.Join(c.dir, fmt.Sprintf("scheduler-%d", i+1)),
+			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout,
+			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms")
+		if i == 0 {
+			c.sched = m.p
+		} else {
+			c.others = append(c.others, m.p)
+		}
+	}
+	c.server, c.rpc = strings.Join(rests, ","), strings.Join(rpcs, ",")
+	c.client = client.New(c.server, c.hc)
+	for _, m := range ms {
+		err := c.poll(startTimeout, func() (bool, error) {
+			if m.p.exited() {
+				return false, fmt.Errorf("exited with %v", m.p.cmd.ProcessState)
+			}
+			resp, err := c.hc.Get("http://" + m.rest + "/healthz")
+			if err != nil {
+				return false, nil
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK, nil
+		})
+		if err != nil {
+			c.t.Fatalf("%s did not start: %v\n%s", m.p.name, err, m.p.logTail())
+		}
+	}
+	c.leader(ms)
+	return ms
+}
+
+// leader returns the member that leads, waiting for one.
+func (c *cluster) leader(ms []*member) *member {
+	c.t.Helper()
+	var lead *member
+	err := c.poll(startTimeout, func() (bool, error) {
+		st, err := c.client.Cluster(context.Background())
+		if err != nil {
+			return false, nil
+		}
+		for _, m := range ms {
+			if m.raft == st.Leader && !m.p.exited() {
+				lead = m
+			}
+		}
+		return lead != nil, nil
+	})
+	if err != nil {
+		c.t.Fatalf("no scheduler of the group leads: %v", err)
+	}
+	return lead
+}
+
+// TestJobSurvivesTheLeaderLossInAGroupOfThree runs word count with
+// checkpoints and the exactly-once file sink on a group of three
+// schedulers, and SIGKILLs the leader mid-run. A follower takes over from
+// the log it applied; the task managers, given the three schedulers, find
+// it and register again with their tasks, which it adopts, so the job goes
+// on in the same attempt. Every word's counts appear exactly once.
+func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
+	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
+	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
+	t.Cleanup(c.close)
+	ms := c.startGroup(3)
+	c.startTaskManager(2)
+	c.startTaskManager(2)
+	in := newInput(t, 1_000_000, 35)
+	out := filepath.Join(t.TempDir(), "out")
+	spec := wordcountSpec(t, "leader-loss", "\nrestartStrategy: {type: fixedDelay, attempts: 10, delay: 500ms}\n")
+	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out, "--set", "rate=8000",
+		"--parallelism", "2", "--checkpoint-interval", "500ms")
+	// NB: the client may read from a follower, which applies the leader's
+	// log a moment later.
+	if err := c.poll(10*time.Second, func() (bool, error) {
+		_, err := c.client.Job(context.Background(), id)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("job %s is not visible: %v", id, err)
+	}
+	before := c.waitCheckpointAfter(id, c.waitCheckpointAfter(id, 0))
+	job := c.job(id)
+	lead := c.leader(ms)
+	t.Logf("SIGKILL the leader %s with the job %s, attempt %d, checkpoint %d complete", lead.p.name, job.State, job.Attempt, before)
+	killed := time.Now()
+	lead.p.kill()
+	next := c.leader(ms)
+	t.Logf("%s leads %s after the kill", next.p.name, time.Since(killed).Round(time.Millisecond))
+	cp := c.waitCheckpointAfter(id, before)
+	t.Logf("checkpoint %d completed %s after the kill", cp, time.Since(killed).Round(time.Millisecond))
 	c.wait(id, 4*time.Minute)
 	end := c.job(id)
 	adopted := false
