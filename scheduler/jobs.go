@@ -62,6 +62,9 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 		}
 		c.Restore, c.RestoreStore = md, md.Store
 	}
+	if err := s.journalModules(ctx, sub.Modules, digests); err != nil {
+		return "", err
+	}
 	if store != nil {
 		s.mu.Lock()
 		s.stores[id] = store
@@ -111,6 +114,24 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 		}
 	}
 	return digests, nil
+}
+
+// journalModules replicates the modules of a submission that the log does
+// not hold yet, before the job that needs them.
+func (s *Server) journalModules(ctx context.Context, mods map[string][]byte, digests map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		d := digests[name]
+		s.mu.Lock()
+		_, ok := s.fsm.Modules()[d]
+		s.mu.Unlock()
+		if ok {
+			continue
+		}
+		if _, err := s.propose(ctx, journal.Module{At: s.now(), Digest: d, Wasm: mods[name]}); err != nil {
+			return fmt.Errorf("replicating module %q: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func newJobID() string {

@@ -50,6 +50,9 @@ func (a fsmAdapter) Apply(index uint64, cmd []byte) any {
 	if errors.Is(r.Err, journal.ErrMalformed) {
 		s.log.Error("skipping a command of the job log that this scheduler cannot read", "index", index, "err", r.Err)
 	}
+	if m, ok := r.Command.(journal.Module); ok {
+		s.storeModule(m.Digest, m.Wasm) // on every member: whichever leads serves it
+	}
 	if !s.leading {
 		return r // a follower, or a leader catching up: Lead will decide
 	}
@@ -71,7 +74,24 @@ func (a fsmAdapter) Snapshot() ([]byte, error) {
 func (a fsmAdapter) Restore(b []byte) error {
 	a.s.mu.Lock()
 	defer a.s.mu.Unlock()
-	return a.s.fsm.Restore(b)
+	if err := a.s.fsm.Restore(b); err != nil {
+		return err
+	}
+	for d, wasm := range a.s.fsm.Modules() {
+		a.s.storeModule(d, wasm)
+	}
+	return nil
+}
+
+// storeModule stores a journaled module in the artifact store, unless it
+// is there already.
+func (s *Server) storeModule(digest string, wasm []byte) {
+	if s.artifacts.Has(digest) {
+		return
+	}
+	if d, err := s.artifacts.Put(wasm); err != nil || d != digest {
+		s.log.Error("storing a module of the job log", "digest", digest, "stored as", d, "err", err)
+	}
 }
 
 // propose journals an event and returns what applying it answered, its

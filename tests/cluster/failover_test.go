@@ -129,7 +129,10 @@ func (c *cluster) leader(ms []*member) *member {
 // schedulers, and SIGKILLs the leader mid-run. A follower takes over from
 // the log it applied; the task managers, given the three schedulers, find
 // it and register again with their tasks, which it adopts, so the job goes
-// on in the same attempt. Every word's counts appear exactly once.
+// on in the same attempt. Then both task managers are SIGKILLed and a
+// fresh one started: the job restarts from its latest checkpoint, the
+// modules coming from the new leader. Every word's counts appear exactly
+// once.
 func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
 	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
 	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
@@ -160,14 +163,25 @@ func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
 	t.Logf("%s leads %s after the kill", next.p.name, time.Since(killed).Round(time.Millisecond))
 	cp := c.waitCheckpointAfter(id, before)
 	t.Logf("checkpoint %d completed %s after the kill", cp, time.Since(killed).Round(time.Millisecond))
-	c.wait(id, 4*time.Minute)
-	end := c.job(id)
+	after := c.job(id)
 	adopted := false
-	for _, e := range end.History {
+	for _, e := range after.History {
 		adopted = adopted || strings.Contains(e.Message, "adopted after a scheduler failover")
 	}
-	if !adopted || end.Attempt != job.Attempt {
-		t.Errorf("the running tasks were not adopted: attempt %d at the end, %d at the kill; history: %+v", end.Attempt, job.Attempt, end.History)
+	if !adopted || after.Attempt != job.Attempt {
+		t.Errorf("the running tasks were not adopted: attempt %d after the failover, %d at the kill; history: %+v", after.Attempt, job.Attempt, after.History)
+	}
+	// Then both task managers die: the job restarts from its latest
+	// checkpoint on a fresh one, which fetches the modules from the new
+	// leader (they reached it through the log).
+	for _, p := range c.taskManagerProcs() {
+		p.kill()
+	}
+	t.Logf("SIGKILL both task managers; a fresh one starts")
+	c.startTaskManager(2)
+	c.wait(id, 4*time.Minute)
+	if end := c.job(id); end.Attempt <= after.Attempt {
+		t.Errorf("attempt %d at the end, want a new one after the task managers died", end.Attempt)
 	}
 	checkEachCountOnce(t, out, in)
 }

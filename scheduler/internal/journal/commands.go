@@ -145,6 +145,15 @@ type Cancel struct {
 	Job string
 }
 
+// Module is a job's Wasm module, replicated with the log so that
+// whichever scheduler leads can serve it to task managers. It changes no
+// job: the scheduler stores it by digest as it applies it.
+type Module struct {
+	At     time.Time
+	Digest string
+	Wasm   []byte
+}
+
 func (Register) command()          {}
 func (Heartbeat) command()         {}
 func (LoseTaskManager) command()   {}
@@ -161,6 +170,7 @@ func (Savepoint) command()         {}
 func (Unpin) command()             {}
 func (StopWithSavepoint) command() {}
 func (Cancel) command()            {}
+func (Module) command()            {}
 
 // types names every command in the log. A name, once written, is never
 // reused for another shape.
@@ -168,7 +178,7 @@ var types = map[string]Command{
 	"register": Register{}, "heartbeat": Heartbeat{}, "lose": LoseTaskManager{}, "lead": Lead{}, "tick": Tick{},
 	"submit": Submit{}, "status": TaskStatus{}, "unreachable": DeployUnreachable{}, "ack": Ack{}, "decline": Decline{},
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
-	"stop": StopWithSavepoint{}, "cancel": Cancel{},
+	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
 }
 
 // names is types inverted.

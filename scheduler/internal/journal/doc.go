@@ -7,7 +7,10 @@
 // with the event's time and its arguments, as data: Register, Heartbeat,
 // LoseTaskManager, Lead, Tick, Submit, TaskStatus, DeployUnreachable, Ack,
 // Decline, MetadataWritten, Rescale, Savepoint, Unpin, StopWithSavepoint
-// and Cancel. Encode turns one into bytes (JSON in an envelope naming its
+// and Cancel — and one more, Module, which changes no job: it replicates
+// a job's Wasm module so that whichever scheduler leads can serve it (the
+// FSM keeps the modules, by digest, for a scheduler that restores a
+// snapshot). Encode turns one into bytes (JSON in an envelope naming its
 // type) and Decode back, refusing an unknown type or a malformed command
 // with a clear error.
 //

@@ -41,6 +41,8 @@ type FSM struct {
 	m    *lifecycle.Machine
 	// submits are the jobs' Submit commands, by job id.
 	submits map[string]*Submit
+	// modules are the modules journaled, by digest.
+	modules map[string][]byte
 	// log is every command applied, encoded: the snapshot (see doc.go).
 	log [][]byte
 	// applied is the index of the last command applied.
@@ -55,7 +57,7 @@ func New(cfg lifecycle.Config, plan Planner) *FSM {
 }
 
 func (f *FSM) reset() {
-	f.m, f.submits, f.log, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, nil, 0
+	f.m, f.submits, f.modules, f.log, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, map[string][]byte{}, nil, 0
 }
 
 // Machine returns the machine the commands build. Callers may read it and
@@ -65,6 +67,9 @@ func (f *FSM) Machine() *lifecycle.Machine { return f.m }
 
 // Submitted returns a job's Submit command, or nil. The FSM owns it.
 func (f *FSM) Submitted(job string) *Submit { return f.submits[job] }
+
+// Modules returns the modules journaled, by digest. The FSM owns them.
+func (f *FSM) Modules() map[string][]byte { return f.modules }
 
 // Applied returns the index of the last command applied.
 func (f *FSM) Applied() uint64 { return f.applied }
@@ -129,6 +134,8 @@ func (f *FSM) apply(c Command) *Result {
 		r.Actions = m.StopWithSavepoint(c.At, c.Job, c.Path)
 	case Cancel:
 		r.Actions, r.Err = m.Cancel(c.At, c.Job)
+	case Module:
+		f.modules[c.Digest] = c.Wasm
 	default:
 		panic(fmt.Sprintf("journal: command %T has no event", c))
 	}

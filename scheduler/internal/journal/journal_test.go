@@ -91,6 +91,7 @@ func (r *recorder) at(d time.Duration) time.Time { return r.epoch.Add(d) }
 // savepoint and a second job with a restore, and returns the recorder.
 func script(t *testing.T) *recorder {
 	r := &recorder{t: t, f: New(cfg, testPlanner), epoch: time.Unix(1_000_000, 0).UTC()}
+	r.apply(Module{At: r.at(0), Digest: "abc", Wasm: []byte("\x00asm")})
 	reg := r.apply(Register{At: r.at(0), Addr: "a1", Hostname: "h", Slots: 2})
 	tm := reg.TaskManager
 	sub := r.apply(Submit{At: r.at(0), Job: "j", Spec: []byte("name: test\n"), Params: map[string]string{"stages": "2,1"},
@@ -177,7 +178,9 @@ func dump(t *testing.T, f *FSM) string {
 	var out struct {
 		TaskManagers []*lifecycle.TaskManager
 		Jobs         []jobDump
+		Modules      map[string][]byte
 	}
+	out.Modules = f.Modules()
 	out.TaskManagers = f.Machine().TaskManagers()
 	for _, j := range f.Machine().Jobs() {
 		out.Jobs = append(out.Jobs, jobDump{Job: j, Checkpoints: j.Checkpoints(), Submit: f.Submitted(j.ID)})
