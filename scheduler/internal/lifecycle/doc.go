@@ -71,10 +71,11 @@
 // new leader feeds Lead before anything else:
 //
 //   - every known task manager must register again; until it does, its
-//     heartbeats keep it alive but are answered as not registered (which
-//     makes it register) and its task reports are ignored. One that stops
-//     heartbeating, or has not registered within two heartbeat timeouts,
-//     is lost;
+//     heartbeats are answered as not registered (which makes it register)
+//     and its task reports are ignored. One that has not registered within
+//     two heartbeat timeouts is lost: a task manager whose scheduler
+//     stopped answering notices only after its own heartbeat timeout, so
+//     one is not enough;
 //   - every checkpoint in flight is abandoned, even one whose metadata was
 //     being written: it was never counted complete, so no sink committed
 //     it, and a late MetadataWritten for it changes nothing. Checkpoint
@@ -92,8 +93,8 @@
 // resume. A task manager that comes back without a task of the current
 // attempt (it restarted) makes the job be placed again, restoring its
 // latest completed checkpoint, without spending a restart; one that does
-// not come back is lost after its timeout, as any silent task manager is,
-// and the job restarts under its strategy.
+// not come back is lost, as any silent task manager is, and the job
+// restarts under its strategy.
 //
 // The machine fences what does not come from the current attempt on the
 // task manager that runs it now: a task status from an earlier attempt,

@@ -20,9 +20,10 @@ type Reported struct {
 }
 
 // rejoinTimeouts is how many heartbeat timeouts after Lead a task manager
-// that still heartbeats has to register again. A task manager notices
-// that it lost its scheduler only after its own heartbeat timeout, which
-// may end after the new leader's, so one is not enough.
+// has to register again. One is not enough: a task manager whose
+// scheduler stopped answering (paused, or cut off) notices only after its
+// own heartbeat timeout, counted from its last answered heartbeat, plus
+// the time its last call waited, and then has to find the new leader.
 const rejoinTimeouts = 2
 
 // abandoned is why Lead fails the checkpoints in flight.
@@ -32,11 +33,10 @@ const abandoned = "abandoned: the scheduler's leader changed"
 // it restarted, or took over from another. Nothing the previous leader
 // had under way outside the log can be trusted to have happened:
 //
-//   - every known task manager must register again: it counts as having
-//     heartbeated now, and until it registers its heartbeats keep it alive
-//     but are answered as unknown, and its reports are ignored. One that
-//     does not heartbeat for a timeout, or has not registered within
-//     rejoinTimeouts heartbeat timeouts, is lost;
+//   - every known task manager must register again: until it does, its
+//     heartbeats are answered as unknown and its reports are ignored, and
+//     one that has not registered within rejoinTimeouts heartbeat timeouts
+//     is lost;
 //   - every checkpoint in flight is abandoned (its tasks may have acked,
 //     its metadata may even be written, but it was never counted complete,
 //     so no sink committed it); the next checkpoint's id follows every id

@@ -34,10 +34,10 @@ type TaskManager struct {
 	LastHeartbeat time.Time
 
 	// rejoin tells that the task manager has not registered again since
-	// the scheduler became leader (Lead): its heartbeats keep it alive but
-	// are answered as unknown, so that it registers and reports its tasks,
-	// and its reports are ignored. It is lost if it has not registered by
-	// rejoinBy.
+	// the scheduler became leader (Lead): its heartbeats are answered as
+	// unknown, so that it registers and reports its tasks, and its reports
+	// are ignored. It is lost if it has not registered by rejoinBy,
+	// heartbeats or not.
 	rejoin   bool
 	rejoinBy time.Time
 }
@@ -161,11 +161,13 @@ func (m *Machine) Tick(now time.Time) []Action {
 	m.begin(now)
 	for _, tm := range m.TaskManagers() {
 		switch {
+		case tm.rejoin:
+			if now.After(tm.rejoinBy) {
+				m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: it did not register again within %s of the scheduler's failover",
+					tm.ID, tm.Addr, rejoinTimeouts*m.cfg.HeartbeatTimeout))
+			}
 		case now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout:
 			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.ID, tm.Addr, m.cfg.HeartbeatTimeout))
-		case tm.rejoin && now.After(tm.rejoinBy):
-			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: it did not register again within %s of the scheduler's failover",
-				tm.ID, tm.Addr, rejoinTimeouts*m.cfg.HeartbeatTimeout))
 		}
 	}
 	for _, id := range m.order {
@@ -190,7 +192,7 @@ func (m *Machine) Tick(now time.Time) []Action {
 // an idle scheduler's log does not grow with the clock.
 func (m *Machine) Due(now time.Time) bool {
 	for _, tm := range m.tms {
-		if now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout || (tm.rejoin && now.After(tm.rejoinBy)) {
+		if (tm.rejoin && now.After(tm.rejoinBy)) || (!tm.rejoin && now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout) {
 			return true
 		}
 	}
