@@ -79,6 +79,12 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 // lifecycle still waits for after a failover is kept alive but answered
 // UNAVAILABLE, so that it registers again with its tasks.
 func (s *Server) Heartbeat(ctx context.Context, req *floev1.HeartbeatRequest) (*floev1.HeartbeatResponse, error) {
+	s.mu.Lock()
+	unknown := s.ready && s.machine().TaskManager(req.TaskManagerId) == nil
+	s.mu.Unlock()
+	if unknown {
+		return &floev1.HeartbeatResponse{Known: false}, nil // nothing to journal
+	}
 	r, err := s.propose(ctx, journal.Heartbeat{At: s.now(), TaskManager: req.TaskManagerId})
 	if err != nil {
 		return nil, rpcError(err)
