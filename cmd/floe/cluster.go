@@ -58,7 +58,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	rest := fs.String("rest-addr", "127.0.0.1:8081", "address of the REST API")
 	rpc := fs.String("rpc-addr", "127.0.0.1:6123", "address task managers connect to (gRPC)")
-	dataDir := fs.String("data-dir", "floe-scheduler", "directory for uploaded modules")
+	dataDir := fs.String("data-dir", "floe-scheduler", "directory for the job log, uploaded modules and, by default, checkpoints")
 	hbInterval := fs.Duration("heartbeat-interval", scheduler.DefaultHeartbeatInterval, "how often task managers heartbeat")
 	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
 	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
@@ -70,7 +70,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
