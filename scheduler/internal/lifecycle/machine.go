@@ -219,8 +219,9 @@ func (m *Machine) view(now time.Time) []placement.TaskManager {
 	fresh := now.Add(-3 * m.cfg.HeartbeatInterval)
 	for _, tm := range m.TaskManagers() {
 		// A task manager that has missed heartbeats is probably gone: do
-		// not place new work on it while its timeout runs.
-		if tm.LastHeartbeat.After(fresh) {
+		// not place new work on it while its timeout runs. One that has
+		// not registered again since Lead cannot be called yet.
+		if tm.LastHeartbeat.After(fresh) && !tm.rejoin {
 			view = append(view, placement.TaskManager{ID: tm.ID, FreeSlots: tm.Slots - tm.Used})
 		}
 	}
