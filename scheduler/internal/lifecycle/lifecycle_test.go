@@ -53,6 +53,7 @@ func TestLifecycle(t *testing.T) {
 		h.cfg = Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second}
 		h.m = New(h.cfg)
 		datadriven.RunTest(t, path, h.run)
+		h.restoreEach(t)
 		h.replay(t)
 	})
 }
@@ -61,6 +62,10 @@ type harness struct {
 	m      *Machine
 	cfg    Config
 	events []func(*Machine)
+	// states are the machine's state after each event (MarshalState), and
+	// subs the jobs' submissions.
+	states [][]byte
+	subs   map[string]Submission
 	epoch  time.Time
 	// written are the metadata WriteMetadata actions asked to write.
 	written map[int64]*ckmeta.Metadata
@@ -80,7 +85,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "config":
 		h.cfg = Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")}
-		h.m, h.events = New(h.cfg), nil
+		h.m, h.events, h.states = New(h.cfg), nil, nil
 		return ""
 	case "register":
 		var id, previous string
@@ -109,6 +114,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.rec(func(m *Machine) { acts = m.LoseTaskManager(now, tm, reason) })
 	case "submit":
 		sub := h.submission(t, d, job)
+		if h.subs == nil {
+			h.subs = map[string]Submission{}
+		}
+		h.subs[job] = sub
 		h.rec(func(m *Machine) { acts = m.Submit(now, sub) })
 	case "tick":
 		due, before := h.m.Due(now), h.dumpAll()
@@ -187,10 +196,49 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	return out
 }
 
-// rec applies an event to the machine and records it for replay.
+// rec applies an event to the machine and records it for replay, with
+// the state it left.
 func (h *harness) rec(event func(*Machine)) {
 	h.events = append(h.events, event)
 	event(h.m)
+	b, err := h.m.MarshalState()
+	if err != nil {
+		panic(err)
+	}
+	h.states = append(h.states, b)
+}
+
+// restoreEach restores the state after each event of a script into a new
+// machine, which must write the same state back, and applies the rest of
+// the events to it: it must end in the same state as the script's machine.
+// A snapshot of the machine's state can stand for the events before it.
+func (h *harness) restoreEach(t *testing.T) {
+	if len(h.states) == 0 {
+		return
+	}
+	want := h.states[len(h.states)-1]
+	submission := func(job string) (Submission, error) {
+		sub, ok := h.subs[job]
+		if !ok {
+			return Submission{}, fmt.Errorf("no submission of job %s", job)
+		}
+		return sub, nil
+	}
+	for i, st := range h.states {
+		m := New(h.cfg)
+		if err := m.RestoreState(st, submission); err != nil {
+			t.Fatalf("restoring the state after event %d: %v", i+1, err)
+		}
+		if b, _ := m.MarshalState(); string(b) != string(st) {
+			t.Fatalf("the state restored after event %d writes back differently:\n%s\nwant:\n%s", i+1, b, st)
+		}
+		for _, event := range h.events[i+1:] {
+			event(m)
+		}
+		if b, _ := m.MarshalState(); string(b) != string(want) {
+			t.Fatalf("restored after event %d and going on, the machine ends elsewhere:\n%s\nwant:\n%s", i+1, b, want)
+		}
+	}
 }
 
 // replay applies the events of a script to a new machine and checks that
