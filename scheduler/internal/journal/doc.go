@@ -36,13 +36,12 @@
 // samples the leader applies to its own Machine directly, and the next
 // heartbeats bring them back after a failover.
 //
-// Known limit: a snapshot is the list of every command applied so far,
-// and Restore replays it. It is simple and obviously faithful, but it
-// grows with the scheduler's whole history rather than with its state —
-// every heartbeat (one a second per task manager), status and ack stays
-// in it; the server journals only the ticks that change something
-// (lifecycle.Machine.Due). A snapshot of the Machine's state itself would
-// bound it.
+// A snapshot is the Machine's state (lifecycle.Machine.MarshalState), the
+// jobs' Submit commands, from which each job's plan is made again on
+// restore, and the modules: it grows with the jobs and modules the
+// scheduler has had, not with its history. Version 1 snapshots, every
+// command applied so far, are still read. Known limit: ended jobs and
+// their modules are never forgotten.
 //
 // An FSM is not safe for concurrent use; its owner serializes calls.
 package journal

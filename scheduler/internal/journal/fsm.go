@@ -43,8 +43,6 @@ type FSM struct {
 	submits map[string]*Submit
 	// modules are the modules journaled, by digest.
 	modules map[string][]byte
-	// log is every command applied, encoded: the snapshot (see doc.go).
-	log [][]byte
 	// applied is the index of the last command applied.
 	applied uint64
 }
@@ -57,7 +55,7 @@ func New(cfg lifecycle.Config, plan Planner) *FSM {
 }
 
 func (f *FSM) reset() {
-	f.m, f.submits, f.modules, f.log, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, map[string][]byte{}, nil, 0
+	f.m, f.submits, f.modules, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, map[string][]byte{}, 0
 }
 
 // Machine returns the machine the commands build. Callers may read it and
@@ -84,7 +82,6 @@ func (f *FSM) Apply(index uint64, b []byte) any {
 	if err != nil {
 		return &Result{Index: index, Err: err}
 	}
-	f.log = append(f.log, b)
 	r := f.apply(c)
 	r.Index, r.Command = index, c
 	return r
@@ -156,25 +153,32 @@ func (f *FSM) submit(c Submit) ([]lifecycle.Action, error) {
 	return f.m.Submit(c.At, sub), nil
 }
 
-// snapshot is what Snapshot writes.
+// snapshot is what Snapshot writes: the machine's state, the jobs'
+// submissions it is rebuilt with, and the modules. Version 1 snapshots,
+// every command applied so far, are still read.
 type snapshot struct {
 	Version  int               `json:"version"`
 	Applied  uint64            `json:"applied"`
-	Commands []json.RawMessage `json:"commands"`
+	Machine  json.RawMessage   `json:"machine,omitempty"`
+	Submits  []*Submit         `json:"submits,omitempty"`
+	Modules  map[string][]byte `json:"modules,omitempty"`
+	Commands []json.RawMessage `json:"commands,omitempty"`
 }
 
-// Snapshot returns the state to restore: every command applied so far.
-// The bytes are the caller's.
+// Snapshot returns the state to restore. The bytes are the caller's.
 func (f *FSM) Snapshot() ([]byte, error) {
-	s := snapshot{Version: 1, Applied: f.applied, Commands: make([]json.RawMessage, len(f.log))}
-	for i, b := range f.log {
-		s.Commands[i] = b
+	m, err := f.m.MarshalState()
+	if err != nil {
+		return nil, fmt.Errorf("journal: snapshot: %w", err)
+	}
+	s := snapshot{Version: 2, Applied: f.applied, Machine: m, Modules: f.modules}
+	for _, j := range f.m.Jobs() {
+		s.Submits = append(s.Submits, f.submits[j.ID])
 	}
 	return json.Marshal(s)
 }
 
-// Restore replaces the FSM's state with a snapshot's: a new Machine to
-// which the snapshot's commands are applied again. On error the FSM is
+// Restore replaces the FSM's state with a snapshot's. On error the FSM is
 // empty.
 func (f *FSM) Restore(b []byte) error {
 	f.reset()
@@ -182,18 +186,58 @@ func (f *FSM) Restore(b []byte) error {
 	if err := strict(b, &s); err != nil {
 		return fmt.Errorf("journal: snapshot: %w", err)
 	}
-	if s.Version != 1 {
-		return fmt.Errorf("journal: snapshot version %d; this scheduler reads version 1", s.Version)
+	var err error
+	switch s.Version {
+	case 1:
+		err = f.replay(s.Commands)
+	case 2:
+		err = f.restore(s)
+	default:
+		err = fmt.Errorf("journal: snapshot version %d; this scheduler reads versions 1 and 2", s.Version)
 	}
-	for i, raw := range s.Commands {
-		c, err := Decode(raw)
-		if err != nil {
-			f.reset()
-			return fmt.Errorf("journal: snapshot command %d: %w", i, err)
-		}
-		f.log = append(f.log, raw)
-		f.apply(c)
+	if err != nil {
+		f.reset()
+		return err
 	}
 	f.applied = s.Applied
+	return nil
+}
+
+// replay applies a version 1 snapshot's commands.
+func (f *FSM) replay(cmds []json.RawMessage) error {
+	for i, raw := range cmds {
+		c, err := Decode(raw)
+		if err != nil {
+			return fmt.Errorf("journal: snapshot command %d: %w", i, err)
+		}
+		f.apply(c)
+	}
+	return nil
+}
+
+// restore takes a version 2 snapshot's state: each job is planned again
+// from its submission.
+func (f *FSM) restore(s snapshot) error {
+	for _, sub := range s.Submits {
+		if sub == nil {
+			return fmt.Errorf("%w: a snapshot's job without its submission", ErrMalformed)
+		}
+		f.submits[sub.Job] = sub
+	}
+	plan := func(job string) (lifecycle.Submission, error) {
+		c, ok := f.submits[job]
+		if !ok {
+			return lifecycle.Submission{}, fmt.Errorf("%w: no submission of job %s in the snapshot", ErrMalformed, job)
+		}
+		sub, err := f.plan(*c)
+		sub.ID = job
+		return sub, err
+	}
+	if err := f.m.RestoreState(s.Machine, plan); err != nil {
+		return fmt.Errorf("journal: snapshot: %w", err)
+	}
+	if s.Modules != nil {
+		f.modules = s.Modules
+	}
 	return nil
 }

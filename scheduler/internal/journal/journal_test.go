@@ -237,7 +237,24 @@ func TestSnapshotRestore(t *testing.T) {
 	if got, want := dump(t, f), dump(t, r.f); got != want {
 		t.Errorf("after one more command the states differ:\n%s\nwant:\n%s", got, want)
 	}
-	for _, bad := range []string{`{`, `{"version":2,"applied":1,"commands":[]}`, `{"version":1,"applied":1,"commands":[{"type":"nope","cmd":{}}]}`} {
+	// A version 1 snapshot, every command applied, is still read.
+	var cmds []json.RawMessage
+	for _, b := range r.log {
+		cmds = append(cmds, b)
+	}
+	v1, err := json.Marshal(snapshot{Version: 1, Applied: uint64(len(r.log)), Commands: cmds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := New(cfg, testPlanner)
+	if err := old.Restore(v1); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, old); got != want {
+		t.Errorf("the state restored from a version 1 snapshot differs:\n%s\nwant:\n%s", got, want)
+	}
+	for _, bad := range []string{`{`, `{"version":3,"applied":1}`, `{"version":1,"applied":1,"commands":[{"type":"nope","cmd":{}}]}`,
+		`{"version":2,"applied":1,"machine":{"Version":1,"NextTM":0,"Jobs":[{"ID":"j"}]}}`} {
 		if err := f.Restore([]byte(bad)); err == nil {
 			t.Errorf("Restore(%s) succeeded", bad)
 		}

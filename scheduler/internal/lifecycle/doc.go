@@ -21,7 +21,10 @@
 // replicated scheduler (issue 15) needs. Its methods are not safe for
 // concurrent use; the server calls them under its lock. Due tells, without
 // changing anything, whether a Tick would change anything, so that a
-// driver that journals its events need not journal every tick.
+// driver that journals its events need not journal every tick; and
+// MarshalState and RestoreState write a machine's whole state as data and
+// read it back (plans are made again from the jobs' submissions), so that
+// a snapshot of the log can stand for the events before it.
 //
 // # Job states
 //
