@@ -69,6 +69,40 @@ func TestRestartKeepsTaskManagerIDs(t *testing.T) {
 	}
 }
 
+// TestRestartFromASnapshot compacts the log into a snapshot, then adds to
+// it, and restarts the scheduler: it restores the snapshot, replays the
+// rest, and knows the task managers of both.
+func TestRestartFromASnapshot(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Register(ctx, &floev1.RegisterRequest{RpcAddr: "127.0.0.1:1", Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.rlog.Snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Register(ctx, &floev1.RegisterRequest{RpcAddr: "127.0.0.1:2", Slots: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.close()
+
+	s, err = NewServer(Config{RPCAddr: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	tms, _ := s.TaskManagers(ctx)
+	if len(tms) != 2 || tms[0].ID != first.TaskManagerId || tms[1].ID != second.TaskManagerId || tms[1].Slots != 3 {
+		t.Fatalf("task managers after a restart from a snapshot: %+v", tms)
+	}
+}
+
 // TestGroupOfThree starts three schedulers as one group: one leads and
 // accepts task managers; the others refuse them with UNAVAILABLE and
 // refuse REST writes, but apply the leader's log.
