@@ -22,7 +22,7 @@ Usage:
                     run a job on an embedded mini-cluster until it ends
   floe scheduler [flags]
                     run the job manager: REST API and task-manager endpoint
-  floe taskmanager --scheduler ADDR --slots N [flags]
+  floe taskmanager --scheduler ADDR[,ADDR...] --slots N [flags]
                     run a task manager that runs the scheduler's tasks
   floe job submit|list|status|cancel|wait|checkpoints|rescale|savepoint|stop ...
                     manage the jobs of a cluster through its scheduler
@@ -32,6 +32,8 @@ Usage:
                     show the schedulers: members, leader, applied log index
   floe new --lang go|rust|c|as NAME
                     write a ready-to-build operator project
+  floe certs init DIR [--hosts H1,H2]
+                    write a development CA and certificates for each role
   floe version      print the version
   floe help [COMMAND]
 
@@ -57,6 +59,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return stateCmd(args[1:], stdout, stderr)
 	case "cluster":
 		return clusterCmd(args[1:], stdout, stderr)
+	case "certs":
+		return certsCmd(args[1:], stdout, stderr)
 	case "new":
 		return newCmd(args[1:], stdout, stderr)
 	case "scheduler":
@@ -85,6 +89,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "state" {
 			return stateCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "certs" {
+			return certsCmd([]string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "cluster" {
 			return clusterCmd(append([]string{"help"}, args[2:]...), stdout, stderr)

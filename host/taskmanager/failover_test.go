@@ -26,9 +26,9 @@ func TestRegistersWithTheSchedulerThatLeads(t *testing.T) {
 	leader := newFakeScheduler(t, "leader", 1, true)
 	tm := startTM(t, time.Minute, deadAddr(t), follower.addr(), leader.addr())
 
-	waitFor(t, "registration with the leader", func() bool { return len(leader.registered()) == 1 })
-	if got := tm.leaderAddr(); got != leader.addr() {
-		t.Errorf("leader is %q, want %q", got, leader.addr())
+	waitFor(t, "registration with the leader", func() bool { return tm.leaderAddr() == leader.addr() })
+	if n := len(leader.registered()); n != 1 {
+		t.Errorf("registered %d times with the leader, want once", n)
 	}
 	if reg := leader.registered()[0]; reg.PreviousId != "" || len(reg.Tasks) != 0 {
 		t.Errorf("first registration has previous id %q and %d tasks, want none", reg.PreviousId, len(reg.Tasks))
@@ -54,7 +54,7 @@ func failover(t *testing.T, adopt bool) (tm *TaskManager, j *job, a, b *fakeSche
 
 	b.set(func(f *fakeScheduler) { f.leading, f.adopt = true, adopt })
 	a.stop()
-	waitFor(t, "re-registration with b", func() bool { return len(b.registered()) == 1 })
+	waitFor(t, "re-registration with b", func() bool { return tm.leaderAddr() == b.addr() })
 	reg := b.registered()[0]
 	if reg.PreviousId != "a-1" {
 		t.Errorf("re-registered with previous id %q, want a-1", reg.PreviousId)
@@ -124,6 +124,21 @@ func TestEndWithoutSchedulerIsReportedAtRegistration(t *testing.T) {
 	if reg.PreviousId != "a-1" || reported(reg, j.id) != stateFinished {
 		t.Errorf("re-registered with previous id %q and the task %v, want a-1 and FINISHED", reg.PreviousId, reported(reg, j.id))
 	}
+	waitFor(t, "the end to be forgotten", func() bool { return tm.unreportedEnd(j.id) == nil })
+}
+
+// An end the leader could not take is delivered after a later heartbeat.
+func TestEndIsRetriedAfterHeartbeats(t *testing.T) {
+	a := newFakeScheduler(t, "a", 1, true)
+	tm := startTM(t, time.Minute, a.addr())
+	waitFor(t, "registration with a", func() bool { return tm.leaderAddr() == a.addr() })
+	a.set(func(f *fakeScheduler) { f.drop = true })
+	j := newJob(t, "bounded", false, "one", "two")
+	j.deploy(t, tm, 1)
+	waitFor(t, "the task's unreported end", func() bool { return tm.unreportedEnd(j.id) != nil })
+
+	a.set(func(f *fakeScheduler) { f.drop = false })
+	waitFor(t, "the task's FINISHED at a", func() bool { return a.hasUpdate(j.id, stateFinished) })
 	waitFor(t, "the end to be forgotten", func() bool { return tm.unreportedEnd(j.id) == nil })
 }
 

@@ -42,6 +42,7 @@ type fakeScheduler struct {
 	leading   bool
 	adopt     bool // adopt every reported task that still runs
 	forget    bool // answer heartbeats with known=false
+	drop      bool // answer task status updates UNAVAILABLE
 	refused   int  // Register calls refused while not leading
 	registers []*floev1.RegisterRequest
 	updates   []*floev1.TaskStatusUpdate
@@ -142,6 +143,9 @@ func (f *fakeScheduler) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStat
 	defer f.mu.Unlock()
 	if !f.leading {
 		return nil, f.notLeader()
+	}
+	if f.drop {
+		return nil, status.Error(codes.Unavailable, "dropped")
 	}
 	f.updates = append(f.updates, u)
 	return &floev1.UpdateTaskStatusResponse{}, nil
@@ -366,7 +370,7 @@ func seedModule(t *testing.T, tm *TaskManager) {
 }
 
 // waitFor polls cond until it holds, failing the test after a generous
-// two minutes (the first task compiles the module, slowly under -race).
+// two minutes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)

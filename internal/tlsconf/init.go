@@ -52,9 +52,9 @@ func Init(dir string, opts InitOptions) ([]string, error) {
 	}
 	for _, f := range files {
 		if _, err := os.Stat(f); err == nil {
-			return nil, fmt.Errorf("certs: %s already exists; remove it or choose another directory", f)
+			return nil, fmt.Errorf("%s already exists; remove it or choose another directory", f)
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("certs: %w", err)
+			return nil, err
 		}
 	}
 
@@ -82,7 +82,7 @@ func Init(dir string, opts InitOptions) ([]string, error) {
 	}
 	caPEM := pemBlock("CERTIFICATE", caDER)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("certs: %w", err)
+		return nil, err
 	}
 	caKeyDER, err := x509.MarshalECPrivateKey(caKey)
 	if err != nil {
@@ -101,7 +101,7 @@ func Init(dir string, opts InitOptions) ([]string, error) {
 		}
 		f := Dir(filepath.Join(dir, string(r)))
 		if err := os.MkdirAll(filepath.Dir(f.Cert), 0o755); err != nil {
-			return nil, fmt.Errorf("certs: %w", err)
+			return nil, err
 		}
 		if err := write(f.CA, caPEM, 0o644); err != nil {
 			return nil, err
@@ -166,8 +166,5 @@ func pemBlock(typ string, der []byte) []byte {
 }
 
 func write(path string, data []byte, perm os.FileMode) error {
-	if err := os.WriteFile(path, data, perm); err != nil {
-		return fmt.Errorf("certs: %w", err)
-	}
-	return nil
+	return os.WriteFile(path, data, perm)
 }

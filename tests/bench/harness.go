@@ -32,6 +32,8 @@ type Result struct {
 	Extra map[string]any `json:"extra,omitempty"`
 	// Summary says what the row measured, in a line for people.
 	Summary string `json:"summary,omitempty"`
+	// Error is why the row has no figures: the benchmark failed.
+	Error string `json:"error,omitempty"`
 }
 
 // Config is the scale of a harness run.
@@ -250,10 +252,17 @@ func printTable(w io.Writer, results []Result) {
 		if base == "" {
 			base = "native Go"
 		}
+		if r.Error != "" {
+			fmt.Fprintf(w, row, r.Name, "-", "-", "-", "FAILED")
+			continue
+		}
 		fmt.Fprintf(w, row, r.Name, human(r.RecordsPerSec), human(r.NativeRecordsPerSec), fmt.Sprintf("%.2f", r.Ratio), base)
 	}
 	for _, r := range results {
-		if r.Summary != "" {
+		switch {
+		case r.Error != "":
+			fmt.Fprintf(w, "%s: FAILED: %s\n", r.Name, r.Error)
+		case r.Summary != "":
 			fmt.Fprintf(w, "%s: %s\n", r.Name, r.Summary)
 		}
 	}

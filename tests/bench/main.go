@@ -62,14 +62,19 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 		return err
 	}
 	defer e.close()
+	// A failed row is reported and the others still run: one slow or
+	// broken benchmark must not hide every figure of a long run.
 	var results []Result
+	var failed []error
 	for _, b := range selected {
 		fmt.Fprintf(cfg.Log, "== %s\n", b.name)
 		stop := watch(b.name, cfg.Log)
 		r, err := b.run(e)
 		stop()
 		if err != nil {
-			return fmt.Errorf("%s: %w", b.name, err)
+			fmt.Fprintf(cfg.Log, "%s failed: %v\n", b.name, err)
+			failed = append(failed, fmt.Errorf("%s: %w", b.name, err))
+			r = Result{Name: b.name, Error: err.Error()}
 		}
 		results = append(results, r)
 	}
@@ -79,10 +84,12 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 	}
 	fmt.Printf("median of %d runs (operator rows: %d records each); guests %s\n", cfg.Runs, cfg.Records, mode)
 	printTable(os.Stdout, results)
-	if out == "" {
-		return nil
+	if out != "" {
+		if err := writeResults(out, results); err != nil {
+			failed = append(failed, err)
+		}
 	}
-	return writeResults(out, results)
+	return errors.Join(failed...)
 }
 
 // profiled runs fn, writing a CPU profile to path unless it is empty.

@@ -91,3 +91,18 @@ func TestFirstDifferentLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintTableShowsFailedRows checks that a failed benchmark keeps its
+// row, marked, with its reason, beside the rows that ran.
+func TestPrintTableShowsFailedRows(t *testing.T) {
+	var b strings.Builder
+	printTable(&b, []Result{
+		{Name: "q1-map", RecordsPerSec: 2e6, NativeRecordsPerSec: 4e6, Ratio: 0.5},
+		{Name: "rescale-1m-keys", Error: "job still RUNNING after 3 minutes"},
+	})
+	for _, want := range []string{"q1-map", "0.50", "rescale-1m-keys: FAILED: job still RUNNING after 3 minutes"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
