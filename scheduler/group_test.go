@@ -115,7 +115,7 @@ func TestGroupOfThree(t *testing.T) {
 	var servers []*Server
 	for i, p := range peers {
 		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p), RaftAddr: p, RaftPeers: peers,
-			ElectionTimeout: 300 * time.Millisecond})
+			ElectionTimeout: time.Second})
 		if err != nil {
 			t.Fatalf("scheduler %d: %v", i, err)
 		}
