@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -73,6 +74,13 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	// NB: the scheduler keeps its jobs in a log in its data directory, but a
+	// mini-cluster starts with new task managers, which could adopt no task
+	// of an old job: a job left running by a killed mini-cluster would only
+	// be restarted, beside the new one. It starts with an empty log.
+	if err := os.RemoveAll(filepath.Join(cfg.DataDir, "scheduler", "raft")); err != nil {
+		return nil, fmt.Errorf("minicluster: clearing the scheduler's log: %w", err)
 	}
 	sched, err := scheduler.NewServer(scheduler.Config{
 		RPCAddr: "127.0.0.1:0", RESTAddr: cfg.RESTAddr, DataDir: filepath.Join(cfg.DataDir, "scheduler"),

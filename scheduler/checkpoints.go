@@ -4,48 +4,48 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/floe-stream/floe/internal/plan"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
-	"github.com/floe-stream/floe/scheduler/internal/coordinator"
-	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
+	"github.com/floe-stream/floe/storage/ckstore"
 )
 
-// openCheckpoints opens a job's checkpoint storage and returns its
-// checkpointing configuration, or nil when the job takes no checkpoints.
-func (s *Server) openCheckpoints(ctx context.Context, j *job, p *plan.Plan) (*lifecycle.Checkpointing, error) {
-	c := p.Job.Checkpoints
-	if c == nil {
+// openCheckpoints opens a job's checkpoint storage, when it takes
+// checkpoints or restores a savepoint, and records it in the job's
+// command; the store is the server's once the job is journaled.
+func (s *Server) openCheckpoints(ctx context.Context, c *journal.Submit, p *plan.Plan, restores bool) (ckstore.Store, error) {
+	url := s.cfg.CheckpointStorage
+	switch {
+	case p.Job.Checkpoints != nil && p.Job.Checkpoints.Storage != "":
+		url = p.Job.Checkpoints.Storage
+	case p.Job.Checkpoints == nil && !restores:
 		return nil, nil
-	}
-	url := c.Storage
-	if url == "" {
-		url = s.cfg.CheckpointStorage
 	}
 	store, err := s.cfg.OpenStore(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("%w: checkpoint storage: %v", api.ErrBadRequest, err)
 	}
-	j.url, j.store = url, store
-	return &lifecycle.Checkpointing{
-		Coordinator: coordinator.Config{Interval: c.Interval, Timeout: c.Timeout, MinPause: c.MinPause, MaxConcurrent: c.MaxConcurrent},
-		Retain:      c.Retain, Store: store.String(),
-	}, nil
+	c.CheckpointURL, c.CheckpointStore = url, store.String()
+	return store, nil
 }
 
 // AcknowledgeCheckpoint implements floev1.SchedulerServer.
 func (s *Server) AcknowledgeCheckpoint(ctx context.Context, req *floev1.AcknowledgeCheckpointRequest) (*floev1.AcknowledgeCheckpointResponse, error) {
-	task := fromTaskID(req.Task)
-	s.apply(func(now time.Time) []lifecycle.Action { return s.m.Ack(now, task, req.CheckpointId, req.State) })
+	c := journal.Ack{At: s.now(), Task: fromTaskID(req.Task), ID: req.CheckpointId, State: req.State}
+	if _, err := s.propose(ctx, c); err != nil {
+		return nil, rpcError(err)
+	}
 	return &floev1.AcknowledgeCheckpointResponse{}, nil
 }
 
 // DeclineCheckpoint implements floev1.SchedulerServer.
 func (s *Server) DeclineCheckpoint(ctx context.Context, req *floev1.DeclineCheckpointRequest) (*floev1.DeclineCheckpointResponse, error) {
-	task := fromTaskID(req.Task)
-	s.apply(func(now time.Time) []lifecycle.Action { return s.m.Decline(now, task, req.CheckpointId, req.Reason) })
+	c := journal.Decline{At: s.now(), Task: fromTaskID(req.Task), ID: req.CheckpointId, Reason: req.Reason}
+	if _, err := s.propose(ctx, c); err != nil {
+		return nil, rpcError(err)
+	}
 	return &floev1.DeclineCheckpointResponse{}, nil
 }
 
@@ -53,7 +53,7 @@ func (s *Server) DeclineCheckpoint(ctx context.Context, req *floev1.DeclineCheck
 func (s *Server) Checkpoints(ctx context.Context, id string) ([]api.CheckpointStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j := s.m.Job(id)
+	j := s.machine().Job(id)
 	if j == nil {
 		return nil, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 	}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -12,6 +13,8 @@ import (
 
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 )
 
 // taskManager is the connection to a registered task manager; its slots
@@ -22,43 +25,92 @@ type taskManager struct {
 	client floev1.TaskManagerClient
 }
 
-// Register implements floev1.SchedulerServer.
+// rpcError maps an error of the server's to a gRPC status: a scheduler
+// that does not lead answers UNAVAILABLE, so that task managers turn to
+// another.
+func rpcError(err error) error {
+	if errors.Is(err, api.ErrUnavailable) {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	return status.Error(codes.Internal, err.Error())
+}
+
+// Register implements floev1.SchedulerServer. A task manager that lost its
+// scheduler registers with its previous id and the tasks it runs; the
+// answer lists the ones the lifecycle adopts.
 func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*floev1.RegisterResponse, error) {
 	if req.Slots < 1 || req.RpcAddr == "" {
 		return nil, status.Errorf(codes.InvalidArgument, "register: need an rpc address and at least one slot, got %q and %d", req.RpcAddr, req.Slots)
+	}
+	if !s.isLeading() {
+		return nil, rpcError(errNotLeader)
 	}
 	conn, err := grpc.NewClient(req.RpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "register: %v", err)
 	}
+	c := journal.Register{At: s.now(), Addr: req.RpcAddr, Hostname: req.Hostname, Slots: int(req.Slots), Previous: req.PreviousId}
+	for _, u := range req.Tasks {
+		c.Tasks = append(c.Tasks, lifecycle.Reported{Task: fromTaskID(u.Task), State: taskStates[u.State], Err: u.Error})
+	}
+	s.dial(req.RpcAddr, conn)
+	r, err := s.propose(ctx, c)
+	if err != nil {
+		s.undial(req.RpcAddr, conn)
+		return nil, rpcError(err)
+	}
 	s.mu.Lock()
-	id, acts := s.m.Register(s.now(), req.RpcAddr, req.Hostname, int(req.Slots))
-	s.tms[id] = &taskManager{id: id, conn: conn, client: floev1.NewTaskManagerClient(conn)}
-	s.exec(acts)
+	term := s.term
 	s.mu.Unlock()
 	s.wake()
-	return &floev1.RegisterResponse{
-		TaskManagerId:       id,
+	resp := &floev1.RegisterResponse{
+		TaskManagerId:       r.TaskManager,
 		HeartbeatIntervalMs: s.cfg.HeartbeatInterval.Milliseconds(),
 		HeartbeatTimeoutMs:  s.cfg.HeartbeatTimeout.Milliseconds(),
-	}, nil
+		Term:                int64(term),
+	}
+	for _, t := range r.Adopted {
+		resp.Adopted = append(resp.Adopted, taskID(t))
+	}
+	return resp, nil
 }
 
-// Heartbeat implements floev1.SchedulerServer.
+// Heartbeat implements floev1.SchedulerServer. A task manager the
+// lifecycle still waits for after a failover is kept alive but answered
+// UNAVAILABLE, so that it registers again with its tasks.
 func (s *Server) Heartbeat(ctx context.Context, req *floev1.HeartbeatRequest) (*floev1.HeartbeatResponse, error) {
 	s.mu.Lock()
+	unknown := s.ready && s.machine().TaskManager(req.TaskManagerId) == nil
+	s.mu.Unlock()
+	if unknown {
+		return &floev1.HeartbeatResponse{Known: false}, nil // nothing to journal
+	}
+	r, err := s.propose(ctx, journal.Heartbeat{At: s.now(), TaskManager: req.TaskManagerId})
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.m.Heartbeat(s.now(), req.TaskManagerId) {
+	m := s.machine()
+	if !r.Known {
+		if tm := m.TaskManager(req.TaskManagerId); tm != nil && tm.Rejoining() {
+			return nil, status.Errorf(codes.Unavailable, "task manager %s: this scheduler has become the leader; register again with your tasks", req.TaskManagerId)
+		}
 		return &floev1.HeartbeatResponse{Known: false}, nil
 	}
-	for _, m := range req.Tasks {
-		s.m.Metrics(fromTaskID(m.Task), m.RecordsIn, m.RecordsOut, m.BackPressure)
+	for _, mt := range req.Tasks {
+		m.Metrics(fromTaskID(mt.Task), mt.RecordsIn, mt.RecordsOut, mt.BackPressure)
 	}
 	return &floev1.HeartbeatResponse{Known: true}, nil
 }
 
-// FetchArtifact implements floev1.SchedulerServer.
+// FetchArtifact implements floev1.SchedulerServer. Modules are stored in
+// DataDir/artifacts by digest, so a restarted scheduler serves the modules
+// of the jobs it journaled.
 func (s *Server) FetchArtifact(req *floev1.FetchArtifactRequest, stream grpc.ServerStreamingServer[floev1.ArtifactChunk]) error {
+	if !s.isLeading() {
+		return rpcError(errNotLeader)
+	}
 	b, err := s.artifacts.Get(req.Sha256)
 	if err != nil {
 		return status.Error(codes.NotFound, err.Error())
@@ -78,7 +130,7 @@ func (s *Server) FetchArtifact(req *floev1.FetchArtifactRequest, stream grpc.Ser
 func (s *Server) TaskManagers(ctx context.Context) ([]api.TaskManagerStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tms := s.m.TaskManagers()
+	tms := s.machine().TaskManagers()
 	out := make([]api.TaskManagerStatus, 0, len(tms))
 	for _, tm := range tms {
 		out = append(out, api.TaskManagerStatus{

@@ -10,29 +10,31 @@ import (
 
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 )
 
 // execDeploy sends the DeployTask call the lifecycle asked for. The caller
 // holds s.mu.
 func (s *Server) execDeploy(a lifecycle.Deploy) {
-	j := s.jobs[a.Task.Job]
+	j := s.fsm.Submitted(a.Task.Job)
 	var down []*floev1.Endpoint
 	for _, e := range a.Downstream {
 		down = append(down, &floev1.Endpoint{Subtask: int32(e.Subtask), TaskManagerId: e.TaskManager, RpcAddr: e.Addr})
 	}
 	req := &floev1.DeployTaskRequest{
-		CheckpointStorage:   j.url,
+		CheckpointStorage:   j.CheckpointURL,
 		Restore:             a.Restore,
 		Task:                taskID(a.Task),
-		JobSpec:             j.spec,
-		Params:              j.params,
+		JobSpec:             j.Spec,
+		Params:              j.Params,
 		Parallelism:         int32(a.Parallelism),
-		ModuleDigests:       j.digests,
+		ModuleDigests:       j.Digests,
 		Downstream:          down,
 		UpstreamParallelism: int32(a.UpstreamParallelism),
 		StateRetentionMs:    s.cfg.StateRetention.Milliseconds(),
 		OperatorParallelism: opPar(a.OperatorParallelism),
+		Term:                int64(s.term),
 	}
 	if tm, ok := s.tms[a.TaskManager]; ok {
 		s.spawn(func() { s.deploy(tm, a.Task, req) })
@@ -49,14 +51,12 @@ func (s *Server) deploy(tm *taskManager, task lifecycle.TaskID, req *floev1.Depl
 		return
 	}
 	if status.Code(err) == codes.Unavailable {
-		s.apply(func(now time.Time) []lifecycle.Action { return s.m.DeployUnreachable(now, task, tm.id, err.Error()) })
+		s.event(journal.DeployUnreachable{At: s.now(), Task: task, TaskManager: tm.id, Err: err.Error()})
 		s.wake()
 		return
 	}
 	msg := fmt.Sprintf("deploying to task manager %s: %v", tm.id, err)
-	s.apply(func(now time.Time) []lifecycle.Action {
-		return s.m.TaskStatus(now, tm.id, task, api.TaskFailed, msg, nil)
-	})
+	s.event(journal.TaskStatus{At: s.now(), TaskManager: tm.id, Task: task, State: api.TaskFailed, Message: msg})
 }
 
 // UpdateTaskStatus implements floev1.SchedulerServer.
@@ -66,12 +66,22 @@ func (s *Server) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStatusUpdat
 	for _, d := range u.States {
 		states = append(states, lifecycle.Declared{Name: d.Name, Queryable: d.Queryable, Type: d.Type, Kind: d.Kind})
 	}
-	s.apply(func(now time.Time) []lifecycle.Action {
-		if u.Metrics != nil {
-			s.m.Metrics(task, u.Metrics.RecordsIn, u.Metrics.RecordsOut, u.Metrics.BackPressure)
-		}
-		return s.m.TaskStatus(now, u.TaskManagerId, task, taskStates[u.State], u.Error, states)
-	})
+	s.mu.Lock()
+	_, registered := s.tms[u.TaskManagerId]
+	if registered && u.Metrics != nil {
+		s.machine().Metrics(task, u.Metrics.RecordsIn, u.Metrics.RecordsOut, u.Metrics.BackPressure)
+	}
+	s.mu.Unlock()
+	if !registered && s.isLeading() {
+		// NB: a task manager that has not registered with this leader keeps
+		// what it reports, a task's end in particular, and reports it again
+		// when it registers.
+		return nil, status.Errorf(codes.Unavailable, "task manager %s is not registered with this scheduler; register first", u.TaskManagerId)
+	}
+	c := journal.TaskStatus{At: s.now(), TaskManager: u.TaskManagerId, Task: task, State: taskStates[u.State], Message: u.Error, States: states}
+	if _, err := s.propose(ctx, c); err != nil {
+		return nil, rpcError(err)
+	}
 	return &floev1.UpdateTaskStatusResponse{}, nil
 }
 

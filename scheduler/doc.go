@@ -9,10 +9,24 @@
 // service Scheduler) and, optionally, the REST API for users. It decides
 // nothing about a job's life itself: it turns calls and the ticks of its
 // loop into events for a lifecycle.Machine (scheduler/internal/lifecycle),
-// timed by Config.Now, under one lock, and carries out the actions the
-// machine returns. Calls to task managers and writes to checkpoint storage
-// are made outside the lock by goroutines the server owns; their outcomes
-// come back as events.
+// timed by Config.Now, and carries out the actions the machine returns.
+// Calls to task managers and writes to checkpoint storage are made outside
+// the lock by goroutines the server owns; their outcomes come back as
+// events.
+//
+// Events are not fed to the machine directly: each is proposed as a
+// command (scheduler/internal/journal) to a replicated log
+// (scheduler/internal/replog) kept in DataDir/raft, and applied from it,
+// in log order and under one lock, on every scheduler of the group — a
+// single one unless Config.RaftAddr and RaftPeers name several. A
+// scheduler restarted on the same DataDir replays the log and gets every
+// job back. Only the leader carries out actions, and only once it has
+// caught up with the log and fed the machine Lead: the task managers then
+// register again with the tasks they run, and the running attempts are
+// adopted (see package lifecycle). Every call to a task manager carries the
+// leader's term, so that a task manager refuses a deposed leader's; a
+// scheduler that does not lead answers task managers UNAVAILABLE and REST
+// writes api.ErrUnavailable, and serves reads from the state it applied.
 //
 // Slots are shared as in Flink: slot i of a job runs subtask i of every
 // stage, so a job needs as many slots as its largest parallelism. A job that

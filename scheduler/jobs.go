@@ -8,29 +8,24 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
-	"github.com/floe-stream/floe/storage/ckstore"
 )
 
-// job is what the server keeps of a submitted job beside its lifecycle:
-// what its deployments carry and where its checkpoints go.
-type job struct {
-	spec    []byte
-	params  map[string]string
-	digests map[string]string
-	// url and store are the job's checkpoint storage; empty and nil for a
-	// job without checkpoints.
-	url   string
-	store ckstore.Store
-}
-
-// Submit implements api.Service.
+// Submit implements api.Service. It checks the submission, stores its
+// modules and opens its checkpoint storage, then journals the job: its
+// command carries the spec, the overrides and where things are, and every
+// scheduler plans it from that (planSubmit).
 func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error) {
+	if !s.isLeading() {
+		return "", errNotLeader
+	}
 	spec, err := jobspec.Parse(sub.Spec, "/", sub.Params)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
@@ -54,23 +49,36 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 		return "", err
 	}
 	id := newJobID()
-	j := &job{spec: sub.Spec, params: maps.Clone(sub.Params), digests: digests}
-	ls := lifecycle.Submission{ID: id, Plan: p, Par: sub.Parallelism, Strategy: spec.RestartStrategy,
-		Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
-			return planFor(sub.Spec, j.params, p.Job.Checkpoints, par, ops)
-		}}
-	if ls.Checkpoints, err = s.openCheckpoints(ctx, j, p); err != nil {
+	c := journal.Submit{At: s.now(), Job: id, Spec: sub.Spec, Params: maps.Clone(sub.Params), Parallelism: sub.Parallelism,
+		CheckpointInterval: sub.CheckpointInterval, Digests: digests}
+	store, err := s.openCheckpoints(ctx, &c, p, sub.FromSavepoint != "")
+	if err != nil {
 		return "", err
 	}
 	if sub.FromSavepoint != "" {
-		if err := s.startFromSavepoint(ctx, j, &ls, sub); err != nil {
+		md, err := s.loadSavepoint(ctx, strings.TrimSuffix(sub.FromSavepoint, "/"), p, sub.AllowNonRestoredState)
+		if err != nil {
 			return "", err
 		}
+		c.Restore, c.RestoreStore = md, md.Store
+	}
+	if err := s.journalModules(ctx, sub.Modules, digests); err != nil {
+		return "", err
+	}
+	if store != nil {
+		s.mu.Lock()
+		s.stores[id] = store
+		s.mu.Unlock()
+	}
+	r, err := s.propose(ctx, c)
+	if err == nil {
+		err = r.Err
+	}
+	if err != nil {
+		return "", err
 	}
 	s.mu.Lock()
-	s.jobs[id] = j
-	s.exec(s.m.Submit(s.now(), ls))
-	slots := s.m.Job(id).Slots
+	slots := s.machine().Job(id).Slots
 	s.mu.Unlock()
 	s.log.Info("job submitted", "job", id, "name", spec.Name, "slots", slots)
 	s.wake()
@@ -108,6 +116,24 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 	return digests, nil
 }
 
+// journalModules replicates the modules of a submission that the log does
+// not hold yet, before the job that needs them.
+func (s *Server) journalModules(ctx context.Context, mods map[string][]byte, digests map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		d := digests[name]
+		s.mu.Lock()
+		_, ok := s.fsm.Modules()[d]
+		s.mu.Unlock()
+		if ok {
+			continue
+		}
+		if _, err := s.propose(ctx, journal.Module{At: s.now(), Digest: d, Wasm: mods[name]}); err != nil {
+			return fmt.Errorf("replicating module %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
 func newJobID() string {
 	var b [8]byte
 	rand.Read(b[:])
@@ -118,7 +144,7 @@ func newJobID() string {
 func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	jobs := s.m.Jobs()
+	jobs := s.machine().Jobs()
 	out := make([]api.JobStatus, 0, len(jobs))
 	for i := len(jobs) - 1; i >= 0; i-- {
 		st := s.status(jobs[i])
@@ -132,7 +158,7 @@ func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 func (s *Server) Job(ctx context.Context, id string) (api.JobStatus, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j := s.m.Job(id)
+	j := s.machine().Job(id)
 	if j == nil {
 		return api.JobStatus{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 	}
@@ -176,12 +202,9 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 
 // Cancel implements api.Service.
 func (s *Server) Cancel(ctx context.Context, id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	acts, err := s.m.Cancel(s.now(), id)
+	r, err := s.propose(ctx, journal.Cancel{At: s.now(), Job: id})
 	if err != nil {
 		return err
 	}
-	s.exec(acts)
-	return nil
+	return r.Err
 }

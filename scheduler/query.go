@@ -75,7 +75,7 @@ func (s *Server) lookup(ctx context.Context, l *lookup, keys [][]byte, d lifecyc
 func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, lifecycle.Declared, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j := s.m.Job(id)
+	j := s.machine().Job(id)
 	if j == nil {
 		return nil, lifecycle.Declared{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
 	}

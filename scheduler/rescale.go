@@ -6,18 +6,16 @@ import (
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
 )
 
 // Rescale implements api.Service.
 func (s *Server) Rescale(ctx context.Context, id string, r api.RescaleRequest) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	acts, err := s.m.Rescale(s.now(), id, r.Parallelism, r.Operators)
+	res, err := s.propose(ctx, journal.Rescale{At: s.now(), Job: id, Parallelism: r.Parallelism, Operators: r.Operators})
 	if err != nil {
 		return err
 	}
-	s.exec(acts)
-	return nil
+	return res.Err
 }
 
 // planFor plans a job's spec at a parallelism and per-operator overrides,

@@ -12,6 +12,7 @@ import (
 	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
@@ -34,20 +35,30 @@ func (s *Server) Stop(ctx context.Context, id, dir string) (api.Savepoint, error
 // then stops.
 func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.Savepoint, error) {
 	s.mu.Lock()
-	ckpt, acts, err := s.m.Savepoint(s.now(), id)
+	s.savepointing[id]++
+	s.mu.Unlock()
+	defer s.savepointDone(id)
+	r, err := s.propose(ctx, journal.Savepoint{At: s.now(), Job: id})
+	if err == nil {
+		err = r.Err
+	}
 	if err != nil {
-		s.mu.Unlock()
 		return api.Savepoint{}, err
 	}
-	j := s.jobs[id]
-	if dir == "" {
-		dir = strings.TrimSuffix(j.url, "/") + "/savepoints"
-	}
+	k := waiterKey{job: id, id: r.Savepoint}
 	done := make(chan *ckmeta.Metadata, 1)
-	s.waiters[waiterKey{job: id, id: ckpt}] = done
-	s.exec(acts)
-	src := j.store
+	s.mu.Lock()
+	if md, ok := s.early[k]; ok {
+		delete(s.early, k)
+		done <- md
+	} else {
+		s.waiters[k] = done
+	}
+	url := s.fsm.Submitted(id).CheckpointURL
 	s.mu.Unlock()
+	if dir == "" {
+		dir = strings.TrimSuffix(url, "/") + "/savepoints"
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
 	defer cancel()
@@ -55,28 +66,61 @@ func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.
 	select {
 	case md = <-done:
 	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.waiters, k)
+		s.mu.Unlock()
 		return api.Savepoint{}, fmt.Errorf("savepoint of job %s: %w", id, ctx.Err())
 	}
 	if md == nil {
 		return api.Savepoint{}, fmt.Errorf("%w: the checkpoint of the savepoint failed; see the job's checkpoints", api.ErrConflict)
 	}
 	defer s.unpin(id, md.ID)
+	src, err := s.jobStore(ctx, id)
+	if err != nil {
+		return api.Savepoint{}, err
+	}
 	sp, err := s.copySavepoint(ctx, src, dir, md)
 	if err != nil {
 		return api.Savepoint{}, err
 	}
 	s.log.Info("savepoint taken", "job", id, "path", sp.Path)
 	if stop {
-		s.apply(func(now time.Time) []lifecycle.Action { return s.m.StopWithSavepoint(now, id, sp.Path) })
+		s.event(journal.StopWithSavepoint{At: s.now(), Job: id, Path: sp.Path})
 	}
 	return sp, nil
 }
 
-// unpin lets retention delete a checkpoint copied into a savepoint.
-func (s *Server) unpin(job string, id int64) {
+// savepointReady hands the outcome of a savepoint's checkpoint to the
+// call that waits for it, or keeps it for a call that has not started
+// waiting yet. The caller holds s.mu.
+func (s *Server) savepointReady(a lifecycle.SavepointReady) {
+	k := waiterKey{job: a.Job, id: a.ID}
+	if done, ok := s.waiters[k]; ok {
+		delete(s.waiters, k)
+		done <- a.Metadata
+	} else if s.savepointing[a.Job] > 0 {
+		s.early[k] = a.Metadata
+	}
+}
+
+// savepointDone ends a savepoint call of job id.
+func (s *Server) savepointDone(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.m.Unpin(job, id)
+	if s.savepointing[id]--; s.savepointing[id] > 0 {
+		return
+	}
+	delete(s.savepointing, id)
+	for k := range s.early {
+		if k.job == id {
+			delete(s.early, k)
+		}
+	}
+}
+
+// unpin lets retention delete a checkpoint copied into a savepoint.
+func (s *Server) unpin(job string, id int64) {
+	s.event(journal.Unpin{At: s.now(), Job: job, ID: id})
 }
 
 // waiterKey names a checkpoint a savepoint waits for.
@@ -197,24 +241,4 @@ func remap(md *ckmeta.Metadata, p *plan.Plan, url string, allowDropped bool) (*c
 		out.Subtasks = append(out.Subtasks, sub)
 	}
 	return &out, nil
-}
-
-// startFromSavepoint makes a submitted job restore a savepoint on its first
-// attempt. A job without checkpoints of its own still restores it (with
-// checkpoints that are never triggered).
-func (s *Server) startFromSavepoint(ctx context.Context, j *job, ls *lifecycle.Submission, sub api.Submission) error {
-	if ls.Checkpoints == nil {
-		c, err := s.cfg.OpenStore(ctx, s.cfg.CheckpointStorage)
-		if err != nil {
-			return err
-		}
-		j.url, j.store = s.cfg.CheckpointStorage, c
-		ls.Checkpoints = &lifecycle.Checkpointing{Retain: 1, Store: c.String()}
-	}
-	md, err := s.loadSavepoint(ctx, strings.TrimSuffix(sub.FromSavepoint, "/"), ls.Plan, sub.AllowNonRestoredState)
-	if err != nil {
-		return err
-	}
-	ls.Restore = md
-	return nil
 }

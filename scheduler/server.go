@@ -18,7 +18,9 @@ import (
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
+	"github.com/floe-stream/floe/scheduler/internal/replog"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
@@ -37,7 +39,9 @@ type Config struct {
 	RPCAddr string
 	// RESTAddr is where users reach the REST API; empty disables it.
 	RESTAddr string
-	// DataDir holds uploaded modules and the compiled-module cache.
+	// DataDir holds uploaded modules, the compiled-module cache and the job
+	// log (DataDir/raft): a scheduler started again on the same directory
+	// gets every job back.
 	DataDir string
 	// HeartbeatInterval is how often task managers heartbeat;
 	// HeartbeatTimeout is how long without one before a task manager is
@@ -66,6 +70,13 @@ type Config struct {
 	// Now is the scheduler's clock; nil means time.Now. Every event the
 	// server feeds its job lifecycle carries the time Now gives.
 	Now func() time.Time
+	// RaftAddr is this scheduler's address in a group of schedulers
+	// (HOST:PORT), and RaftPeers the addresses of every member, this one
+	// included; empty runs a single scheduler, whose job log is only in
+	// DataDir. ElectionTimeout is the group's (zero: the log's default).
+	RaftAddr        string
+	RaftPeers       []string
+	ElectionTimeout time.Duration
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -89,16 +100,33 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	// mu guards what follows. The lifecycle machine decides; the server
-	// keeps only the I/O handles its actions need.
-	mu sync.Mutex
-	m  *lifecycle.Machine
-	// tms are the connections to registered task managers, by id.
-	tms map[string]*taskManager
-	// jobs are the submitted jobs' resources, by id.
-	jobs map[string]*job
-	// waiters wait for savepoints' checkpoints to complete (or fail: nil).
-	waiters map[waiterKey]chan *ckmeta.Metadata
+	// rlog is the replicated log the job lifecycle is applied from.
+	rlog *replog.Log
+
+	// mu guards what follows. The lifecycle machine, in fsm, decides; the
+	// server keeps only the I/O handles its actions need.
+	mu  sync.Mutex
+	fsm *journal.FSM
+	// leading tells that the server carries out the actions of the
+	// commands it applies: it leads and has caught up with the log. ready
+	// tells that it has also fed the machine Lead, and serves.
+	leading, ready bool
+	// term is the log's term when the server became leader; every call to
+	// a task manager carries it.
+	term uint64
+	// tms are the connections to task managers registered with this
+	// leader, by id; dialed are the connections of registrations being
+	// applied, by address.
+	tms    map[string]*taskManager
+	dialed map[string]*grpc.ClientConn
+	// stores are the jobs' checkpoint storage, opened on first use.
+	stores map[string]ckstore.Store
+	// waiters wait for savepoints' checkpoints to complete (or fail: nil);
+	// savepointing counts the savepoint calls under way by job, and early
+	// holds the outcomes that came before their waiter.
+	waiters      map[waiterKey]chan *ckmeta.Metadata
+	savepointing map[string]int
+	early        map[waiterKey]*ckmeta.Metadata
 }
 
 var _ api.Service = (*Server)(nil)
@@ -134,15 +162,38 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.CheckpointStorage = "file://" + abs
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: cfg.Now,
-		tms: map[string]*taskManager{}, jobs: map[string]*job{}, waiters: map[waiterKey]chan *ckmeta.Metadata{},
-		m: lifecycle.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger})}
+		tms: map[string]*taskManager{}, dialed: map[string]*grpc.ClientConn{}, stores: map[string]ckstore.Store{},
+		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
+		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if err := s.open(); err != nil {
 		s.close()
 		return nil, err
 	}
+	if err := s.openLog(); err != nil {
+		s.close()
+		return nil, err
+	}
+	if cfg.RaftAddr == "" {
+		// A single scheduler leads by the time its log is open: it takes
+		// the lead before serving, so that a restarted one answers its
+		// task managers at once.
+		select {
+		case v := <-s.rlog.LeaderChanges():
+			if v {
+				s.lead()
+			}
+		case <-time.After(time.Minute):
+			s.close()
+			return nil, errors.New("scheduler: the job log elected no leader within a minute")
+		}
+	}
+	s.spawn(s.follow)
 	return s, nil
 }
+
+// machine returns the job lifecycle. The caller holds s.mu.
+func (s *Server) machine() *lifecycle.Machine { return s.fsm.Machine() }
 
 func (s *Server) open() error {
 	var err error
@@ -215,6 +266,9 @@ func (s *Server) spawn(fn func()) {
 }
 
 func (s *Server) close() {
+	s.mu.Lock()
+	s.leading, s.ready = false, false
+	s.mu.Unlock()
 	s.cancel()
 	if s.http != nil {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -227,11 +281,13 @@ func (s *Server) close() {
 		s.rpcLis.Close()
 	}
 	s.wg.Wait()
-	s.mu.Lock()
-	for _, tm := range s.tms {
-		tm.conn.Close()
+	if s.rlog != nil {
+		if err := s.rlog.Close(); err != nil {
+			s.log.Warn("closing the job log", "err", err)
+		}
 	}
-	s.tms = map[string]*taskManager{}
+	s.mu.Lock()
+	s.closeTaskManagers()
 	s.mu.Unlock()
 	if s.ownsEng {
 		s.engine.Close(context.Background())
@@ -263,7 +319,27 @@ func (s *Server) wake() {
 	}
 }
 
-// step does one round of the loop's work: a tick of the lifecycle.
+// step does one round of the loop's work: a tick of the lifecycle, when
+// the server leads and the tick would change something (a tick that would
+// not is not journaled).
 func (s *Server) step() {
-	s.apply(s.m.Tick)
+	now := s.now()
+	s.mu.Lock()
+	due := s.ready && s.machine().Due(now)
+	s.mu.Unlock()
+	if due {
+		s.event(journal.Tick{At: now})
+	}
+}
+
+// closeTaskManagers closes every connection to a task manager. The caller
+// holds s.mu.
+func (s *Server) closeTaskManagers() {
+	for _, tm := range s.tms {
+		tm.conn.Close()
+	}
+	for _, conn := range s.dialed {
+		conn.Close()
+	}
+	s.tms, s.dialed = map[string]*taskManager{}, map[string]*grpc.ClientConn{}
 }

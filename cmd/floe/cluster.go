@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -71,16 +72,19 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	rest := fs.String("rest-addr", "127.0.0.1:8081", "address of the REST API")
 	rpc := fs.String("rpc-addr", "127.0.0.1:6123", "address task managers connect to (gRPC)")
-	dataDir := fs.String("data-dir", "floe-scheduler", "directory for uploaded modules")
+	dataDir := fs.String("data-dir", "floe-scheduler", "directory for the job log, uploaded modules and, by default, checkpoints")
 	hbInterval := fs.Duration("heartbeat-interval", scheduler.DefaultHeartbeatInterval, "how often task managers heartbeat")
 	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
 	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
 	ckptStorage := fs.String("checkpoint-storage", "", "default checkpoint storage of jobs: file:///path or s3://bucket/prefix (S3 endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; task managers need the same); default file://DATA-DIR/checkpoints")
 	s3 := s3Flags(fs)
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
+	haAddr := fs.String("ha-addr", "", "this scheduler's Raft address HOST:PORT in a group of schedulers (with --ha-peers); empty runs a single scheduler whose jobs are kept in --data-dir")
+	haPeers := fs.String("ha-peers", "", "the Raft addresses of every scheduler of the group, this one included, comma-separated: H1:P1,H2:P2,H3:P3")
+	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -91,9 +95,15 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 2
 	}
+	peers, err := haFlags(*haAddr, *haPeers)
+	if err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 2
+	}
 	s, err := scheduler.NewServer(scheduler.Config{
 		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
 		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
+		RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
@@ -175,6 +185,27 @@ func schedulerList(flag string) ([]string, error) {
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("--scheduler: no address in %q", flag)
+	}
+	return out, nil
+}
+
+// haFlags checks --ha-addr and --ha-peers and returns the peers: both or
+// neither, and the peers name this scheduler.
+func haFlags(addr, peers string) ([]string, error) {
+	if addr == "" && peers == "" {
+		return nil, nil
+	}
+	if addr == "" || peers == "" {
+		return nil, errors.New("--ha-addr and --ha-peers go together: this scheduler's Raft address and every member's")
+	}
+	var out []string
+	for _, p := range strings.Split(peers, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	if !slices.Contains(out, addr) {
+		return nil, fmt.Errorf("--ha-peers %q does not name this scheduler's --ha-addr %q", peers, addr)
 	}
 	return out, nil
 }

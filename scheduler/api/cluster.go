@@ -1,5 +1,7 @@
 package api
 
+import "context"
+
 // ClusterStatus is the scheduler group as the scheduler that answers sees
 // it (GET /v1/cluster).
 type ClusterStatus struct {
@@ -29,4 +31,11 @@ type ClusterMember struct {
 	// Reachable says whether the answering scheduler could ask the member
 	// for its applied index.
 	Reachable bool `json:"reachable"`
+}
+
+// ClusterService is implemented by a scheduler that reports its group:
+// the REST API serves GET /v1/cluster when its Service implements it.
+type ClusterService interface {
+	// Cluster returns the group as this scheduler sees it.
+	Cluster(ctx context.Context) (ClusterStatus, error)
 }

@@ -35,8 +35,13 @@ type cluster struct {
 	rpc    string // the address task managers connect to
 
 	sched *proc
-	mu    sync.Mutex
-	tms   []*proc
+	// schedArgs are the scheduler's extra flags; others are the other
+	// schedulers: those restartScheduler killed, whose logs a failed test
+	// dumps, and the other members of a group (startGroup).
+	schedArgs []string
+	others    []*proc
+	mu        sync.Mutex
+	tms       []*proc
 
 	hc     *http.Client
 	client *client.Client
@@ -72,7 +77,7 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 // close stops every process, reporting those that did not stop cleanly on
 // SIGTERM, and dumps their logs if the test failed.
 func (c *cluster) close() {
-	procs := append([]*proc{c.sched}, c.taskManagerProcs()...)
+	procs := append(append([]*proc{c.sched}, c.taskManagerProcs()...), c.others...)
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		if p == nil {
@@ -116,32 +121,52 @@ func freeAddr(t *testing.T) string {
 func (c *cluster) startScheduler(extra []string) {
 	t := c.t
 	t.Helper()
+	c.schedArgs = extra
 	for try := 1; ; try++ {
 		rest, rpc := freeAddr(t), freeAddr(t)
-		args := append([]string{"scheduler", "--rest-addr", rest, "--rpc-addr", rpc,
-			"--data-dir", filepath.Join(c.dir, "scheduler"),
-			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout}, extra...)
-		p := startProc(t, &c.wg, "scheduler", args...)
-		c.sched, c.server, c.rpc = p, "http://"+rest, rpc
-		c.client = client.New(c.server, c.hc)
-		err := c.poll(startTimeout, func() (bool, error) {
-			if p.exited() {
-				return false, fmt.Errorf("exited with %v", p.cmd.ProcessState)
-			}
-			resp, err := c.hc.Get(c.server + "/healthz")
-			if err != nil {
-				return false, nil
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK, nil
-		})
+		err := c.runScheduler(rest, rpc)
 		switch {
 		case err == nil:
 			return
-		case try < 3 && strings.Contains(p.stderr.String(), "address already in use"):
+		case try < 3 && strings.Contains(c.sched.stderr.String(), "address already in use"):
 			continue
 		}
-		t.Fatalf("scheduler did not start: %v\n%s", err, p.logTail())
+		t.Fatalf("scheduler did not start: %v\n%s", err, c.sched.logTail())
+	}
+}
+
+// runScheduler starts floe scheduler on the given addresses, with the
+// cluster's data directory, and waits until its REST API answers.
+func (c *cluster) runScheduler(rest, rpc string) error {
+	args := append([]string{"scheduler", "--rest-addr", rest, "--rpc-addr", rpc,
+		"--data-dir", filepath.Join(c.dir, "scheduler"),
+		"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout}, c.schedArgs...)
+	p := startProc(c.t, &c.wg, "scheduler", args...)
+	c.sched, c.server, c.rpc = p, "http://"+rest, rpc
+	c.client = client.New(c.server, c.hc)
+	return c.poll(startTimeout, func() (bool, error) {
+		if p.exited() {
+			return false, fmt.Errorf("exited with %v", p.cmd.ProcessState)
+		}
+		resp, err := c.hc.Get(c.server + "/healthz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// restartScheduler SIGKILLs the scheduler and starts it again with the
+// same ports and data directory.
+func (c *cluster) restartScheduler() {
+	c.t.Helper()
+	old := c.sched
+	old.kill()
+	c.others = append(c.others, old)
+	rest := strings.TrimPrefix(c.server, "http://")
+	if err := c.runScheduler(rest, c.rpc); err != nil {
+		c.t.Fatalf("scheduler did not start again: %v\n%s", err, c.sched.logTail())
 	}
 }
 

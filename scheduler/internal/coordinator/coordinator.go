@@ -101,6 +101,10 @@ func (c *Coordinator) Start(now time.Time, tasks, sources []Task) {
 	c.lastTrig, c.lastEnd = now, time.Time{}
 }
 
+// Running reports whether the coordinator checkpoints an attempt (between
+// Start and Stop).
+func (c *Coordinator) Running() bool { return c.running }
+
 // Stop ends the attempt: pending checkpoints are aborted.
 func (c *Coordinator) Stop(reason string) []Action {
 	c.running = false
@@ -119,6 +123,20 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 		return acts
 	}
 	return append(acts, c.trigger(now))
+}
+
+// Due reports whether Tick(now) would abort or trigger a checkpoint. It
+// changes nothing.
+func (c *Coordinator) Due(now time.Time) bool {
+	for _, p := range c.pending {
+		if c.cfg.Timeout > 0 && now.Sub(p.triggered) >= c.cfg.Timeout {
+			return true
+		}
+	}
+	if !c.running || len(c.pending) >= c.cfg.MaxConcurrent || c.cfg.Interval <= 0 {
+		return false
+	}
+	return now.Sub(c.lastTrig) >= c.cfg.Interval && (c.lastEnd.IsZero() || now.Sub(c.lastEnd) >= c.cfg.MinPause)
 }
 
 // TriggerNow starts a checkpoint at once, outside the interval (for

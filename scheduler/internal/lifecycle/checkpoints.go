@@ -235,6 +235,9 @@ func (m *Machine) MetadataWritten(now time.Time, jobID string, attempt int, md *
 	if !ok || j.ckpt == nil {
 		return nil
 	}
+	if st := j.ckpt.status(md.ID); st != nil && st.Status != api.CheckpointInProgress {
+		return nil // abandoned (Lead) or failed meanwhile: never counted complete
+	}
 	if err != nil {
 		m.failCheckpoint(j, md.ID, fmt.Sprintf("writing metadata: %v", err))
 		return m.end()

@@ -1,7 +1,8 @@
 // Package lifecycle is the life of the scheduler's jobs as a pure state
 // machine, in the style of etcd's raft RawNode and of the checkpoint
 // coordinator it drives. The scheduler's server feeds a Machine events —
-// a job submitted, a task manager registered, heartbeating or lost, a task's
+// a job submitted, a task manager registered (or registered again after a
+// failover), heartbeating or lost, the scheduler become leader, a task's
 // status, a checkpoint acknowledged or declined, its metadata written, a
 // tick of the clock, a rescale, savepoint or cancel requested — and carries
 // out the actions each event returns: deploy a task on a task manager,
@@ -18,7 +19,12 @@
 // register, and ties are broken by id, never by map order). Applying the
 // same events to a new Machine rebuilds the same state, which is what a
 // replicated scheduler (issue 15) needs. Its methods are not safe for
-// concurrent use; the server calls them under its lock.
+// concurrent use; the server calls them under its lock. Due tells, without
+// changing anything, whether a Tick would change anything, so that a
+// driver that journals its events need not journal every tick; and
+// MarshalState and RestoreState write a machine's whole state as data and
+// read it back (plans are made again from the jobs' submissions), so that
+// a snapshot of the log can stand for the events before it.
 //
 // # Job states
 //
@@ -58,6 +64,47 @@
 // write (WriteMetadata), and counts a checkpoint complete only once the
 // server reports the metadata written (MetadataWritten): then it retains
 // it, retires older ones (DeleteFiles) and notifies the tasks.
+//
+// # Failover
+//
+// The machine's state is rebuilt on a scheduler that restarts, or that
+// takes over from another, by applying the same events again (package
+// journal). What the previous leader did outside the machine — calls to
+// task managers, metadata writes — may or may not have happened, so the
+// new leader feeds Lead before anything else:
+//
+//   - every known task manager must register again; until it does, its
+//     heartbeats are answered as not registered (which makes it register)
+//     and its task reports are ignored. One that has not registered within
+//     two heartbeat timeouts is lost: a task manager whose scheduler
+//     stopped answering notices only after its own heartbeat timeout, so
+//     one is not enough;
+//   - every checkpoint in flight is abandoned, even one whose metadata was
+//     being written: it was never counted complete, so no sink committed
+//     it, and a late MetadataWritten for it changes nothing. Checkpoint
+//     ids keep growing past every id used;
+//   - every attempt deploying or running waits for its task managers.
+//
+// A task manager registers again with its previous id and the tasks it
+// runs (Register's previous and reported). It keeps its id, and the
+// reported tasks of a job's current attempt placed on it are adopted:
+// states it reports that the machine lacks (a task that finished or failed
+// meanwhile) are applied as task statuses. Once every task manager of an
+// attempt is back, the attempt goes on with no restart: its tasks are told
+// again of the latest completed checkpoint (or that every input has
+// ended), which the previous leader may not have sent, and checkpoints
+// resume. A task manager that comes back without a task of the current
+// attempt (it restarted) makes the job be placed again, restoring its
+// latest completed checkpoint, without spending a restart; one that does
+// not come back is lost, as any silent task manager is, and the job
+// restarts under its strategy.
+//
+// The machine fences what does not come from the current attempt on the
+// task manager that runs it now: a task status from an earlier attempt,
+// from a task manager other than the task's, from one the machine forgot
+// (lost, then registered anew under another id) or from one that has not
+// registered again since Lead; acks and declines of an earlier attempt;
+// the metadata of an abandoned checkpoint.
 //
 // # What stays in the server
 //

@@ -68,6 +68,10 @@ type Job struct {
 	// have read everything.
 	finishedSources map[int]bool
 	rescale         *rescale
+	// awaiting are the task managers of the current attempt that have not
+	// registered again since Lead, by id; the attempt is adopted once none
+	// is left.
+	awaiting []string
 }
 
 // Task is what the machine knows of one subtask.
@@ -220,11 +224,23 @@ func (m *Machine) Cancel(now time.Time, id string) ([]Action, error) {
 // TaskStatus applies a task's change to state (one of the api.Task*
 // states) reported by task manager tm, with an error message for a failed
 // task and the keyed states it declared.
+//
+// A report is ignored when it is stale: of an earlier attempt or an ended
+// job, or from a task manager the task is not placed on, that the machine
+// does not know, or that has not registered again since Lead.
 func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg string, states []Declared) []Action {
 	m.begin(now)
+	m.taskStatus(tm, id, state, msg, states)
+	return m.end()
+}
+
+func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states []Declared) {
 	j, t := m.task(id)
 	if t == nil || (j.State != api.JobDeploying && j.State != api.JobRunning) {
-		return nil // a stale report of an earlier attempt or an ended job
+		return // a stale report of an earlier attempt or an ended job
+	}
+	if tm, ok := m.tms[tmID]; !ok || tm.rejoin || t.TaskManager != tmID {
+		return // fenced: not from the task manager that runs it now
 	}
 	t.State = state
 	for _, d := range states {
@@ -238,15 +254,17 @@ func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg str
 	case api.TaskFailed:
 		t.Err = msg
 		stage := j.Plan.Stages[id.Stage]
-		m.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tm, msg))
+		m.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tmID, msg))
 	case api.TaskRunning:
 		if j.State == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished, api.TaskEnding) {
 			if j.Started.IsZero() {
-				j.Started = now
+				j.Started = m.now
 			}
 			m.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.Attempt))
 			m.rescaled(j)
-			m.startCheckpoints(j)
+			if len(j.awaiting) == 0 {
+				m.startCheckpoints(j)
+			}
 		}
 	case api.TaskEnding, api.TaskFinished:
 		m.taskEnded(j, id, state)
@@ -260,7 +278,6 @@ func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg str
 			m.notifyTasks(j, ckmeta.Final)
 		}
 	}
-	return m.end()
 }
 
 // DeployUnreachable reports that deploying a task found its task manager
@@ -328,6 +345,7 @@ func (m *Machine) attemptTMs(j *Job) []string {
 
 // freeSlots returns a job's slots to their task managers.
 func (m *Machine) freeSlots(j *Job) {
+	j.awaiting = nil
 	for _, id := range j.placement {
 		if tm, ok := m.tms[id]; ok {
 			tm.Used--

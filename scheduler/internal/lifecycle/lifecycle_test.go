@@ -22,7 +22,11 @@ import (
 // take job=ID (default j). Commands:
 //
 //	config heartbeat-interval=D heartbeat-timeout=D
-//	register slots=N                      a task manager registers
+//	register slots=N [previous=ID]        a task manager registers (again,
+//	                                      with the id it had); the lines
+//	                                      after it are the tasks it reports:
+//	                                      JOB ATTEMPT S/T STATE [ERROR]
+//	lead                                  the scheduler becomes leader
 //	heartbeat tm=ID
 //	lose tm=ID reason=X                   its connection broke
 //	submit stages=P,P,... [restart=(N,D)] [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
@@ -49,6 +53,7 @@ func TestLifecycle(t *testing.T) {
 		h.cfg = Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second}
 		h.m = New(h.cfg)
 		datadriven.RunTest(t, path, h.run)
+		h.restoreEach(t)
 		h.replay(t)
 	})
 }
@@ -57,6 +62,10 @@ type harness struct {
 	m      *Machine
 	cfg    Config
 	events []func(*Machine)
+	// states are the machine's state after each event (MarshalState), and
+	// subs the jobs' submissions.
+	states [][]byte
+	subs   map[string]Submission
 	epoch  time.Time
 	// written are the metadata WriteMetadata actions asked to write.
 	written map[int64]*ckmeta.Metadata
@@ -76,13 +85,25 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "config":
 		h.cfg = Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")}
-		h.m, h.events = New(h.cfg), nil
+		h.m, h.events, h.states = New(h.cfg), nil, nil
 		return ""
 	case "register":
-		var id string
+		var id, previous string
+		var adopted []TaskID
 		addr, slots := "addr-"+strconv.Itoa(len(h.m.tms)+1), intArg(t, d, "slots")
-		h.rec(func(m *Machine) { id, acts = m.Register(now, addr, "host", slots) })
-		return "registered " + id + "\n" + h.render(acts)
+		if d.HasArg("previous") {
+			previous = strArg(t, d, "previous")
+			addr = "addr-" + previous
+		}
+		reported := reportedTasks(t, d.Input)
+		h.rec(func(m *Machine) { id, adopted, acts = m.Register(now, addr, "host", slots, previous, reported) })
+		out := "registered " + id + "\n"
+		for _, a := range adopted {
+			out += "adopted " + a.String() + "\n"
+		}
+		return out + h.render(acts)
+	case "lead":
+		h.rec(func(m *Machine) { acts = m.Lead(now) })
 	case "heartbeat":
 		var known bool
 		tm := strArg(t, d, "tm")
@@ -93,9 +114,17 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.rec(func(m *Machine) { acts = m.LoseTaskManager(now, tm, reason) })
 	case "submit":
 		sub := h.submission(t, d, job)
+		if h.subs == nil {
+			h.subs = map[string]Submission{}
+		}
+		h.subs[job] = sub
 		h.rec(func(m *Machine) { acts = m.Submit(now, sub) })
 	case "tick":
+		due, before := h.m.Due(now), h.dumpAll()
 		h.rec(func(m *Machine) { acts = m.Tick(now) })
+		if changed := len(acts) > 0 || h.dumpAll() != before; changed != due {
+			t.Errorf("%s: Due said %t, but the tick changed the state: %t", d.Pos, due, changed)
+		}
 	case "status":
 		state := strArg(t, d, "state")
 		msg := strings.TrimSpace(d.Input)
@@ -167,10 +196,49 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	return out
 }
 
-// rec applies an event to the machine and records it for replay.
+// rec applies an event to the machine and records it for replay, with
+// the state it left.
 func (h *harness) rec(event func(*Machine)) {
 	h.events = append(h.events, event)
 	event(h.m)
+	b, err := h.m.MarshalState()
+	if err != nil {
+		panic(err)
+	}
+	h.states = append(h.states, b)
+}
+
+// restoreEach restores the state after each event of a script into a new
+// machine, which must write the same state back, and applies the rest of
+// the events to it: it must end in the same state as the script's machine.
+// A snapshot of the machine's state can stand for the events before it.
+func (h *harness) restoreEach(t *testing.T) {
+	if len(h.states) == 0 {
+		return
+	}
+	want := h.states[len(h.states)-1]
+	submission := func(job string) (Submission, error) {
+		sub, ok := h.subs[job]
+		if !ok {
+			return Submission{}, fmt.Errorf("no submission of job %s", job)
+		}
+		return sub, nil
+	}
+	for i, st := range h.states {
+		m := New(h.cfg)
+		if err := m.RestoreState(st, submission); err != nil {
+			t.Fatalf("restoring the state after event %d: %v", i+1, err)
+		}
+		if b, _ := m.MarshalState(); string(b) != string(st) {
+			t.Fatalf("the state restored after event %d writes back differently:\n%s\nwant:\n%s", i+1, b, st)
+		}
+		for _, event := range h.events[i+1:] {
+			event(m)
+		}
+		if b, _ := m.MarshalState(); string(b) != string(want) {
+			t.Fatalf("restored after event %d and going on, the machine ends elsewhere:\n%s\nwant:\n%s", i+1, b, want)
+		}
+	}
 }
 
 // replay applies the events of a script to a new machine and checks that
@@ -185,6 +253,15 @@ func (h *harness) replay(t *testing.T) {
 	if got := h.dump(); got != want {
 		t.Errorf("replaying the events built another state:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// dumpAll prints every job's state and every task manager.
+func (h *harness) dumpAll() string {
+	s := h.dump()
+	for _, tm := range h.m.TaskManagers() {
+		s += fmt.Sprintf("%+v\n", *tm)
+	}
+	return s
 }
 
 // dump prints every job's state.
@@ -362,6 +439,9 @@ func (h *harness) state(id string) string {
 			sb.WriteString("\n")
 		}
 	}
+	if len(j.awaiting) > 0 {
+		fmt.Fprintf(&sb, "awaiting %s\n", strings.Join(j.awaiting, " "))
+	}
 	if j.ckpt != nil {
 		var done []string
 		for _, md := range j.ckpt.completed {
@@ -381,11 +461,39 @@ func (h *harness) state(id string) string {
 	}
 	var tms []string
 	for _, tm := range h.m.TaskManagers() {
-		tms = append(tms, fmt.Sprintf("%s %d/%d", tm.ID, tm.Used, tm.Slots))
+		s := fmt.Sprintf("%s %d/%d", tm.ID, tm.Used, tm.Slots)
+		if tm.rejoin {
+			s += " (to register again)"
+		}
+		tms = append(tms, s)
 	}
 	sort.Strings(tms)
 	fmt.Fprintf(&sb, "slots used: %s\n", strings.Join(tms, ", "))
 	return sb.String()
+}
+
+// reportedTasks parses the tasks a task manager reports when it registers
+// again, one a line: JOB ATTEMPT S/T STATE [ERROR].
+func reportedTasks(t *testing.T, input string) []Reported {
+	var out []Reported
+	for _, line := range strings.Split(strings.TrimSpace(input), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 4 {
+			t.Fatalf("bad reported task %q: want JOB ATTEMPT S/T STATE [ERROR]", line)
+		}
+		attempt, err := strconv.Atoi(f[1])
+		st, sub, ok := strings.Cut(f[2], "/")
+		a, err1 := strconv.Atoi(st)
+		b, err2 := strconv.Atoi(sub)
+		if err != nil || !ok || err1 != nil || err2 != nil {
+			t.Fatalf("bad reported task %q", line)
+		}
+		out = append(out, Reported{Task: TaskID{Job: f[0], Attempt: attempt, Stage: a, Subtask: b}, State: f[3], Err: strings.Join(f[4:], " ")})
+	}
+	return out
 }
 
 func strArg(t *testing.T, d *datadriven.TestData, key string) string {

@@ -32,7 +32,19 @@ type TaskManager struct {
 	Slots         int
 	Used          int
 	LastHeartbeat time.Time
+
+	// rejoin tells that the task manager has not registered again since
+	// the scheduler became leader (Lead): its heartbeats are answered as
+	// unknown, so that it registers and reports its tasks, and its reports
+	// are ignored. It is lost if it has not registered by rejoinBy,
+	// heartbeats or not.
+	rejoin   bool
+	rejoinBy time.Time
 }
+
+// Rejoining reports whether the task manager must register again since
+// the scheduler became leader.
+func (tm *TaskManager) Rejoining() bool { return tm.rejoin }
 
 // Machine is the lifecycle of every job of a scheduler, and the slots of
 // its task managers.
@@ -72,23 +84,38 @@ func (m *Machine) emit(a Action) { m.acts = append(m.acts, a) }
 
 // Register adds a task manager with slots slots at addr and returns the
 // id it is known by: tm-1, tm-2, … in the order of registration.
-func (m *Machine) Register(now time.Time, addr, hostname string, slots int) (string, []Action) {
+//
+// A task manager that lost its scheduler registers again with its
+// previous id and the tasks it still runs or that ended meanwhile. If the
+// machine still knows that id, the task manager keeps it and Register
+// returns the reported tasks it adopts (see adopt); the task manager
+// cancels the rest. Otherwise it is a new task manager and nothing is
+// adopted.
+func (m *Machine) Register(now time.Time, addr, hostname string, slots int, previous string, reported []Reported) (string, []TaskID, []Action) {
 	m.begin(now)
+	if tm, ok := m.tms[previous]; ok && previous != "" {
+		tm.Addr, tm.Hostname, tm.Slots, tm.LastHeartbeat, tm.rejoin = addr, hostname, slots, now, false
+		m.log.Info("task manager registered again", "id", tm.ID, "addr", tm.Addr, "slots", tm.Slots, "tasks", len(reported))
+		adopted := m.adopt(tm, reported)
+		return tm.ID, adopted, m.end()
+	}
 	m.nextTM++
 	tm := &TaskManager{ID: fmt.Sprintf("tm-%d", m.nextTM), Addr: addr, Hostname: hostname, Slots: slots, LastHeartbeat: now}
 	m.tms[tm.ID] = tm
 	m.log.Info("task manager registered", "id", tm.ID, "addr", tm.Addr, "slots", tm.Slots)
-	return tm.ID, m.end()
+	return tm.ID, nil, m.end()
 }
 
 // Heartbeat records that task manager id is alive, and reports whether it
-// is known.
+// is known and registered. A task manager that must register again after
+// Lead is kept alive but not registered: the answer makes it register.
 func (m *Machine) Heartbeat(now time.Time, id string) bool {
 	tm, ok := m.tms[id]
-	if ok {
-		tm.LastHeartbeat = now
+	if !ok {
+		return false
 	}
-	return ok
+	tm.LastHeartbeat = now
+	return !tm.rejoin
 }
 
 // TaskManager returns a registered task manager, or nil.
@@ -133,7 +160,13 @@ func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
 func (m *Machine) Tick(now time.Time) []Action {
 	m.begin(now)
 	for _, tm := range m.TaskManagers() {
-		if now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout {
+		switch {
+		case tm.rejoin:
+			if now.After(tm.rejoinBy) {
+				m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: it did not register again within %s of the scheduler's failover",
+					tm.ID, tm.Addr, rejoinTimeouts*m.cfg.HeartbeatTimeout))
+			}
+		case now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout:
 			m.loseTaskManager(tm, fmt.Sprintf("task manager %s at %s lost: no heartbeat for %s", tm.ID, tm.Addr, m.cfg.HeartbeatTimeout))
 		}
 	}
@@ -152,21 +185,58 @@ func (m *Machine) Tick(now time.Time) []Action {
 	return m.end()
 }
 
-// place puts a waiting job on free slots and deploys its new attempt, or
-// records why it waits.
-func (m *Machine) place(j *Job) {
+// Due reports whether Tick(now) would change anything: a task manager to
+// lose, a job to restart or to place (or whose reason for waiting
+// changed), a checkpoint to trigger or to abort. It changes nothing. A
+// driver that journals its ticks skips those that are not due, so that
+// an idle scheduler's log does not grow with the clock.
+func (m *Machine) Due(now time.Time) bool {
+	for _, tm := range m.tms {
+		if (tm.rejoin && now.After(tm.rejoinBy)) || (!tm.rejoin && now.Sub(tm.LastHeartbeat) > m.cfg.HeartbeatTimeout) {
+			return true
+		}
+	}
+	for _, id := range m.order {
+		j := m.jobs[id]
+		switch {
+		case j.State == api.JobRestarting && !now.Before(j.RestartAt):
+			return true
+		case j.State == api.JobWaiting:
+			if _, err := placement.Place(m.view(now), j.Slots); err == nil || j.Message != waitingFor(err) {
+				return true
+			}
+		case j.State == api.JobRunning && j.ckpt != nil && j.ckpt.coord.Due(now):
+			return true
+		}
+	}
+	return false
+}
+
+// view is the task managers new work can be placed on at now, with their
+// free slots.
+func (m *Machine) view(now time.Time) []placement.TaskManager {
 	var view []placement.TaskManager
-	fresh := m.now.Add(-3 * m.cfg.HeartbeatInterval)
+	fresh := now.Add(-3 * m.cfg.HeartbeatInterval)
 	for _, tm := range m.TaskManagers() {
 		// A task manager that has missed heartbeats is probably gone: do
-		// not place new work on it while its timeout runs.
-		if tm.LastHeartbeat.After(fresh) {
+		// not place new work on it while its timeout runs. One that has
+		// not registered again since Lead cannot be called yet.
+		if tm.LastHeartbeat.After(fresh) && !tm.rejoin {
 			view = append(view, placement.TaskManager{ID: tm.ID, FreeSlots: tm.Slots - tm.Used})
 		}
 	}
-	slots, err := placement.Place(view, j.Slots)
+	return view
+}
+
+// waitingFor is a waiting job's message when placement failed with err.
+func waitingFor(err error) string { return "waiting for slots: job " + err.Error() }
+
+// place puts a waiting job on free slots and deploys its new attempt, or
+// records why it waits.
+func (m *Machine) place(j *Job) {
+	slots, err := placement.Place(m.view(m.now), j.Slots)
 	if err != nil {
-		j.Message = "waiting for slots: job " + err.Error()
+		j.Message = waitingFor(err)
 		return
 	}
 	for _, id := range slots {

@@ -82,6 +82,8 @@ func TestOpenAPISchemas(t *testing.T) {
 		"Savepoint":               reflect.TypeFor[api.Savepoint](),
 		"SavepointRequest":        reflect.TypeFor[rest.SavepointRequest](),
 		"StopRequest":             reflect.TypeFor[rest.StopRequest](),
+		"ClusterStatus":           reflect.TypeFor[api.ClusterStatus](),
+		"ClusterMember":           reflect.TypeFor[api.ClusterMember](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

@@ -34,6 +34,7 @@ var table = []binding{
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}"}, (*handler).stateGet},
 	{Route{http.MethodPost, "/v1/jobs/{id}/state/{name}:batchGet"}, (*handler).stateBatchGet},
 	{Route{http.MethodGet, "/v1/taskmanagers"}, (*handler).taskManagers},
+	{Route{http.MethodGet, "/v1/cluster"}, (*handler).cluster},
 	{Route{http.MethodGet, "/healthz"}, (*handler).health},
 }
 

@@ -1,0 +1,251 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
+)
+
+// Command is one lifecycle event, as data: one of the types below.
+type Command interface{ command() }
+
+// Register is lifecycle.Machine.Register.
+type Register struct {
+	At       time.Time
+	Addr     string
+	Hostname string
+	Slots    int
+	Previous string               `json:",omitempty"`
+	Tasks    []lifecycle.Reported `json:",omitempty"`
+}
+
+// Heartbeat is lifecycle.Machine.Heartbeat.
+type Heartbeat struct {
+	At          time.Time
+	TaskManager string
+}
+
+// LoseTaskManager is lifecycle.Machine.LoseTaskManager.
+type LoseTaskManager struct {
+	At          time.Time
+	TaskManager string
+	Reason      string
+}
+
+// Lead is lifecycle.Machine.Lead.
+type Lead struct{ At time.Time }
+
+// Tick is lifecycle.Machine.Tick.
+type Tick struct{ At time.Time }
+
+// Submit is a job submitted, as data; the FSM's Planner makes it a
+// lifecycle.Submission.
+type Submit struct {
+	At   time.Time
+	Job  string
+	Spec []byte
+	// Params are the spec's parameters.
+	Params map[string]string `json:",omitempty"`
+	// Parallelism and CheckpointInterval override the spec's (zero: not).
+	Parallelism        int           `json:",omitempty"`
+	CheckpointInterval time.Duration `json:",omitempty"`
+	// Digests are the job's modules' digests, by module name.
+	Digests map[string]string `json:",omitempty"`
+	// CheckpointURL is the job's checkpoint storage, and CheckpointStore
+	// its name as shown to users; empty for a job without checkpoints.
+	CheckpointURL   string `json:",omitempty"`
+	CheckpointStore string `json:",omitempty"`
+	// Restore is the savepoint the first attempt restores, mapped onto the
+	// job's plan, and RestoreStore the savepoint's URL.
+	Restore      *ckmeta.Metadata `json:",omitempty"`
+	RestoreStore string           `json:",omitempty"`
+}
+
+// TaskStatus is lifecycle.Machine.TaskStatus.
+type TaskStatus struct {
+	At          time.Time
+	TaskManager string
+	Task        lifecycle.TaskID
+	State       string
+	Message     string               `json:",omitempty"`
+	States      []lifecycle.Declared `json:",omitempty"`
+}
+
+// DeployUnreachable is lifecycle.Machine.DeployUnreachable.
+type DeployUnreachable struct {
+	At          time.Time
+	Task        lifecycle.TaskID
+	TaskManager string
+	Err         string
+}
+
+// Ack is lifecycle.Machine.Ack.
+type Ack struct {
+	At    time.Time
+	Task  lifecycle.TaskID
+	ID    int64
+	State []byte
+}
+
+// Decline is lifecycle.Machine.Decline.
+type Decline struct {
+	At     time.Time
+	Task   lifecycle.TaskID
+	ID     int64
+	Reason string
+}
+
+// MetadataWritten is lifecycle.Machine.MetadataWritten; Err is the
+// write's error text, empty when it succeeded.
+type MetadataWritten struct {
+	At       time.Time
+	Job      string
+	Attempt  int
+	Metadata *ckmeta.Metadata
+	Err      string `json:",omitempty"`
+}
+
+// Rescale is lifecycle.Machine.Rescale.
+type Rescale struct {
+	At          time.Time
+	Job         string
+	Parallelism int            `json:",omitempty"`
+	Operators   map[string]int `json:",omitempty"`
+}
+
+// Savepoint is lifecycle.Machine.Savepoint.
+type Savepoint struct {
+	At  time.Time
+	Job string
+}
+
+// Unpin is lifecycle.Machine.Unpin; At is only recorded.
+type Unpin struct {
+	At  time.Time
+	Job string
+	ID  int64
+}
+
+// StopWithSavepoint is lifecycle.Machine.StopWithSavepoint.
+type StopWithSavepoint struct {
+	At   time.Time
+	Job  string
+	Path string
+}
+
+// Cancel is lifecycle.Machine.Cancel.
+type Cancel struct {
+	At  time.Time
+	Job string
+}
+
+// Module is a job's Wasm module, replicated with the log so that
+// whichever scheduler leads can serve it to task managers. It changes no
+// job: the scheduler stores it by digest as it applies it.
+type Module struct {
+	At     time.Time
+	Digest string
+	Wasm   []byte
+}
+
+func (Register) command()          {}
+func (Heartbeat) command()         {}
+func (LoseTaskManager) command()   {}
+func (Lead) command()              {}
+func (Tick) command()              {}
+func (Submit) command()            {}
+func (TaskStatus) command()        {}
+func (DeployUnreachable) command() {}
+func (Ack) command()               {}
+func (Decline) command()           {}
+func (MetadataWritten) command()   {}
+func (Rescale) command()           {}
+func (Savepoint) command()         {}
+func (Unpin) command()             {}
+func (StopWithSavepoint) command() {}
+func (Cancel) command()            {}
+func (Module) command()            {}
+
+// types names every command in the log. A name, once written, is never
+// reused for another shape.
+var types = map[string]Command{
+	"register": Register{}, "heartbeat": Heartbeat{}, "lose": LoseTaskManager{}, "lead": Lead{}, "tick": Tick{},
+	"submit": Submit{}, "status": TaskStatus{}, "unreachable": DeployUnreachable{}, "ack": Ack{}, "decline": Decline{},
+	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
+	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
+}
+
+// names is types inverted.
+var names = func() map[reflect.Type]string {
+	out := map[reflect.Type]string{}
+	for name, c := range types {
+		out[reflect.TypeOf(c)] = name
+	}
+	return out
+}()
+
+// envelope is a command as it is written: its type's name and its fields.
+type envelope struct {
+	Type string          `json:"type"`
+	Cmd  json.RawMessage `json:"cmd"`
+}
+
+// ErrMalformed is wrapped by every error Decode returns.
+var ErrMalformed = errors.New("journal: malformed command")
+
+// Encode returns a command's bytes. It fails only for a type that is not
+// a command of this package.
+func Encode(c Command) ([]byte, error) {
+	name, ok := names[reflect.TypeOf(c)]
+	if !ok {
+		return nil, fmt.Errorf("journal: %T is not a command", c)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("journal: encoding %s: %w", name, err)
+	}
+	return json.Marshal(envelope{Type: name, Cmd: b})
+}
+
+// Decode returns the command b holds. An unknown type, an unknown field
+// or bytes that are not a command fail with an error that wraps
+// ErrMalformed: a log written by a newer scheduler is refused, not
+// half-applied.
+func Decode(b []byte) (Command, error) {
+	var env envelope
+	if err := strict(b, &env); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	proto, ok := types[env.Type]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown type %q", ErrMalformed, env.Type)
+	}
+	if len(env.Cmd) == 0 {
+		return nil, fmt.Errorf("%w: %s without its fields", ErrMalformed, env.Type)
+	}
+	v := reflect.New(reflect.TypeOf(proto))
+	if err := strict(env.Cmd, v.Interface()); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrMalformed, env.Type, err)
+	}
+	return v.Elem().Interface().(Command), nil
+}
+
+// strict decodes one JSON value, refusing unknown fields and trailing
+// bytes.
+func strict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing bytes after the command")
+	}
+	return nil
+}
