@@ -154,6 +154,19 @@ type Module struct {
 	Wasm   []byte
 }
 
+// Member is a scheduler of the group's addresses, journaled so that
+// every member knows every other's: a follower forwards REST writes to
+// the leader's REST address, and GET /v1/cluster asks each member for its
+// applied index there. The leader journals its own when it takes the
+// lead, and a follower's on the follower's request. It changes no job.
+type Member struct {
+	// ID is the member's Raft id; REST and RPC its REST API's and its
+	// task managers' addresses (REST empty when it serves none).
+	ID   string
+	REST string `json:",omitempty"`
+	RPC  string `json:",omitempty"`
+}
+
 func (Register) command()          {}
 func (Heartbeat) command()         {}
 func (LoseTaskManager) command()   {}
@@ -171,6 +184,7 @@ func (Unpin) command()             {}
 func (StopWithSavepoint) command() {}
 func (Cancel) command()            {}
 func (Module) command()            {}
+func (Member) command()            {}
 
 // types names every command in the log. A name, once written, is never
 // reused for another shape.
@@ -179,6 +193,7 @@ var types = map[string]Command{
 	"submit": Submit{}, "status": TaskStatus{}, "unreachable": DeployUnreachable{}, "ack": Ack{}, "decline": Decline{},
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
 	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
+	"member": Member{},
 }
 
 // names is types inverted.

@@ -43,6 +43,8 @@ type FSM struct {
 	submits map[string]*Submit
 	// modules are the modules journaled, by digest.
 	modules map[string][]byte
+	// members are the group's members' addresses, by Raft id.
+	members map[string]Member
 	// applied is the index of the last command applied.
 	applied uint64
 }
@@ -56,6 +58,7 @@ func New(cfg lifecycle.Config, plan Planner) *FSM {
 
 func (f *FSM) reset() {
 	f.m, f.submits, f.modules, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, map[string][]byte{}, 0
+	f.members = map[string]Member{}
 }
 
 // Machine returns the machine the commands build. Callers may read it and
@@ -68,6 +71,17 @@ func (f *FSM) Submitted(job string) *Submit { return f.submits[job] }
 
 // Modules returns the modules journaled, by digest. The FSM owns them.
 func (f *FSM) Modules() map[string][]byte { return f.modules }
+
+// Member returns the addresses journaled for the member of Raft id id,
+// and whether any are.
+func (f *FSM) Member(id string) (Member, bool) {
+	m, ok := f.members[id]
+	return m, ok
+}
+
+// Members returns the members' addresses journaled, by Raft id. The FSM
+// owns them.
+func (f *FSM) Members() map[string]Member { return f.members }
 
 // Applied returns the index of the last command applied.
 func (f *FSM) Applied() uint64 { return f.applied }
@@ -133,6 +147,8 @@ func (f *FSM) apply(c Command) *Result {
 		r.Actions, r.Err = m.Cancel(c.At, c.Job)
 	case Module:
 		f.modules[c.Digest] = c.Wasm
+	case Member:
+		f.members[c.ID] = c
 	default:
 		panic(fmt.Sprintf("journal: command %T has no event", c))
 	}
@@ -162,6 +178,7 @@ type snapshot struct {
 	Machine  json.RawMessage   `json:"machine,omitempty"`
 	Submits  []*Submit         `json:"submits,omitempty"`
 	Modules  map[string][]byte `json:"modules,omitempty"`
+	Members  map[string]Member `json:"members,omitempty"`
 	Commands []json.RawMessage `json:"commands,omitempty"`
 }
 
@@ -171,7 +188,7 @@ func (f *FSM) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: snapshot: %w", err)
 	}
-	s := snapshot{Version: 2, Applied: f.applied, Machine: m, Modules: f.modules}
+	s := snapshot{Version: 2, Applied: f.applied, Machine: m, Modules: f.modules, Members: f.members}
 	for _, j := range f.m.Jobs() {
 		s.Submits = append(s.Submits, f.submits[j.ID])
 	}
@@ -238,6 +255,9 @@ func (f *FSM) restore(s snapshot) error {
 	}
 	if s.Modules != nil {
 		f.modules = s.Modules
+	}
+	if s.Members != nil {
+		f.members = s.Members
 	}
 	return nil
 }

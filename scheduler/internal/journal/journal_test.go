@@ -92,6 +92,9 @@ func (r *recorder) at(d time.Duration) time.Time { return r.epoch.Add(d) }
 func script(t *testing.T) *recorder {
 	r := &recorder{t: t, f: New(cfg, testPlanner), epoch: time.Unix(1_000_000, 0).UTC()}
 	r.apply(Module{At: r.at(0), Digest: "abc", Wasm: []byte("\x00asm")})
+	r.apply(Member{ID: "s1", REST: "h1:8081", RPC: "h1:6123"})
+	r.apply(Member{ID: "s2", REST: "h2:8081"})
+	r.apply(Member{ID: "s1", REST: "h1:9081", RPC: "h1:6123"}) // restarted on another port
 	reg := r.apply(Register{At: r.at(0), Addr: "a1", Hostname: "h", Slots: 2})
 	tm := reg.TaskManager
 	sub := r.apply(Submit{At: r.at(0), Job: "j", Spec: []byte("name: test\n"), Params: map[string]string{"stages": "2,1"},
@@ -179,8 +182,9 @@ func dump(t *testing.T, f *FSM) string {
 		TaskManagers []*lifecycle.TaskManager
 		Jobs         []jobDump
 		Modules      map[string][]byte
+		Members      map[string]Member
 	}
-	out.Modules = f.Modules()
+	out.Modules, out.Members = f.Modules(), f.Members()
 	out.TaskManagers = f.Machine().TaskManagers()
 	for _, j := range f.Machine().Jobs() {
 		out.Jobs = append(out.Jobs, jobDump{Job: j, Checkpoints: j.Checkpoints(), Submit: f.Submitted(j.ID)})
@@ -195,6 +199,9 @@ func dump(t *testing.T, f *FSM) string {
 func TestReplayRebuildsTheMachine(t *testing.T) {
 	r := script(t)
 	want := dump(t, r.f)
+	if m, ok := r.f.Member("s1"); !ok || m.REST != "h1:9081" {
+		t.Errorf("member s1: %+v, %v; want the address it was journaled with last", m, ok)
+	}
 	for _, frag := range []string{`"Message": "restart 1 of 3 in 1s after: connection broke"`, `attempt 1 adopted after a scheduler failover`, `abandoned: the scheduler's leader changed`} {
 		if !strings.Contains(want, frag) {
 			t.Errorf("the script's state lacks %q:\n%s", frag, want)
