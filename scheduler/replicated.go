@@ -194,6 +194,11 @@ func (s *Server) tryLead() error {
 	s.mu.Unlock()
 	s.log.Info("leading", "term", s.term, "jobs", jobs, "applied", s.rlog.Applied())
 	s.wake()
+	if err := s.announce(ctx); err != nil {
+		// NB: followers forward no write until this is journaled; the
+		// announcing loop tries again.
+		s.log.Warn("journaling this scheduler's addresses", "err", err)
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"path/filepath"
 	"sync"
 	"time"
@@ -93,7 +94,11 @@ type Server struct {
 	grpc      *grpc.Server
 	http      *http.Server
 	kick      chan struct{}
-	now       func() time.Time
+	// peers carries the requests to other members of the group; proxy
+	// forwards REST writes to the leader through it.
+	peers *http.Client
+	proxy *httputil.ReverseProxy
+	now   func() time.Time
 
 	// wg tracks the goroutines the server starts; ctx ends them.
 	wg     sync.WaitGroup
@@ -166,6 +171,8 @@ func NewServer(cfg Config) (*Server, error) {
 		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
 		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	t := newPeerTransport()
+	s.peers, s.proxy = &http.Client{Transport: t}, s.newProxy(t)
 	if err := s.open(); err != nil {
 		s.close()
 		return nil, err
@@ -189,6 +196,9 @@ func NewServer(cfg Config) (*Server, error) {
 		}
 	}
 	s.spawn(s.follow)
+	if cfg.RaftAddr != "" {
+		s.spawn(s.announcing)
+	}
 	return s, nil
 }
 
@@ -217,7 +227,8 @@ func (s *Server) open() error {
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
-		s.http = newHTTPServer(rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log}), restTimeouts)
+		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
+		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
 	}
 	return nil
 }
@@ -281,6 +292,7 @@ func (s *Server) close() {
 		s.rpcLis.Close()
 	}
 	s.wg.Wait()
+	s.peers.CloseIdleConnections()
 	if s.rlog != nil {
 		if err := s.rlog.Close(); err != nil {
 			s.log.Warn("closing the job log", "err", err)

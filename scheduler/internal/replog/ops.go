@@ -150,6 +150,9 @@ func (l *Log) Leader() (id, addr string) {
 	return string(i), string(a)
 }
 
+// ID returns this member's Raft id.
+func (l *Log) ID() string { return l.id }
+
 // Term returns the current Raft term.
 func (l *Log) Term() uint64 {
 	return l.raft.CurrentTerm()

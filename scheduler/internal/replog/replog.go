@@ -110,6 +110,7 @@ type Log struct {
 	snaps   *raft.FileSnapshotStore
 	lock    *dirLock
 	single  bool
+	id      string
 	changes chan bool
 
 	// done is closed by Close; wg counts the goroutines that Close waits
@@ -136,7 +137,7 @@ func Open(cfg Config, fsm FSM) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{lock: lock, single: single, changes: make(chan bool, 16), done: make(chan struct{})}
+	l := &Log{lock: lock, single: single, id: cfg.ID, changes: make(chan bool, 16), done: make(chan struct{})}
 	if err := l.start(cfg, fsm); err != nil {
 		return nil, errors.Join(err, l.Close())
 	}

@@ -168,20 +168,6 @@ func (h *handler) taskManagers(r *http.Request) (int, any, error) {
 	}{tms}, err
 }
 
-// cluster serves GET /v1/cluster: the scheduler group, when the service
-// is a scheduler that reports one.
-func (h *handler) cluster(r *http.Request) (int, any, error) {
-	cs, ok := h.svc.(api.ClusterService)
-	if !ok {
-		return 0, nil, fmt.Errorf("%w: this service reports no scheduler group", api.ErrNotFound)
-	}
-	st, err := cs.Cluster(r.Context())
-	if st.Members == nil {
-		st.Members = []api.ClusterMember{}
-	}
-	return http.StatusOK, st, err
-}
-
 func (h *handler) health(*http.Request) (int, any, error) {
 	return http.StatusOK, map[string]string{"status": "ok"}, nil
 }

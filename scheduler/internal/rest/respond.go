@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -65,4 +66,15 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, bo
 	if err := json.NewEncoder(w).Encode(body); err != nil {
 		h.log.Debug("write response", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
+}
+
+// WriteError writes err as the API writes every error: a JSON body
+// {"error": "..."} with the status code api.StatusOf assigns, and
+// Retry-After on a 503. It is for handlers that stand in front of the
+// API's, such as a follower's forwarding to the leader.
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	(&handler{log: log}).respond(w, r, 0, nil, err)
 }

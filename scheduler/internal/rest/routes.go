@@ -35,6 +35,8 @@ var table = []binding{
 	{Route{http.MethodPost, "/v1/jobs/{id}/state/{name}:batchGet"}, (*handler).stateBatchGet},
 	{Route{http.MethodGet, "/v1/taskmanagers"}, (*handler).taskManagers},
 	{Route{http.MethodGet, "/v1/cluster"}, (*handler).cluster},
+	{Route{http.MethodGet, "/v1/cluster/self"}, (*handler).clusterSelf},
+	{Route{http.MethodPut, "/v1/cluster/members/{id}"}, (*handler).join},
 	{Route{http.MethodGet, "/healthz"}, (*handler).health},
 }
 

@@ -1,0 +1,114 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/rest"
+)
+
+// This file makes any member of a group answer REST writes: a follower
+// forwards every request but a GET or HEAD to the leader's REST address
+// (journaled, see group.go) through a reverse proxy, so that a client,
+// curl included, need not follow a redirect or know which member leads.
+// Reads are served from the follower's applied state.
+
+// forwardedBy is the header a follower adds to a request it forwards to
+// the leader, naming itself. A scheduler that does not lead answers a
+// request that carries it 503 rather than forwarding it again: a request
+// is forwarded at most once, so two members that each believe the other
+// leads cannot pass it back and forth.
+const forwardedBy = "X-Floe-Forwarded-By"
+
+// leaderHeader, on an answer a follower forwarded, names the leader's
+// REST address that answered it.
+const leaderHeader = "X-Floe-Leader"
+
+// peerDialTimeout bounds connecting to another member's REST API. The
+// answer itself is not bounded: a forwarded savepoint waits minutes.
+const peerDialTimeout = 2 * time.Second
+
+// leaderKey is the request context's key for the leader's REST address
+// a request is forwarded to.
+type leaderKey struct{}
+
+// newPeerTransport returns the transport the server's requests to other
+// members go through, forwarded ones included.
+func newPeerTransport() *http.Transport {
+	return &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: peerDialTimeout}).DialContext,
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     time.Minute,
+	}
+}
+
+// newProxy returns the reverse proxy that forwards a request to the
+// leader whose REST address is in the request's context. The request's
+// body and headers go through as they are, plus forwardedBy and
+// X-Forwarded-For; the leader's status, headers and body come back, plus
+// leaderHeader. A leader that cannot be reached is answered 503.
+func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(&url.URL{Scheme: "http", Host: pr.In.Context().Value(leaderKey{}).(string)})
+			pr.Out.Host = pr.In.Host
+			pr.SetXForwarded()
+			pr.Out.Header.Set(forwardedBy, s.rlog.ID())
+		},
+		Transport: t,
+		ModifyResponse: func(resp *http.Response) error {
+			resp.Header.Set(leaderHeader, resp.Request.URL.Host)
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			target := r.Context().Value(leaderKey{})
+			rest.WriteError(w, r, s.log, fmt.Errorf("%w: forwarding to the leader at %s: %v", api.ErrUnavailable, target, err))
+		},
+	}
+}
+
+// forwarding returns a handler that serves reads, and writes on the
+// leader, with h, and forwards writes on a follower to the leader.
+func (s *Server) forwarding(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead || s.isLeading() {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if by := r.Header.Get(forwardedBy); by != "" {
+			rest.WriteError(w, r, s.log, fmt.Errorf("%w: forwarded here by %s, but this scheduler does not lead either; a request is forwarded once at most", errNotLeader, by))
+			return
+		}
+		target, err := s.leaderREST()
+		if err != nil {
+			rest.WriteError(w, r, s.log, err)
+			return
+		}
+		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), leaderKey{}, target)))
+	})
+}
+
+// leaderREST returns the leader's REST address. It fails with
+// api.ErrUnavailable while no leader is known (an election), when this
+// member leads but does not serve yet, and when the log does not hold the
+// leader's REST address yet (it journals it as it takes the lead).
+func (s *Server) leaderREST() (string, error) {
+	id, _ := s.rlog.Leader()
+	switch {
+	case id == "":
+		return "", fmt.Errorf("%w: no scheduler leads the group now (an election is under way)", api.ErrUnavailable)
+	case id == s.rlog.ID():
+		return "", errNotLeader // it leads, but is still catching up with the log
+	}
+	m, ok := s.journaled(id)
+	if !ok || m.REST == "" {
+		return "", fmt.Errorf("%w: the leader %s has not made its REST address known yet", api.ErrUnavailable, id)
+	}
+	return m.REST, nil
+}
