@@ -25,8 +25,11 @@
 // register again with the tasks they run, and the running attempts are
 // adopted (see package lifecycle). Every call to a task manager carries the
 // leader's term, so that a task manager refuses a deposed leader's; a
-// scheduler that does not lead answers task managers UNAVAILABLE and REST
-// writes api.ErrUnavailable, and serves reads from the state it applied.
+// scheduler that does not lead answers task managers UNAVAILABLE, and its
+// Service methods that write answer api.ErrUnavailable; over REST it
+// forwards writes to the leader through a reverse proxy (forward.go), and
+// serves reads from the state it applied. The members learn each other's
+// REST and RPC addresses from the log (journal.Member, group.go).
 //
 // Slots are shared as in Flink: slot i of a job runs subtask i of every
 // stage, so a job needs as many slots as its largest parallelism. A job that

@@ -84,6 +84,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"StopRequest":             reflect.TypeFor[rest.StopRequest](),
 		"ClusterStatus":           reflect.TypeFor[api.ClusterStatus](),
 		"ClusterMember":           reflect.TypeFor[api.ClusterMember](),
+		"MemberRequest":           reflect.TypeFor[rest.MemberRequest](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]
