@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -29,6 +30,17 @@ const forwardedBy = "X-Floe-Forwarded-By"
 // leaderHeader, on an answer a follower forwarded, names the leader's
 // REST address that answered it.
 const leaderHeader = "X-Floe-Leader"
+
+// appliedHeader, on the leader's answer to a forwarded request, is the
+// leader's applied log index once it has served it. The follower holds
+// the answer until it has applied as much (appliedWait at most), so that
+// a client reading from the follower next sees its own write: a job it
+// submitted through a follower is there when it asks for it.
+const appliedHeader = "X-Floe-Applied"
+
+// appliedWait bounds how long a follower holds a forwarded answer for its
+// log to catch up with the leader's.
+const appliedWait = 5 * time.Second
 
 // peerDialTimeout bounds connecting to another member's REST API. The
 // answer itself is not bounded: a forwarded savepoint waits minutes.
@@ -64,6 +76,9 @@ func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 		Transport: t,
 		ModifyResponse: func(resp *http.Response) error {
 			resp.Header.Set(leaderHeader, resp.Request.URL.Host)
+			if n, err := strconv.ParseUint(resp.Header.Get(appliedHeader), 10, 64); err == nil {
+				s.awaitApplied(resp.Request.Context(), n)
+			}
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -77,7 +92,14 @@ func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 // leader, with h, and forwards writes on a follower to the leader.
 func (s *Server) forwarding(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead || s.isLeading() {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if s.isLeading() {
+			if r.Header.Get(forwardedBy) != "" {
+				w = &appliedWriter{ResponseWriter: w, s: s}
+			}
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -112,3 +134,47 @@ func (s *Server) leaderREST() (string, error) {
 	}
 	return m.REST, nil
 }
+
+// awaitApplied waits until this member has applied the log up to index
+// n, for appliedWait at most.
+func (s *Server) awaitApplied(ctx context.Context, n uint64) {
+	ctx, cancel := context.WithTimeout(ctx, appliedWait)
+	defer cancel()
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for s.rlog.Applied() < n {
+		select {
+		case <-ctx.Done():
+			s.log.Debug("a forwarded answer goes back before this member applied the write", "applied", s.rlog.Applied(), "want", n)
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// appliedWriter sets appliedHeader on the leader's answer to a forwarded
+// request, as the answer's header is written: every command the request
+// proposed is applied by then.
+type appliedWriter struct {
+	http.ResponseWriter
+	s     *Server
+	wrote bool
+}
+
+func (w *appliedWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.Header().Set(appliedHeader, strconv.FormatUint(w.s.rlog.Applied(), 10))
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *appliedWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the server's writer.
+func (w *appliedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,11 @@ func TestFollowerForwardsWrites(t *testing.T) {
 	resp, body := g.do(t, f, http.MethodDelete, "/v1/jobs/nope", "", nil)
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "nope") || resp.Header.Get(leaderHeader) != leader.RESTAddr() {
 		t.Errorf("DELETE through a follower: %s %s, %s %q; want the leader's 404 from %s", resp.Status, body, leaderHeader, resp.Header.Get(leaderHeader), leader.RESTAddr())
+	}
+	// The follower answers once it has applied what the leader had when
+	// it answered, so that the client reads its own write next.
+	if n, err := strconv.ParseUint(resp.Header.Get(appliedHeader), 10, 64); err != nil || f.rlog.Applied() < n {
+		t.Errorf("a forwarded answer with %s %q, the follower having applied %d", appliedHeader, resp.Header.Get(appliedHeader), f.rlog.Applied())
 	}
 	// A body goes through as it is: the leader's 400 names what it read.
 	resp, body = g.do(t, f, http.MethodPatch, "/v1/jobs/nope", `{"parallelism": -7}`, http.Header{"Content-Type": {"application/json"}})

@@ -105,7 +105,8 @@ func TestRestartFromASnapshot(t *testing.T) {
 
 // TestGroupOfThree starts three schedulers as one group: one leads and
 // accepts task managers; the others refuse them with UNAVAILABLE and
-// refuse REST writes, but apply the leader's log.
+// refuse the Service's writes (REST forwards them: TestFollowerForwardsWrites),
+// but apply the leader's log.
 func TestGroupOfThree(t *testing.T) {
 	ctx := context.Background()
 	var peers []string
