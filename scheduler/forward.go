@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -74,6 +75,7 @@ func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 			pr.Out.Header.Set(forwardedBy, s.rlog.ID())
 		},
 		Transport: t,
+		ErrorLog:  slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		ModifyResponse: func(resp *http.Response) error {
 			resp.Header.Set(leaderHeader, resp.Request.URL.Host)
 			if n, err := strconv.ParseUint(resp.Header.Get(appliedHeader), 10, 64); err == nil {
