@@ -106,6 +106,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
@@ -123,7 +124,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	tm, err := taskmanager.New(taskmanager.Config{
 		Scheduler: *sched, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice, Runtime: rt,
+		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
@@ -132,6 +133,9 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signalContext()
 	defer stop()
 	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, *sched)
+	if a := tm.MetricsAddr(); a != "" {
+		fmt.Fprintf(stdout, "taskmanager: metrics on http://%s/metrics\n", a)
+	}
 	start := time.Now()
 	if err := tm.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
