@@ -123,7 +123,8 @@ func awaitEnd(t testing.TB, c *Cluster, id string) api.JobStatus {
 
 // TestMetricsCountTheRecordsFed runs word count over a text whose lines
 // and words the test counts itself, then scrapes the task managers'
-// /metrics: the counts of every task and operator add up to the input.
+// /metrics: the counts of every task and operator add up to the input, and
+// the file source has read every byte of the file.
 func TestMetricsCountTheRecordsFed(t *testing.T) {
 	dir := t.TempDir()
 	var text bytes.Buffer
@@ -178,6 +179,8 @@ func TestMetricsCountTheRecordsFed(t *testing.T) {
 		{"floe_operator_records_in_total", op("count"), words},
 		{"floe_operator_records_out_total", op("count"), words},
 		{"floe_task_side_output_dropped_records_total", job, 0},
+		{"floe_source_input_bytes", stage(0), float64(text.Len())},
+		{"floe_source_read_bytes_total", stage(0), float64(text.Len())},
 	} {
 		if got := m.mustSum(t, c.name, c.labels); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,17 +39,23 @@ var (
 	descAlign        = taskDesc("floe_task_checkpoint_alignment_seconds_total", "Time between the first and the last barrier of each checkpoint, summed.")
 	descLastAlign    = taskDesc("floe_task_checkpoint_alignment_seconds", "Barrier alignment time of the task's last checkpoint.")
 
-	descOpIn     = opDesc("floe_operator_records_in_total", "Records the operator was given.")
-	descOpOut    = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
-	descOpLate   = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
-	descCalls    = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
-	descCallTime = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
-	descYields   = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
-	descMemory   = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
+	descOpIn       = opDesc("floe_operator_records_in_total", "Records the operator was given.")
+	descOpOut      = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
+	descOpLate     = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
+	descCalls      = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
+	descCallTime   = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
+	descYields     = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
+	descBytesRead  = taskDesc("floe_source_read_bytes_total", "Bytes of its input the source of the task has read.")
+	descBytesTotal = taskDesc("floe_source_input_bytes", "Size of the input the source of the task reads, for a bounded file source.")
+	descPartLag    = prometheus.NewDesc("floe_source_partition_lag_records", "Records of a partition (Kafka) not yet read by the source, as of its last fetch.",
+		append(taskLabelNames[:len(taskLabelNames):len(taskLabelNames)], "topic", "partition"), nil)
+
+	descMemory = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
 
 	taskDescs = []*prometheus.Desc{descRecordsIn, descRecordsOut, descBusy, descIdle, descBackPressure, descSideDropped,
 		descInWM, descOutWM, descLag, descCheckpoints, descAlign, descLastAlign,
-		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory}
+		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory,
+		descBytesRead, descBytesTotal, descPartLag}
 )
 
 // taskCollector turns the Exporter's tasks into metrics at scrape time.
@@ -93,6 +100,15 @@ func collectTask(ch chan<- prometheus.Metric, s *sample) {
 	counter(descAlign, s.align.Seconds(), l)
 	if s.checkpoints > 0 {
 		gauge(descLastAlign, s.lastAlign.Seconds(), l)
+	}
+	if s.bytesRead >= 0 {
+		counter(descBytesRead, float64(s.bytesRead), l)
+	}
+	if s.bytesTotal >= 0 {
+		gauge(descBytesTotal, float64(s.bytesTotal), l)
+	}
+	for _, p := range s.lags {
+		gauge(descPartLag, float64(p.Records), append(l[:len(l):len(l)], p.Topic, strconv.Itoa(int(p.Partition))))
 	}
 	for i := range s.ops {
 		o := &s.ops[i]

@@ -3,6 +3,7 @@ package metrics
 import (
 	"time"
 
+	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/task"
 )
@@ -27,6 +28,10 @@ type sample struct {
 	align       time.Duration
 	lastAlign   time.Duration
 	ops         []opSample
+	// bytesRead and bytesTotal are a source's, -1 when it does not say;
+	// lags are a partitioned source's.
+	bytesRead, bytesTotal int64
+	lags                  []connector.PartitionLag
 }
 
 // opSample is the values of one chained operator's metrics.
@@ -64,6 +69,14 @@ func (en *entry) sample(now time.Time) sample {
 	}
 	for _, om := range m.Operators() {
 		s.ops = append(s.ops, opSampleOf(om))
+	}
+	s.bytesRead, s.bytesTotal = -1, -1
+	src := m.Source()
+	if p, ok := src.(connector.Progress); ok {
+		s.bytesRead, s.bytesTotal = p.BytesRead()
+	}
+	if l, ok := src.(connector.Lagging); ok {
+		s.lags = l.Lags(nil)
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/udf"
 )
@@ -46,7 +47,8 @@ type Metrics struct {
 	AlignmentNanos     atomic.Int64
 	LastAlignmentNanos atomic.Int64
 
-	ops atomic.Pointer[[]*OperatorMetrics]
+	ops    atomic.Pointer[[]*OperatorMetrics]
+	source atomic.Pointer[connector.Source]
 }
 
 // OperatorMetrics are the counters of one operator of a task's chain.
@@ -80,6 +82,16 @@ func (m *Metrics) Operators() []*OperatorMetrics {
 	return nil
 }
 
+// Source returns the task's source, nil for a task without one or until it
+// is open. Only its methods that say they may be called while it runs
+// (connector.Progress, connector.Lagging) may be.
+func (m *Metrics) Source() connector.Source {
+	if p := m.source.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // Stopwatch returns the time the task has spent idle and blocked up to
 // now, waits in progress included, and the time since it started; all
 // zero before it started.
@@ -104,7 +116,8 @@ func (m *Metrics) init() {
 	m.OutputWatermark.Store(record.NoTimestamp)
 }
 
-// openedOperators publishes the metrics of the operators open has made.
+// openedOperators publishes the metrics of the operators open has made,
+// and its source.
 func (t *Task) openedOperators() {
 	ops := make([]*OperatorMetrics, len(t.ops))
 	for i, op := range t.ops {
@@ -128,6 +141,10 @@ func (t *Task) openedOperators() {
 	}
 	t.opm = ops
 	t.Metrics.ops.Store(&ops)
+	if t.source != nil {
+		src := t.source
+		t.Metrics.source.Store(&src)
+	}
 }
 
 // counted notes one batch through operator i.
