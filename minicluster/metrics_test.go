@@ -311,6 +311,10 @@ func TestMetricsShowWhereBackPressureIs(t *testing.T) {
 	if slowBusy < 0.5 || slowBP > 0.1 {
 		t.Errorf("the slow stage was busy %.0f%% and back-pressured %.0f%% of the time, want busy and not back-pressured", 100*slowBusy, 100*slowBP)
 	}
+	// The slow stage's inbox holds what the source sent ahead of it.
+	if q := after.mustSum(t, "floe_task_input_queue_length", map[string]string{"job": id, "vertex": vertices[1]}); q < 1 {
+		t.Errorf("the slow stage's inbox holds %v messages, want the batches waiting for it", q)
+	}
 	if st := awaitEnd(t, c, id); st.State != api.JobFinished {
 		t.Fatalf("job %s: %s", st.State, st.Message)
 	}

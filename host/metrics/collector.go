@@ -35,6 +35,7 @@ var (
 	descInWM         = taskDesc("floe_task_input_watermark_seconds", "The task's event time: the least watermark of its inputs (Unix seconds).")
 	descOutWM        = taskDesc("floe_task_output_watermark_seconds", "The last watermark the task sent downstream (Unix seconds).")
 	descLag          = taskDesc("floe_task_event_time_lag_seconds", "Wall-clock time minus the task's input watermark.")
+	descQueued       = taskDesc("floe_task_input_queue_length", "Messages (batches, watermarks, barriers) waiting in the task's inbox.")
 	descCheckpoints  = taskDesc("floe_task_checkpoints_total", "Checkpoint snapshots the task took.")
 	descAlign        = taskDesc("floe_task_checkpoint_alignment_seconds_total", "Time between the first and the last barrier of each checkpoint, summed.")
 	descLastAlign    = taskDesc("floe_task_checkpoint_alignment_seconds", "Barrier alignment time of the task's last checkpoint.")
@@ -53,7 +54,7 @@ var (
 	descMemory = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
 
 	taskDescs = []*prometheus.Desc{descRecordsIn, descRecordsOut, descBusy, descIdle, descBackPressure, descSideDropped,
-		descInWM, descOutWM, descLag, descCheckpoints, descAlign, descLastAlign,
+		descInWM, descOutWM, descLag, descQueued, descCheckpoints, descAlign, descLastAlign,
 		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory,
 		descBytesRead, descBytesTotal, descPartLag}
 )
@@ -95,6 +96,9 @@ func collectTask(ch chan<- prometheus.Metric, s *sample) {
 	}
 	if known(s.outWM) {
 		gauge(descOutWM, unixSeconds(s.outWM), l)
+	}
+	if s.queued >= 0 {
+		gauge(descQueued, float64(s.queued), l)
 	}
 	counter(descCheckpoints, float64(s.checkpoints), l)
 	counter(descAlign, s.align.Seconds(), l)

@@ -32,6 +32,8 @@ type sample struct {
 	// lags are a partitioned source's.
 	bytesRead, bytesTotal int64
 	lags                  []connector.PartitionLag
+	// queued is the inbox's length, -1 for a task without an inbox.
+	queued int
 }
 
 // opSample is the values of one chained operator's metrics.
@@ -69,6 +71,10 @@ func (en *entry) sample(now time.Time) sample {
 	}
 	for _, om := range m.Operators() {
 		s.ops = append(s.ops, opSampleOf(om))
+	}
+	s.queued = -1
+	if n, ok := m.Queued(); ok {
+		s.queued = n
 	}
 	s.bytesRead, s.bytesTotal = -1, -1
 	src := m.Source()

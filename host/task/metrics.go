@@ -49,6 +49,21 @@ type Metrics struct {
 
 	ops    atomic.Pointer[[]*OperatorMetrics]
 	source atomic.Pointer[connector.Source]
+	queue  atomic.Pointer[pender]
+}
+
+// pender is an inbox that can tell how many messages wait in it, safely
+// from any goroutine.
+type pender interface{ Pending() int }
+
+// Queued returns how many messages (batches, watermarks, barriers) wait in
+// the task's inbox; ok is false for a task without an inbox or whose inbox
+// cannot tell.
+func (m *Metrics) Queued() (n int, ok bool) {
+	if p := m.queue.Load(); p != nil {
+		return (*p).Pending(), true
+	}
+	return 0, false
 }
 
 // OperatorMetrics are the counters of one operator of a task's chain.
@@ -144,6 +159,9 @@ func (t *Task) openedOperators() {
 	if t.source != nil {
 		src := t.source
 		t.Metrics.source.Store(&src)
+	}
+	if p, ok := t.io.In.(pender); ok {
+		t.Metrics.queue.Store(&p)
 	}
 }
 
