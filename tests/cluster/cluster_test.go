@@ -48,8 +48,10 @@ type cluster struct {
 type clusterConfig struct {
 	taskManagers int
 	slots        int
-	// schedulerArgs are extra flags of floe scheduler.
-	schedulerArgs []string
+	// schedulerArgs are extra flags of floe scheduler, taskManagerArgs of
+	// every floe taskmanager.
+	schedulerArgs   []string
+	taskManagerArgs []string
 }
 
 // newCluster starts a scheduler and cfg.taskManagers task managers with
@@ -64,7 +66,7 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 	t.Cleanup(c.close)
 	c.startScheduler(cfg.schedulerArgs)
 	for range cfg.taskManagers {
-		c.startTaskManager(cfg.slots)
+		c.startTaskManager(cfg.slots, cfg.taskManagerArgs...)
 	}
 	return c
 }
@@ -150,15 +152,16 @@ var tmAddr = regexp.MustCompile(`taskmanager: serving on (\S+) with`)
 
 // startTaskManager starts a task manager with slots slots and waits until
 // the scheduler lists it; the returned proc has its id and address.
-func (c *cluster) startTaskManager(slots int) *proc {
+func (c *cluster) startTaskManager(slots int, extra ...string) *proc {
 	t := c.t
 	t.Helper()
 	c.mu.Lock()
 	n := len(c.tms) + 1
 	c.mu.Unlock()
 	name := fmt.Sprintf("taskmanager-%d", n)
-	p := startProc(t, &c.wg, name, "taskmanager", "--scheduler", c.rpc, "--rpc-addr", "127.0.0.1:0",
-		"--slots", fmt.Sprint(slots), "--data-dir", filepath.Join(c.dir, name))
+	args := append([]string{"taskmanager", "--scheduler", c.rpc, "--rpc-addr", "127.0.0.1:0",
+		"--slots", fmt.Sprint(slots), "--data-dir", filepath.Join(c.dir, name)}, extra...)
+	p := startProc(t, &c.wg, name, args...)
 	c.mu.Lock()
 	c.tms = append(c.tms, p)
 	c.mu.Unlock()
