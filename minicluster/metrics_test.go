@@ -179,6 +179,9 @@ func TestMetricsCountTheRecordsFed(t *testing.T) {
 		{"floe_operator_records_in_total", op("count"), words},
 		{"floe_operator_records_out_total", op("count"), words},
 		{"floe_task_side_output_dropped_records_total", job, 0},
+		// The split operator gets each line without its "\n", after the
+		// 16 bytes of lengths and timestamp the ABI gives every record.
+		{"floe_operator_input_bytes_total", op("split"), 16*lines + float64(text.Len()) - lines},
 		{"floe_source_input_bytes", stage(0), float64(text.Len())},
 		{"floe_source_read_bytes_total", stage(0), float64(text.Len())},
 	} {

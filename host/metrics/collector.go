@@ -40,22 +40,23 @@ var (
 	descAlign        = taskDesc("floe_task_checkpoint_alignment_seconds_total", "Time between the first and the last barrier of each checkpoint, summed.")
 	descLastAlign    = taskDesc("floe_task_checkpoint_alignment_seconds", "Barrier alignment time of the task's last checkpoint.")
 
-	descOpIn       = opDesc("floe_operator_records_in_total", "Records the operator was given.")
-	descOpOut      = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
-	descOpLate     = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
-	descCalls      = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
-	descCallTime   = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
-	descYields     = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
+	descOpIn     = opDesc("floe_operator_records_in_total", "Records the operator was given.")
+	descOpOut    = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
+	descOpLate   = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
+	descCalls    = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
+	descCallTime = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
+	descYields   = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
+	descMemory   = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
+	descInBytes  = opDesc("floe_operator_input_bytes_total", "Bytes of the batches handed to the operator's Wasm instance, as the ABI lays them out (16 bytes a record, its key and value).")
+
 	descBytesRead  = taskDesc("floe_source_read_bytes_total", "Bytes of its input the source of the task has read.")
 	descBytesTotal = taskDesc("floe_source_input_bytes", "Size of the input the source of the task reads, for a bounded file source.")
 	descPartLag    = prometheus.NewDesc("floe_source_partition_lag_records", "Records of a partition (Kafka) not yet read by the source, as of its last fetch.",
 		append(taskLabelNames[:len(taskLabelNames):len(taskLabelNames)], "topic", "partition"), nil)
 
-	descMemory = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
-
 	taskDescs = []*prometheus.Desc{descRecordsIn, descRecordsOut, descBusy, descIdle, descBackPressure, descSideDropped,
 		descInWM, descOutWM, descLag, descQueued, descCheckpoints, descAlign, descLastAlign,
-		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory,
+		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory, descInBytes,
 		descBytesRead, descBytesTotal, descPartLag}
 )
 
@@ -127,6 +128,7 @@ func collectTask(ch chan<- prometheus.Metric, s *sample) {
 			counter(descCallTime, o.callTime.Seconds(), ol)
 			counter(descYields, float64(o.yields), ol)
 			gauge(descMemory, float64(o.memoryBytes), ol)
+			counter(descInBytes, float64(o.batchBytes), ol)
 		}
 	}
 }

@@ -47,6 +47,7 @@ type opSample struct {
 	callTime    time.Duration
 	yields      int64
 	memoryBytes int64
+	batchBytes  int64
 }
 
 // sample reads en's task. Busy time is what is left of the time since the
@@ -93,7 +94,7 @@ func opSampleOf(om *task.OperatorMetrics) opSample {
 	if g := om.Guest; g != nil {
 		o.guest = true
 		o.calls, o.callTime, o.yields = g.Calls.Load(), time.Duration(g.CallNanos.Load()), g.Yields.Load()
-		o.memoryBytes = g.MemoryBytes.Load()
+		o.memoryBytes, o.batchBytes = g.MemoryBytes.Load(), g.BatchBytes.Load()
 	}
 	return o
 }

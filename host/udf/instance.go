@@ -114,6 +114,9 @@ type CallStats struct {
 	// MemoryBytes is the size of the guest's linear memory after its last
 	// call: a multiple of the 64 KiB Wasm page.
 	MemoryBytes atomic.Int64
+	// BatchBytes counts the bytes of the batches handed to floe_process,
+	// as the ABI lays them out: 16 bytes per record, its key and value.
+	BatchBytes atomic.Int64
 }
 
 // Stats returns the instance's call counters.
@@ -229,6 +232,7 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 		return err
 	}
 	encodeBatch(dst, batch)
+	in.stats.BatchBytes.Add(int64(size))
 	in.cur, in.out = batch, out
 	in.statePoints = in.cfg.StatePoint != nil
 	err = in.call(ctx, in.process, "floe_process", -1, uint64(size), uint64(len(batch.Records)))
