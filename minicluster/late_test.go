@@ -1,6 +1,7 @@
 package minicluster
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,15 +69,31 @@ func TestLateRecordsGoToARoutedSideOutput(t *testing.T) {
       late:
         operators: [{type: flatMap, uid: euros, module: nexmark, function: q1}]
         sink: {type: file, path: ` + strconv.Quote(lateDir) + `}`)
-	st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "data"), TaskManagers: 1, Slots: 4}, api.Submission{
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "data"), TaskManagers: 1, Slots: 4, MetricsAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	id, err := c.Scheduler.Submit(context.Background(), api.Submission{
 		Spec: []byte(spec), Params: map[string]string{"input": input, "output": out},
 		Modules: map[string][]byte{"nexmark": mod},
 	})
-	if st.State != api.JobFinished {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := awaitEnd(t, c, id); st.State != api.JobFinished {
 		t.Fatalf("job %s: %s", st.State, st.Message)
 	}
 	checkLines(t, out, want)
 	if got := readLines(t, lateDir); !slices.Equal(got, late) {
 		t.Errorf("late output %v, want %v", got, late)
+	}
+	m := scrape(t, c.MetricsAddr())
+	if got := m.mustSum(t, "floe_operator_late_records_total", map[string]string{"job": id, "operator": "max-bid"}); got != float64(len(late)) {
+		t.Errorf("floe_operator_late_records_total of the window = %v, want the %d late bids", got, len(late))
 	}
 }

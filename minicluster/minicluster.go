@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/scheduler"
@@ -49,6 +50,10 @@ type Config struct {
 	OpenStore ckstore.Opener
 	// MaxTasks is each task manager's taskmanager.Config.MaxTasks.
 	MaxTasks int
+	// MetricsAddr, when set, serves the task managers' Prometheus metrics,
+	// all in one Exporter, at /metrics on this address (host:port; port 0
+	// picks a free port).
+	MetricsAddr string
 }
 
 // Cluster is a running mini-cluster.
@@ -56,11 +61,12 @@ type Cluster struct {
 	Scheduler    *scheduler.Server
 	TaskManagers []*taskmanager.TaskManager
 
-	stops  []context.CancelFunc
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	errs   []error
-	mu     sync.Mutex
+	stops   []context.CancelFunc
+	cancel  context.CancelFunc
+	metrics *metrics.Server
+	wg      sync.WaitGroup
+	errs    []error
+	mu      sync.Mutex
 }
 
 // Start starts the cluster and waits until every task manager has
@@ -94,14 +100,22 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	c := &Cluster{Scheduler: sched, cancel: cancel}
 	c.run(func() error { return sched.Run(runCtx) })
+	exporter := metrics.New(metrics.Config{})
+	if cfg.MetricsAddr != "" {
+		if c.metrics, err = metrics.Listen(cfg.MetricsAddr, exporter); err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.run(c.metrics.Serve)
+	}
 	for i := 0; i < cfg.TaskManagers; i++ {
 		tm, err := taskmanager.New(taskmanager.Config{
 			Scheduler: sched.RPCAddr(), RPCAddr: "127.0.0.1:0", Slots: cfg.Slots,
 			DataDir: filepath.Join(cfg.DataDir, fmt.Sprintf("taskmanager-%d", i)), Engine: cfg.Engine,
 			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
-			OpenStore: cfg.OpenStore,
-			Logger:    cfg.Logger.With("component", "taskmanager", "index", i),
-			MaxTasks:  cfg.MaxTasks,
+			OpenStore: cfg.OpenStore, Metrics: exporter,
+			Logger:   cfg.Logger.With("component", "taskmanager", "index", i),
+			MaxTasks: cfg.MaxTasks,
 		})
 		if err != nil {
 			c.Close()
@@ -149,6 +163,15 @@ func (c *Cluster) awaitTaskManagers(ctx context.Context, n int) error {
 	}
 }
 
+// MetricsAddr returns the address the cluster serves its task managers'
+// metrics on, or "" when it serves none.
+func (c *Cluster) MetricsAddr() string {
+	if c.metrics == nil {
+		return ""
+	}
+	return c.metrics.Addr()
+}
+
 // StopTaskManager stops task manager i, as if its process died: its tasks
 // are cancelled and its endpoints close.
 func (c *Cluster) StopTaskManager(i int) { c.stops[i]() }
@@ -157,6 +180,9 @@ func (c *Cluster) StopTaskManager(i int) { c.stops[i]() }
 // wrong while they ran.
 func (c *Cluster) Close() error {
 	c.cancel()
+	if c.metrics != nil {
+		c.metrics.Close()
+	}
 	c.wg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()

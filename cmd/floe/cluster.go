@@ -134,6 +134,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	maxTasks := fs.Int("max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.Usage = func() {
@@ -157,7 +158,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice, Runtime: rt,
+		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
@@ -166,6 +167,9 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signalContext()
 	defer stop()
 	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, strings.Join(scheds, ","))
+	if a := tm.MetricsAddr(); a != "" {
+		fmt.Fprintf(stdout, "taskmanager: metrics on http://%s/metrics\n", a)
+	}
 	start := time.Now()
 	if err := tm.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

@@ -47,6 +47,8 @@ type runFlags struct {
 	allowNonRestored bool
 	// runtime is the process's task runtime tuning.
 	runtime *taskmanager.Runtime
+	// metricsAddr serves the task managers' Prometheus metrics when set.
+	metricsAddr string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -62,6 +64,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
@@ -152,13 +155,16 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
 		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
-		Stdout: stdout.NewWriter(stdoutW), Logger: log,
+		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)
 		return 1
 	}
 	defer cluster.Close()
+	if a := cluster.MetricsAddr(); a != "" {
+		log.Info("serving metrics", "url", "http://"+a+"/metrics")
+	}
 	return runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
 }
 

@@ -144,3 +144,29 @@ type SplitReporter interface {
 	// life of the source. The slice is valid until the next call to Next.
 	RecordSplits() []int
 }
+
+// Progress is a source that can tell how much of its input it has read,
+// for metrics. BytesRead is called from other goroutines than the one that
+// calls Next, while the source runs, so it reads only what the source
+// keeps in atomics or under a lock of its own.
+type Progress interface {
+	// BytesRead returns the bytes of input the source has read, and the
+	// size of its whole input, or -1 when unknown (an unbounded source).
+	BytesRead() (read, total int64)
+}
+
+// Lagging is a source that reads partitions of a log and knows how far
+// behind their ends it is, for metrics. Lags is called from other
+// goroutines than the one that calls Next, while the source runs.
+type Lagging interface {
+	// Lags appends to dst the lag of each partition the source has
+	// fetched from, as of its last fetch, and returns the extended slice.
+	Lags(dst []PartitionLag) []PartitionLag
+}
+
+// PartitionLag is how many records of a partition are not yet read.
+type PartitionLag struct {
+	Topic     string
+	Partition int32
+	Records   int64
+}

@@ -182,6 +182,7 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 	}
 	st := ckmeta.SubtaskState{Stage: t.spec.Stage, Subtask: t.spec.Subtask, KeyGroups: t.keyGroups(),
 		AlignmentMillis: start.Sub(alignStart).Milliseconds()}
+	t.Metrics.snapshotted(start.Sub(alignStart))
 	var err error
 	if t.source != nil {
 		if st.Source, err = t.position(id); err != nil {

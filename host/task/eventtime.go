@@ -90,11 +90,13 @@ func (t *Task) sourceWatermark(ctx context.Context, n int) error {
 	if !m.Idle {
 		t.setWatermark(m.Watermark)
 	}
+	t.Metrics.watermarkSent(m.Watermark, m.Idle)
 	return t.router.Watermark(ctx, m.Watermark, m.Idle)
 }
 
 // setWatermark tells every Wasm operator of the chain its watermark.
 func (t *Task) setWatermark(wm int64) {
+	t.Metrics.InputWatermark.Store(wm)
 	for _, op := range t.ops {
 		if w, ok := op.(watermarked); ok {
 			w.SetWatermark(wm)
@@ -110,6 +112,7 @@ func (t *Task) advanceWatermark(ctx context.Context, wm int64) error {
 		return err
 	}
 	if t.router != nil {
+		t.Metrics.watermarkSent(wm, false)
 		return t.router.Watermark(ctx, wm, false)
 	}
 	return nil
@@ -131,6 +134,7 @@ func (t *Task) fireTimers(ctx context.Context, d udf.TimeDomain, upTo int64) (in
 			}
 			fired++
 			out := &t.timerOut
+			t.opm[op.idx].RecordsOut.Add(int64(out.Len()))
 			if out.Len() > 0 {
 				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
 					return fired, err

@@ -100,29 +100,19 @@ type IO struct {
 	Out []exchange.Sender
 }
 
-// Metrics are a task's counters. They are safe to read while it runs.
-type Metrics struct {
-	RecordsIn  atomic.Int64
-	RecordsOut atomic.Int64
-	// BlockedNanos is the time spent waiting to send downstream: the
-	// measure of back-pressure.
-	BlockedNanos atomic.Int64
-	// SideDropped counts records sent to side outputs the job does not
-	// route anywhere.
-	SideDropped atomic.Int64
-}
-
 // timedSender counts the time Send blocks.
 type timedSender struct {
 	exchange.Sender
-	blocked *atomic.Int64
-	now     func() time.Time
+	m   *Metrics
+	now func() time.Time
 }
 
 func (s timedSender) Send(ctx context.Context, m exchange.Message) error {
-	start := s.now()
+	start := s.now().UnixNano()
+	s.m.BlockedSince.Store(start)
 	err := s.Sender.Send(ctx, m)
-	s.blocked.Add(int64(s.now().Sub(start)))
+	s.m.BlockedNanos.Add(s.now().UnixNano() - start)
+	s.m.BlockedSince.Store(0)
 	return err
 }
 
@@ -167,6 +157,7 @@ type Task struct {
 	sides     []sideSinks             // by operator index
 
 	Metrics Metrics
+	opm     []*OperatorMetrics // Metrics.Operators(), by operator index
 }
 
 // New prepares a task; Run opens and runs it.
@@ -181,12 +172,14 @@ func New(spec Spec, env Env, io IO) *Task {
 		env.Now = time.Now
 	}
 	st := &spec.Plan.Stages[spec.Stage]
-	return &Task{
+	t := &Task{
 		spec: spec, stage: st, env: env, io: io,
 		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
 		wake: make(chan struct{}, 1),
 		q:    querier{queue: make(chan query, 16)},
 	}
+	t.Metrics.init()
+	return t
 }
 
 // poke wakes the task loop if it waits for input.
@@ -217,6 +210,8 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if err := t.open(ctx); err != nil {
 		return err
 	}
+	t.openedOperators()
+	t.Metrics.StartNanos.Store(t.env.Now().UnixNano())
 	t.ready.Store(true)
 	if t.env.Started != nil {
 		t.env.Started(t)
@@ -358,7 +353,7 @@ func (t *Task) open(ctx context.Context) error {
 	if len(t.io.Out) > 0 {
 		out := make([]exchange.Sender, len(t.io.Out))
 		for i, snd := range t.io.Out {
-			out[i] = timedSender{snd, &t.Metrics.BlockedNanos, t.env.Now}
+			out[i] = timedSender{snd, &t.Metrics, t.env.Now}
 		}
 		t.io.Out = out
 		part := exchange.RoundRobin
@@ -418,7 +413,11 @@ func (t *Task) runSource(ctx context.Context) error {
 			return err
 		}
 		b.Reset()
+		start := t.env.Now()
 		err := t.source.Next(ctx, b, t.env.BatchSize)
+		if b.Len() == 0 {
+			t.Metrics.IdleNanos.Add(int64(t.env.Now().Sub(start)))
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
@@ -462,7 +461,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 		if err := t.serviceCheckpoints(ctx); err != nil {
 			return err
 		}
-		m, ok, err := t.next(ctx)
+		m, ok, err := t.nextTimed(ctx)
 		if err != nil {
 			return err
 		}
@@ -510,6 +509,14 @@ func (t *Task) runInbox(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// nextTimed is next, its wait counted as idle time.
+func (t *Task) nextTimed(ctx context.Context) (exchange.Message, bool, error) {
+	start := t.Metrics.waitBegins(t.env.Now())
+	m, ok, err := t.next(ctx)
+	t.Metrics.waitEnds(start, t.env.Now())
+	return m, ok, err
 }
 
 // next returns the next message: first what alignment held, then the
@@ -584,6 +591,7 @@ func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.
 		if err := t.ops[i].Process(ctx, cur, out); err != nil {
 			return nil, err
 		}
+		t.counted(i, cur, out)
 		if err := t.drainSide(ctx, i); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/task"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 )
@@ -21,7 +22,8 @@ type kept struct {
 }
 
 // LookupState implements floev1.TaskManagerServer.
-func (tm *TaskManager) LookupState(ctx context.Context, req *floev1.LookupStateRequest) (*floev1.LookupStateResponse, error) {
+func (tm *TaskManager) LookupState(ctx context.Context, req *floev1.LookupStateRequest) (resp *floev1.LookupStateResponse, err error) {
+	defer tm.observeLookup(time.Now(), &err)
 	if req.Task == nil {
 		return nil, status.Error(codes.InvalidArgument, "lookup: no task id")
 	}
@@ -40,11 +42,28 @@ func (tm *TaskManager) LookupState(ctx context.Context, req *floev1.LookupStateR
 	case err != nil:
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	resp := &floev1.LookupStateResponse{Values: make([]*floev1.StateValue, len(vals))}
+	resp = &floev1.LookupStateResponse{Values: make([]*floev1.StateValue, len(vals))}
 	for i, v := range vals {
 		resp.Values[i] = &floev1.StateValue{Found: v.Found, Value: v.Value}
 	}
 	return resp, nil
+}
+
+// observeLookup counts a lookup that began at start and ended with *err.
+func (tm *TaskManager) observeLookup(start time.Time, err *error) {
+	outcome := metrics.LookupOK
+	switch status.Code(*err) {
+	case codes.OK:
+	case codes.Unavailable:
+		outcome = metrics.LookupUnavailable
+	case codes.NotFound:
+		outcome = metrics.LookupUnknownState
+	case codes.PermissionDenied:
+		outcome = metrics.LookupNotQueryable
+	default:
+		outcome = metrics.LookupError
+	}
+	tm.exporter.ObserveLookup(outcome, time.Since(start))
 }
 
 // queryable returns the running or kept task with key k.

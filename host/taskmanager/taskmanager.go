@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/floe-stream/floe/host/connector/stdout"
+	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
@@ -78,6 +79,13 @@ type Config struct {
 	// Stdout receives stdout sinks' lines; nil means os.Stdout.
 	Stdout *stdout.Writer
 	Logger *slog.Logger
+	// MetricsAddr, when set, serves Prometheus metrics at /metrics on
+	// this address (host:port; port 0 picks a free port).
+	MetricsAddr string
+	// Metrics collects the metrics of the tasks; nil makes an Exporter of
+	// the task manager's own. Task managers in one process share one, and
+	// serve it once.
+	Metrics *metrics.Exporter
 }
 
 // DefaultTaskNice is Config.TaskNice's default. On 2 CPUs with a job at
@@ -107,6 +115,11 @@ type TaskManager struct {
 	modules  *modules
 	peers    *peers
 	stores   stores
+
+	// exporter has the tasks' metrics; metricsSrv serves them when
+	// Config.MetricsAddr is set.
+	exporter   *metrics.Exporter
+	metricsSrv *metrics.Server
 
 	wg     sync.WaitGroup
 	ctx    context.Context
@@ -165,6 +178,14 @@ func New(cfg Config) (*TaskManager, error) {
 
 func (tm *TaskManager) open() error {
 	var err error
+	if tm.exporter = tm.cfg.Metrics; tm.exporter == nil {
+		tm.exporter = metrics.New(metrics.Config{})
+	}
+	if tm.cfg.MetricsAddr != "" {
+		if tm.metricsSrv, err = metrics.Listen(tm.cfg.MetricsAddr, tm.exporter); err != nil {
+			return fmt.Errorf("taskmanager: %w", err)
+		}
+	}
 	tm.engine = tm.cfg.Engine
 	if tm.engine == nil {
 		tm.engine, err = udf.NewEngine(context.Background(), udf.Config{
@@ -203,6 +224,15 @@ func (tm *TaskManager) open() error {
 // Addr returns the address the task manager serves on.
 func (tm *TaskManager) Addr() string { return tm.lis.Addr().String() }
 
+// MetricsAddr returns the address the task manager serves its metrics on,
+// or "" when it serves none.
+func (tm *TaskManager) MetricsAddr() string {
+	if tm.metricsSrv == nil {
+		return ""
+	}
+	return tm.metricsSrv.Addr()
+}
+
 // Run registers with the scheduler, serves, and heartbeats until ctx is
 // done; then it cancels its tasks and stops.
 func (tm *TaskManager) Run(ctx context.Context) error {
@@ -210,6 +240,14 @@ func (tm *TaskManager) Run(ctx context.Context) error {
 	tm.spawn(func() { errc <- tm.grpc.Serve(tm.lis) })
 	tm.log.Info("task manager listening", "rpc", tm.Addr(), "slots", tm.cfg.Slots, "schedulers", tm.cfg.Schedulers)
 	tm.spawn(tm.heartbeats)
+	if tm.metricsSrv != nil {
+		tm.spawn(func() {
+			if err := tm.metricsSrv.Serve(); err != nil {
+				tm.log.Warn("serving metrics", "err", err)
+			}
+		})
+		tm.log.Info("serving metrics", "addr", tm.MetricsAddr())
+	}
 	var err error
 	select {
 	case <-ctx.Done():
@@ -230,6 +268,9 @@ func (tm *TaskManager) spawn(fn func()) {
 func (tm *TaskManager) close() {
 	tm.cancel()
 	tm.cancelAll("task manager stopping")
+	if tm.metricsSrv != nil {
+		tm.metricsSrv.Close()
+	}
 	if tm.grpc != nil {
 		tm.grpc.Stop()
 	} else if tm.lis != nil {

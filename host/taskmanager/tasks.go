@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/exchange"
+	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/task"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
@@ -166,7 +167,9 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		r.mu.Lock()
 		r.task = t
 		r.mu.Unlock()
+		exported := tm.exporter.AddTask(metrics.TaskID{Job: key.job, Stage: int(key.stage), Subtask: int(key.subtask), Attempt: int(key.attempt)}, t)
 		err = t.Run(ctx)
+		exported()
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -98,7 +99,34 @@ type Instance struct {
 	timedOut bool
 	// statePoints says to call cfg.StatePoint in the running call.
 	statePoints bool
+
+	stats CallStats
 }
+
+// CallStats are an instance's counters of its calls into the guest. They
+// are updated once per call (a batch, a timer, a window operation) and once
+// per fuel yield, never per record, and are safe to read while the
+// instance runs.
+type CallStats struct {
+	// Calls counts the calls into the guest's exports after
+	// instantiation.
+	Calls atomic.Int64
+	// CallNanos is the wall time spent in those calls, host functions
+	// included.
+	CallNanos atomic.Int64
+	// Yields counts the times the guest ran out of fuel and called back
+	// to the host to be checked and refuelled.
+	Yields atomic.Int64
+	// MemoryBytes is the size of the guest's linear memory after its last
+	// call: a multiple of the 64 KiB Wasm page.
+	MemoryBytes atomic.Int64
+	// BatchBytes counts the bytes of the batches handed to floe_process,
+	// as the ABI lays them out: 16 bytes per record, its key and value.
+	BatchBytes atomic.Int64
+}
+
+// Stats returns the instance's call counters.
+func (in *Instance) Stats() *CallStats { return &in.stats }
 
 // Instantiate creates an instance of the module and opens its operator.
 func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance, error) {
@@ -127,6 +155,9 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 		return nil, in.wrap("_initialize", -1, fmt.Errorf("instantiating: %w", err), ctx.Err())
 	}
 	in.mod, in.mem = mod, mod.Memory()
+	if in.mem != nil {
+		in.stats.MemoryBytes.Store(int64(in.mem.Size()))
+	}
 	in.alloc = mod.ExportedFunction("floe_alloc")
 	in.open = mod.ExportedFunction("floe_open")
 	in.process = mod.ExportedFunction("floe_process")
@@ -215,6 +246,7 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 		return err
 	}
 	encodeBatch(dst, batch)
+	in.stats.BatchBytes.Add(int64(size))
 	in.cur, in.out = batch, out
 	in.statePoints = in.cfg.StatePoint != nil
 	err = in.call(ctx, in.process, "floe_process", -1, uint64(size), uint64(len(batch.Records)))
@@ -333,7 +365,13 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	in.stderr.reset()
 	copy(in.stack, params)
 	in.startCall()
+	start := time.Now()
 	err := f.CallWithStack(&callContext{ctx, in}, in.stack)
+	in.stats.CallNanos.Add(int64(time.Since(start)))
+	in.stats.Calls.Add(1)
+	if in.mem != nil {
+		in.stats.MemoryBytes.Store(int64(in.mem.Size()))
+	}
 	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {
 		err = errors.New(in.failMessage())
 		rec = int(in.failRec)
@@ -363,6 +401,7 @@ func (in *Instance) startCall() {
 // it stops a call that was cancelled or overran its time, and otherwise
 // hands the guest the fuel for its next stretch.
 func (in *Instance) yield(ctx context.Context) uint32 {
+	in.stats.Yields.Add(1)
 	if err := ctx.Err(); err != nil {
 		panic(err)
 	}

@@ -156,6 +156,12 @@ var libraries = []library{
 		allowed: []string{"scheduler/internal/replog"},
 		why:     "Raft is the scheduler's replicated log and nothing more: scheduler/internal/replog wraps it behind an FSM of opaque commands, so the job state machine, the REST and RPC servers and the tests never see raft's types and the library could be replaced in one package",
 	},
+	{
+		name:    "client_golang",
+		paths:   []string{"github.com/prometheus/client_golang"},
+		allowed: []string{"host/metrics", "cmd/..."},
+		why:     "Prometheus is how metrics leave the process, not how they are kept: tasks and instances keep plain atomic counters that heartbeats read too, and host/metrics alone turns them into Prometheus metrics at scrape time, so the runtime does not depend on client_golang's types or pay for its per-call work",
+	},
 }
 
 // A forbiddenEdge is an import that the layers allow but the design does not.

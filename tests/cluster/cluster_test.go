@@ -53,8 +53,10 @@ type cluster struct {
 type clusterConfig struct {
 	taskManagers int
 	slots        int
-	// schedulerArgs are extra flags of floe scheduler.
-	schedulerArgs []string
+	// schedulerArgs are extra flags of floe scheduler, taskManagerArgs of
+	// every floe taskmanager.
+	schedulerArgs   []string
+	taskManagerArgs []string
 }
 
 // newCluster starts a scheduler and cfg.taskManagers task managers with
@@ -69,7 +71,7 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 	t.Cleanup(c.close)
 	c.startScheduler(cfg.schedulerArgs)
 	for range cfg.taskManagers {
-		c.startTaskManager(cfg.slots)
+		c.startTaskManager(cfg.slots, cfg.taskManagerArgs...)
 	}
 	return c
 }

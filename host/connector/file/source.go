@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/connector/ratelimit"
@@ -25,6 +26,9 @@ type source struct {
 	closed bool
 	limit  *ratelimit.Limiter
 	clock  connector.Clock
+	// bytesRead and bytesTotal are BytesRead's answer, updated once per batch and
+	// on Seek.
+	bytesRead, bytesTotal atomic.Int64
 }
 
 // OpenSource opens the file of cfg and returns the source of info's share of
@@ -55,6 +59,7 @@ func OpenSource(cfg SourceConfig, info connector.SplitInfo) (connector.Source, e
 	start, end := splitRange(size, info)
 	s.splits = append(s.splits, split{start: start, end: end, offset: start})
 	s.limit = ratelimit.New(cfg.Rate/float64(info.Parallelism), clock)
+	s.progressed()
 	return s, nil
 }
 
@@ -90,6 +95,7 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
 	}
+	defer s.progressed()
 	sp, err := s.current()
 	switch {
 	case err != nil:
@@ -261,7 +267,33 @@ func (s *source) Seek(states [][]byte) error {
 		splits[i] = sp
 	}
 	s.splits, s.cur, s.ready = splits, 0, false
+	s.progressed()
 	return nil
+}
+
+// BytesRead implements connector.Progress: the bytes of the source's
+// splits before their offsets, and their total size; in follow mode, the
+// bytes read and -1.
+func (s *source) BytesRead() (read, total int64) { return s.bytesRead.Load(), s.bytesTotal.Load() }
+
+// progressed updates BytesRead's answer from the splits.
+func (s *source) progressed() {
+	var read, total int64
+	for i := range s.splits {
+		sp := &s.splits[i]
+		if s.follow {
+			read += max(0, sp.offset-sp.start)
+			continue
+		}
+		// NB: the last line of a split may run past its end.
+		read += max(0, min(sp.offset, sp.end)-sp.start)
+		total += sp.end - sp.start
+	}
+	if s.follow {
+		total = -1
+	}
+	s.bytesRead.Store(read)
+	s.bytesTotal.Store(total)
 }
 
 // Close implements connector.Source.

@@ -70,6 +70,8 @@ type source struct {
 	// of each record of the last batch.
 	ids  map[tp]int
 	recs []int
+
+	lags lags
 }
 
 // pendingCommit is the offsets of the partition splits at a checkpoint.
@@ -121,6 +123,7 @@ func OpenSource(cfg SourceConfig, info connector.SplitInfo) (connector.Source, e
 
 // setSplits replaces the list state.
 func (s *source) setSplits(splits []*split) {
+	s.lags.reset()
 	s.splits = splits
 	s.parts = make(map[tp]*split)
 	for _, sp := range splits {
@@ -157,6 +160,7 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 		return err
 	}
 	s.emit(fetches, b)
+	s.lags.note(fetches, s.parts, s.cfg.ReadUncommitted)
 	return nil
 }
 
