@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 )
 
 // member is one member of a test group, with what it has said about its
@@ -25,7 +24,12 @@ func startGroup(t *testing.T, n int) []*member {
 	addrs := freeAddrs(t, n)
 	var ms []*member
 	for _, a := range addrs {
-		m := &member{cfg: Config{Dir: t.TempDir(), Bind: a, Peers: addrs, ElectionTimeout: 200 * time.Millisecond}}
+		// The default election timeout (1s): a shorter one lets a loaded
+		// machine (make test under -race on 2 cores) delay heartbeats past
+		// it, and a leader that changes mid-test fails a proposal with
+		// "leadership lost", which the test cannot retry without risking a
+		// duplicate.
+		m := &member{cfg: Config{Dir: t.TempDir(), Bind: a, Peers: addrs}}
 		m.open(t)
 		ms = append(ms, m)
 	}
