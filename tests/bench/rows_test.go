@@ -106,3 +106,67 @@ func TestPrintTableShowsFailedRows(t *testing.T) {
 		}
 	}
 }
+
+func TestFailoverSpecParses(t *testing.T) {
+	job, err := jobspec.Parse(failoverSpec(1000), t.TempDir(), nil)
+	if err != nil {
+		t.Fatalf("%s\n%v", failoverSpec(1000), err)
+	}
+	if job.Checkpoints == nil || job.Checkpoints.Interval != failoverInterval {
+		t.Errorf("checkpoints %+v, want every %s", job.Checkpoints, failoverInterval)
+	}
+}
+
+func TestOutputGapTakesTheLongestSilenceOfTheFailover(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	// Out of order, as two pipes copied concurrently deliver them; a long
+	// silence before the failover (500ms) and after it (900ms) is not its
+	// gap, the one across the kill at 1000 (980 -> 1300) is.
+	var times []time.Time
+	for _, ms := range []int{0, 10, 20, 520, 530, 980, 1300, 1310, 1600, 1900, 2000, 2900, 2910} {
+		times = append(times, at(ms))
+	}
+	times[3], times[8] = times[8], times[3]
+	got, err := outputGap(times, at(1000), at(2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (output{longest: 320 * time.Millisecond, usual: 10 * time.Millisecond}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	// A silence that spans the whole failover is its gap.
+	if got, err := outputGap([]time.Time{at(0), at(10), at(20), at(2500)}, at(1000), at(2000)); err != nil || got.longest != 2480*time.Millisecond {
+		t.Errorf("a silence across the failover: %+v, %v", got, err)
+	}
+	if _, err := outputGap([]time.Time{at(0), at(10), at(1500)}, at(1000), at(2000)); err == nil {
+		t.Error("no output after the failover: no error")
+	}
+	if _, err := outputGap([]time.Time{at(1500), at(2500)}, at(1000), at(2000)); err == nil {
+		t.Error("no output before the failover: no error")
+	}
+}
+
+func TestFirstCompletedAfterSkipsFailedAndEarlierCheckpoints(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) *time.Time { x := t0.Add(time.Duration(ms) * time.Millisecond); return &x }
+	cps := []api.CheckpointStatus{
+		{ID: 9, Status: api.CheckpointCompleted, CompletedAt: at(3000)},
+		{ID: 8, Status: api.CheckpointCompleted, CompletedAt: at(2000)},
+		{ID: 7, Status: api.CheckpointFailed},
+		{ID: 6, Status: api.CheckpointCompleted, CompletedAt: at(500)},
+	}
+	if cp, ok := firstCompletedAfter(cps, *at(1000)); !ok || cp.ID != 8 {
+		t.Errorf("got %d, %t; want checkpoint 8", cp.ID, ok)
+	}
+	if cp, ok := firstCompletedAfter(cps, *at(3000)); ok {
+		t.Errorf("got checkpoint %d, want none", cp.ID)
+	}
+}
+
+func TestAdoptedInNamesTheAttempt(t *testing.T) {
+	h := []api.Event{{Message: "attempt 1 running"}, {Message: "attempt 2 adopted after a scheduler failover"}}
+	if adoptedIn(h, 1) || !adoptedIn(h, 2) {
+		t.Errorf("adoptedIn(1) = %t, adoptedIn(2) = %t; want false, true", adoptedIn(h, 1), adoptedIn(h, 2))
+	}
+}
