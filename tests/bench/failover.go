@@ -56,8 +56,8 @@ checkpoints: {interval: %s}
 //     machine's);
 //   - the output gap: the longest silence between two writes of the task
 //     managers' stdout sinks from the kill to that checkpoint's
-//     completion (the sinks flush every 64 KiB, so a gap shorter than the
-//     usual time between flushes, also reported, means none);
+//     completion, beside the longest over failoverSettle before the kill
+//     (the sinks flush every 64 KiB, so the output is never continuous);
 //   - whether a task restarted: the job's attempt before the kill and
 //     after the checkpoint, and whether its history says the new leader
 //     adopted the attempt.
@@ -190,6 +190,8 @@ type failoverRun struct {
 	led          time.Duration // SIGKILL -> another member seen leading
 	checkpoint   int64         // the first checkpoint completed after the kill
 	toCheckpoint time.Duration // SIGKILL -> its completedAt
+	// toTrigger is SIGKILL -> its triggeredAt, took its duration.
+	toTrigger, took time.Duration
 	gap          output
 	// attemptBefore and attemptAfter are the job's attempts at the kill
 	// and once the checkpoint completed; adopted is whether its history
@@ -205,9 +207,9 @@ type failoverRun struct {
 func (r failoverRun) restarted() bool { return r.attemptAfter != r.attemptBefore || !r.adopted }
 
 func (r failoverRun) line() string {
-	return fmt.Sprintf("SIGKILL %s; %s leads after %s; checkpoint %d completed %s after the kill; output gap %s (usual %s between sink writes); attempt %d -> %d, adopted %t; %s records/s before, %s across",
-		r.killed.name, r.next.name, r.led.Round(time.Millisecond), r.checkpoint, r.toCheckpoint.Round(time.Millisecond),
-		r.gap.longest.Round(time.Millisecond), r.gap.usual.Round(time.Millisecond), r.attemptBefore, r.attemptAfter, r.adopted,
+	return fmt.Sprintf("SIGKILL %s; %s leads after %s; checkpoint %d triggered %s after the kill, completed %s after it (took %s); output gap %s (longest %s in the %s before); attempt %d -> %d, adopted %t; %s records/s before, %s across",
+		r.killed.name, r.next.name, r.led.Round(time.Millisecond), r.checkpoint, r.toTrigger.Round(time.Millisecond), r.toCheckpoint.Round(time.Millisecond), r.took,
+		r.gap.longest.Round(time.Millisecond), r.gap.before.Round(time.Millisecond), failoverSettle, r.attemptBefore, r.attemptAfter, r.adopted,
 		human(r.rateBefore), human(r.rateAcross))
 }
 
@@ -247,6 +249,7 @@ func failoverOnce(ctx context.Context, c *groupCluster, id string, out *writeTim
 		return r, err
 	}
 	r.checkpoint, r.toCheckpoint = cp.ID, cp.CompletedAt.Sub(killedAt)
+	r.toTrigger, r.took = cp.TriggeredAt.Sub(killedAt), time.Duration(cp.DurationMillis)*time.Millisecond
 	after, err := c.Job(ctx, id)
 	if err != nil {
 		return r, err
@@ -283,8 +286,10 @@ type output struct {
 	// longest is the longest silence between two writes that ends after
 	// the failover began and starts before it ended.
 	longest time.Duration
-	// usual is the median time between two writes before the failover.
-	usual time.Duration
+	// before is the longest silence between two writes before the
+	// failover began, as long as they were recorded (failoverSettle): what
+	// the output shows undisturbed.
+	before time.Duration
 }
 
 // gapAround returns the output around a failover from `from` to `to`.
@@ -301,12 +306,11 @@ func (w *writeTimes) gapAround(from, to time.Time) (output, error) {
 func outputGap(times []time.Time, from, to time.Time) (output, error) {
 	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
 	var o output
-	var before []float64
-	after := false
+	before, after := false, false
 	for i := 1; i < len(times); i++ {
 		a, b := times[i-1], times[i]
 		if !b.After(from) {
-			before = append(before, float64(b.Sub(a)))
+			o.before, before = max(o.before, b.Sub(a)), true
 			continue
 		}
 		if a.Before(to) {
@@ -315,12 +319,11 @@ func outputGap(times []time.Time, from, to time.Time) (output, error) {
 		after = after || b.After(to)
 	}
 	switch {
-	case len(before) == 0:
+	case !before:
 		return o, errors.New("no output before the failover")
 	case !after:
 		return o, errors.New("no output after the failover")
 	}
-	o.usual = time.Duration(median(before))
 	return o, nil
 }
 
@@ -338,8 +341,10 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 	}
 	toCkpt := ms(func(r failoverRun) time.Duration { return r.toCheckpoint })
 	led := ms(func(r failoverRun) time.Duration { return r.led })
+	trig := ms(func(r failoverRun) time.Duration { return r.toTrigger })
+	took := ms(func(r failoverRun) time.Duration { return r.took })
 	gaps := ms(func(r failoverRun) time.Duration { return r.gap.longest })
-	usual := ms(func(r failoverRun) time.Duration { return r.gap.usual })
+	quiet := ms(func(r failoverRun) time.Duration { return r.gap.before })
 	var across, before []float64
 	restarts := 0
 	var attempts []string
@@ -357,7 +362,8 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 		"keys": keys, "warmup_records": records, "warmup_records_per_sec": rate, "schedulers": failoverSchedulers, "task_managers": 2,
 		"checkpoint_interval_ms": failoverInterval.Milliseconds(), "timeouts": "defaults (heartbeat, election)",
 		"kill_to_checkpoint_ms": median(toCkpt), "runs_kill_to_checkpoint_ms": toCkpt, "kill_to_leader_ms": median(led),
-		"output_gap_ms": median(gaps), "runs_output_gap_ms": gaps, "usual_write_gap_ms": median(usual),
+		"kill_to_checkpoint_trigger_ms": median(trig), "checkpoint_duration_ms": median(took),
+		"output_gap_ms": median(gaps), "runs_output_gap_ms": gaps, "output_gap_before_ms": median(quiet),
 		"runs_attempts": attempts, "runs_task_restarted": restarts,
 		"target_kill_to_checkpoint_ms": failoverTarget.Milliseconds(),
 		"kill_to_checkpoint_measures":  "SIGKILL of the leading scheduler -> completedAt of the first checkpoint completed after it",
@@ -368,9 +374,9 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 	if restarts > 0 {
 		restart = fmt.Sprintf("TASKS RESTARTED in %d of %d failovers although adoption should apply", restarts, len(runs))
 	}
-	res.Summary = fmt.Sprintf("SIGKILL of the leader of %d schedulers (default timeouts) under a keyed count with %d keys (pebble, file:// checkpoints every %s, 2 task manager processes; median of %d failovers of one job): %.0fms to the next completed checkpoint (target < 5s; each: %s), a new leader after %.0fms; output gap %.0fms (usual %.0fms between sink writes); %s (attempts %s); %s records/s across the failover, %s before",
-		failoverSchedulers, keys, failoverInterval, len(runs), median(toCkpt), strings.Join(fmtMillis(toCkpt), ", "), median(led),
-		median(gaps), median(usual), restart, strings.Join(attempts, ", "), human(res.RecordsPerSec), human(res.NativeRecordsPerSec))
+	res.Summary = fmt.Sprintf("SIGKILL of the leader of %d schedulers (default timeouts) under a keyed count with %d keys (pebble, file:// checkpoints every %s, 2 task manager processes; median of %d failovers of one job): %.0fms to the next completed checkpoint (target < 5s; each: %s), a new leader after %.0fms, the checkpoint triggered %.0fms after the kill and taking %.0fms; output gap %.0fms (longest %.0fms in the %s before the kill); %s (attempts %s); %s records/s across the failover, %s before",
+		failoverSchedulers, keys, failoverInterval, len(runs), median(toCkpt), strings.Join(fmtMillis(toCkpt), ", "), median(led), median(trig), median(took),
+		median(gaps), median(quiet), failoverSettle, restart, strings.Join(attempts, ", "), human(res.RecordsPerSec), human(res.NativeRecordsPerSec))
 	return res
 }
 

@@ -132,7 +132,7 @@ func TestOutputGapTakesTheLongestSilenceOfTheFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (output{longest: 320 * time.Millisecond, usual: 10 * time.Millisecond}); got != want {
+	if want := (output{longest: 320 * time.Millisecond, before: 500 * time.Millisecond}); got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	// A silence that spans the whole failover is its gap.
