@@ -192,7 +192,7 @@ type failoverRun struct {
 	toCheckpoint time.Duration // SIGKILL -> its completedAt
 	// toTrigger is SIGKILL -> its triggeredAt, took its duration.
 	toTrigger, took time.Duration
-	gap          output
+	gap             output
 	// attemptBefore and attemptAfter are the job's attempts at the kill
 	// and once the checkpoint completed; adopted is whether its history
 	// says the new leader adopted the attempt.
