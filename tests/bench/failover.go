@@ -188,6 +188,9 @@ func firstCompletedAfter(cps []api.CheckpointStatus, after time.Time) (api.Check
 type failoverRun struct {
 	killed, next *groupMember
 	led          time.Duration // SIGKILL -> another member seen leading
+	// toAdopt is SIGKILL -> the history's adoption event: every task
+	// manager of the attempt has registered again with the new leader.
+	toAdopt      time.Duration
 	checkpoint   int64         // the first checkpoint completed after the kill
 	toCheckpoint time.Duration // SIGKILL -> its completedAt
 	// toTrigger is SIGKILL -> its triggeredAt, took its duration.
@@ -207,8 +210,8 @@ type failoverRun struct {
 func (r failoverRun) restarted() bool { return r.attemptAfter != r.attemptBefore || !r.adopted }
 
 func (r failoverRun) line() string {
-	return fmt.Sprintf("SIGKILL %s; %s leads after %s; checkpoint %d triggered %s after the kill, completed %s after it (took %s); output gap %s (longest %s in the %s before); attempt %d -> %d, adopted %t; %s records/s before, %s across",
-		r.killed.name, r.next.name, r.led.Round(time.Millisecond), r.checkpoint, r.toTrigger.Round(time.Millisecond), r.toCheckpoint.Round(time.Millisecond), r.took,
+	return fmt.Sprintf("SIGKILL %s; %s leads after %s, adopted the attempt after %s; checkpoint %d triggered %s after the kill, completed %s after it (took %s); output gap %s (longest %s in the %s before); attempt %d -> %d, adopted %t; %s records/s before, %s across",
+		r.killed.name, r.next.name, r.led.Round(time.Millisecond), r.toAdopt.Round(time.Millisecond), r.checkpoint, r.toTrigger.Round(time.Millisecond), r.toCheckpoint.Round(time.Millisecond), r.took,
 		r.gap.longest.Round(time.Millisecond), r.gap.before.Round(time.Millisecond), failoverSettle, r.attemptBefore, r.attemptAfter, r.adopted,
 		human(r.rateBefore), human(r.rateAcross))
 }
@@ -255,7 +258,11 @@ func failoverOnce(ctx context.Context, c *groupCluster, id string, out *writeTim
 		return r, err
 	}
 	r.rateAcross = float64(countedIn(after)-countedIn(before)) / time.Since(killedAt).Seconds()
-	r.attemptAfter, r.adopted = after.Attempt, adoptedIn(after.History, before.Attempt)
+	r.attemptAfter = after.Attempt
+	var at time.Time
+	if at, r.adopted = adoptedAt(after.History, before.Attempt, killedAt); r.adopted {
+		r.toAdopt = at.Sub(killedAt)
+	}
 	time.Sleep(failoverSettle)
 	r.gap, err = out.gapAround(killedAt, *cp.CompletedAt)
 	return r, err
@@ -274,11 +281,16 @@ func rejoin(ctx context.Context, c *groupCluster, m *groupMember) error {
 	return c.awaitCaughtUp(ctx, m, lead)
 }
 
-// adoptedIn reports whether history says that attempt was adopted after
-// a scheduler failover.
-func adoptedIn(history []api.Event, attempt int) bool {
+// adoptedAt returns when history says that attempt was adopted after a
+// scheduler failover, the first time after since, and whether it says so.
+func adoptedAt(history []api.Event, attempt int, since time.Time) (time.Time, bool) {
 	want := fmt.Sprintf("attempt %d adopted after a scheduler failover", attempt)
-	return slices.ContainsFunc(history, func(e api.Event) bool { return e.Message == want })
+	for _, e := range history {
+		if e.Message == want && e.Time.After(since) {
+			return e.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // output is what the sinks' writes show around a failover.
@@ -341,6 +353,7 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 	}
 	toCkpt := ms(func(r failoverRun) time.Duration { return r.toCheckpoint })
 	led := ms(func(r failoverRun) time.Duration { return r.led })
+	adopt := ms(func(r failoverRun) time.Duration { return r.toAdopt })
 	trig := ms(func(r failoverRun) time.Duration { return r.toTrigger })
 	took := ms(func(r failoverRun) time.Duration { return r.took })
 	gaps := ms(func(r failoverRun) time.Duration { return r.gap.longest })
@@ -362,7 +375,7 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 		"keys": keys, "warmup_records": records, "warmup_records_per_sec": rate, "schedulers": failoverSchedulers, "task_managers": 2,
 		"checkpoint_interval_ms": failoverInterval.Milliseconds(), "timeouts": "defaults (heartbeat, election)",
 		"kill_to_checkpoint_ms": median(toCkpt), "runs_kill_to_checkpoint_ms": toCkpt, "kill_to_leader_ms": median(led),
-		"kill_to_checkpoint_trigger_ms": median(trig), "checkpoint_duration_ms": median(took),
+		"kill_to_adoption_ms": median(adopt), "kill_to_checkpoint_trigger_ms": median(trig), "checkpoint_duration_ms": median(took),
 		"output_gap_ms": median(gaps), "runs_output_gap_ms": gaps, "output_gap_before_ms": median(quiet),
 		"runs_attempts": attempts, "runs_task_restarted": restarts,
 		"target_kill_to_checkpoint_ms": failoverTarget.Milliseconds(),
@@ -374,8 +387,8 @@ func failoverResult(keys int, records int64, rate float64, runs []failoverRun) R
 	if restarts > 0 {
 		restart = fmt.Sprintf("TASKS RESTARTED in %d of %d failovers although adoption should apply", restarts, len(runs))
 	}
-	res.Summary = fmt.Sprintf("SIGKILL of the leader of %d schedulers (default timeouts) under a keyed count with %d keys (pebble, file:// checkpoints every %s, 2 task manager processes; median of %d failovers of one job): %.0fms to the next completed checkpoint (target < 5s; each: %s), a new leader after %.0fms, the checkpoint triggered %.0fms after the kill and taking %.0fms; output gap %.0fms (longest %.0fms in the %s before the kill); %s (attempts %s); %s records/s across the failover, %s before",
-		failoverSchedulers, keys, failoverInterval, len(runs), median(toCkpt), strings.Join(fmtMillis(toCkpt), ", "), median(led), median(trig), median(took),
+	res.Summary = fmt.Sprintf("SIGKILL of the leader of %d schedulers (default timeouts) under a keyed count with %d keys (pebble, file:// checkpoints every %s, 2 task manager processes; median of %d failovers of one job): %.0fms to the next completed checkpoint (target < 5s; each: %s), a new leader after %.0fms, adoption after %.0fms, the checkpoint triggered %.0fms after the kill and taking %.0fms; output gap %.0fms (longest %.0fms in the %s before the kill); %s (attempts %s); %s records/s across the failover, %s before",
+		failoverSchedulers, keys, failoverInterval, len(runs), median(toCkpt), strings.Join(fmtMillis(toCkpt), ", "), median(led), median(adopt), median(trig), median(took),
 		median(gaps), median(quiet), failoverSettle, restart, strings.Join(attempts, ", "), human(res.RecordsPerSec), human(res.NativeRecordsPerSec))
 	return res
 }

@@ -164,9 +164,18 @@ func TestFirstCompletedAfterSkipsFailedAndEarlierCheckpoints(t *testing.T) {
 	}
 }
 
-func TestAdoptedInNamesTheAttempt(t *testing.T) {
-	h := []api.Event{{Message: "attempt 1 running"}, {Message: "attempt 2 adopted after a scheduler failover"}}
-	if adoptedIn(h, 1) || !adoptedIn(h, 2) {
-		t.Errorf("adoptedIn(1) = %t, adoptedIn(2) = %t; want false, true", adoptedIn(h, 1), adoptedIn(h, 2))
+func TestAdoptedAtNamesTheAttemptAfterTheKill(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	h := []api.Event{
+		{Time: at(0), Message: "attempt 1 running"},
+		{Time: at(100), Message: "attempt 2 adopted after a scheduler failover"},
+		{Time: at(900), Message: "attempt 2 adopted after a scheduler failover"},
+	}
+	if _, ok := adoptedAt(h, 1, at(0)); ok {
+		t.Error("attempt 1 adopted, want not")
+	}
+	if got, ok := adoptedAt(h, 2, at(500)); !ok || !got.Equal(at(900)) {
+		t.Errorf("attempt 2 adopted at %v, %t; want 900ms, the adoption after the kill", got.Sub(t0), ok)
 	}
 }
