@@ -117,32 +117,39 @@ func TestFailoverSpecParses(t *testing.T) {
 	}
 }
 
-func TestOutputGapTakesTheLongestSilenceOfTheFailover(t *testing.T) {
+func TestOutputAroundTakesTheLongestSilenceOfTheFailover(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	writes := func(ms ...int) []sinkWrite {
+		var ws []sinkWrite
+		for _, m := range ms {
+			ws = append(ws, sinkWrite{at(m), 10})
+		}
+		return ws
+	}
 	// Out of order, as two pipes copied concurrently deliver them; a long
 	// silence before the failover (500ms) and after it (900ms) is not its
 	// gap, the one across the kill at 1000 (980 -> 1300) is.
-	var times []time.Time
-	for _, ms := range []int{0, 10, 20, 520, 530, 980, 1300, 1310, 1600, 1900, 2000, 2900, 2910} {
-		times = append(times, at(ms))
-	}
-	times[3], times[8] = times[8], times[3]
-	got, err := outputGap(times, at(1000), at(2000))
+	ws := writes(0, 10, 20, 520, 530, 980, 1300, 1310, 1600, 1900, 2000, 2900, 2910)
+	ws[3], ws[8] = ws[8], ws[3]
+	got, err := outputAround(ws, at(1000), at(2000))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (output{longest: 320 * time.Millisecond, before: 500 * time.Millisecond}); got != want {
+	// Five writes of 10 lines after the first in 1s before, five in the 1s
+	// of the failover.
+	want := output{longest: 320 * time.Millisecond, before: 500 * time.Millisecond, rateBefore: 50, rateAcross: 50}
+	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	// A silence that spans the whole failover is its gap.
-	if got, err := outputGap([]time.Time{at(0), at(10), at(20), at(2500)}, at(1000), at(2000)); err != nil || got.longest != 2480*time.Millisecond {
+	if got, err := outputAround(writes(0, 10, 20, 2500), at(1000), at(2000)); err != nil || got.longest != 2480*time.Millisecond || got.rateAcross != 0 {
 		t.Errorf("a silence across the failover: %+v, %v", got, err)
 	}
-	if _, err := outputGap([]time.Time{at(0), at(10), at(1500)}, at(1000), at(2000)); err == nil {
+	if _, err := outputAround(writes(0, 10, 1500), at(1000), at(2000)); err == nil {
 		t.Error("no output after the failover: no error")
 	}
-	if _, err := outputGap([]time.Time{at(1500), at(2500)}, at(1000), at(2000)); err == nil {
+	if _, err := outputAround(writes(1500, 2500), at(1000), at(2000)); err == nil {
 		t.Error("no output before the failover: no error")
 	}
 }
