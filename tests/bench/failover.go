@@ -62,7 +62,9 @@ checkpoints: {interval: %s}
 //     (the sinks flush every 64 KiB, so the output is never continuous);
 //   - whether a task restarted: the job's attempt before the kill and
 //     after the checkpoint, and whether its history says the new leader
-//     adopted the attempt.
+//     adopted the attempt;
+//   - the lines the sinks wrote per second (one per record counted) from
+//     the kill to that checkpoint, and over failoverSettle before it.
 //
 // Between two runs the killed scheduler is started again with its data
 // directory and waited for until it has caught up with the leader's log,
@@ -218,10 +220,6 @@ func (r failoverRun) line() string {
 // follows.
 func failoverOnce(ctx context.Context, c *groupCluster, id string, out *sinkWrites) (failoverRun, error) {
 	var r failoverRun
-	lead, err := c.leader(ctx, nil)
-	if err != nil {
-		return r, err
-	}
 	out.arm()
 	defer out.disarm()
 	time.Sleep(failoverSettle)
@@ -231,6 +229,10 @@ func failoverOnce(ctx context.Context, c *groupCluster, id string, out *sinkWrit
 	}
 	if before.State != api.JobRunning {
 		return r, fmt.Errorf("job %s %s before the kill: %s", id, before.State, before.Message)
+	}
+	lead, err := c.leader(ctx, nil)
+	if err != nil {
+		return r, err
 	}
 	killedAt := time.Now()
 	r.killed, r.attemptBefore = lead, before.Attempt
