@@ -67,13 +67,14 @@ func TestJobSurvivesTwoLeaderLossesAndATaskManagerLoss(t *testing.T) {
 	job := c.job(id)
 	victim := c.taskManager(job.Vertices[0].Subtasks[0].TaskManager)
 	t.Logf("SIGKILL %s (%s) with the job %s, attempt %d", victim.name, victim.id, job.State, job.Attempt)
+	tmKilled := time.Now()
 	victim.kill()
 	c.startTaskManager(2)
 	restarted := c.waitJob(id, 2*time.Minute, "running in a new attempt", func(j api.JobStatus) bool {
 		return j.Attempt > job.Attempt && j.State == api.JobRunning
 	})
 	cp = c.waitCheckpointOf(id, cp, restarted.Attempt)
-	t.Logf("attempt %d running, checkpoint %d complete", restarted.Attempt, cp)
+	t.Logf("attempt %d running, checkpoint %d complete; since the kill: %s", restarted.Attempt, cp, eventsSince(restarted.History, tmKilled))
 
 	// Second failover: the second leader dies once the first has caught
 	// up with its log; the remaining two elect one, which adopts the new
@@ -135,6 +136,18 @@ func adoptedIn(history []api.Event, attempt int) bool {
 		}
 	}
 	return false
+}
+
+// eventsSince returns the messages of the events of history after t, for
+// the log.
+func eventsSince(history []api.Event, t time.Time) string {
+	var msgs []string
+	for _, e := range history {
+		if e.Time.After(t) {
+			msgs = append(msgs, fmt.Sprintf("%s %q", e.State, e.Message))
+		}
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // waitCheckpointOf waits for a completed checkpoint of job id's attempt
