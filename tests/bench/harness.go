@@ -82,6 +82,7 @@ func benchmarks() []benchmark {
 		{"nexmark-q5", nexmarkRow("q5")},
 		{"nexmark-q7", nexmarkRow("q7")},
 		{"rescale-1m-keys", benchRescale},
+		{"scheduler-failover", benchSchedulerFailover},
 	}
 }
 

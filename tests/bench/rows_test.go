@@ -106,3 +106,83 @@ func TestPrintTableShowsFailedRows(t *testing.T) {
 		}
 	}
 }
+
+func TestFailoverSpecParses(t *testing.T) {
+	job, err := jobspec.Parse(failoverSpec(1000), t.TempDir(), nil)
+	if err != nil {
+		t.Fatalf("%s\n%v", failoverSpec(1000), err)
+	}
+	if job.Checkpoints == nil || job.Checkpoints.Interval != failoverInterval {
+		t.Errorf("checkpoints %+v, want every %s", job.Checkpoints, failoverInterval)
+	}
+}
+
+func TestOutputAroundTakesTheLongestSilenceOfTheFailover(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	writes := func(ms ...int) []sinkWrite {
+		var ws []sinkWrite
+		for _, m := range ms {
+			ws = append(ws, sinkWrite{at(m), 10})
+		}
+		return ws
+	}
+	// Out of order, as two pipes copied concurrently deliver them; a long
+	// silence before the failover (500ms) and after it (900ms) is not its
+	// gap, the one across the kill at 1000 (980 -> 1300) is.
+	ws := writes(0, 10, 20, 520, 530, 980, 1300, 1310, 1600, 1900, 2000, 2900, 2910)
+	ws[3], ws[8] = ws[8], ws[3]
+	got, err := outputAround(ws, at(1000), at(2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Five writes of 10 lines after the first in 1s before, five in the 1s
+	// of the failover.
+	want := output{longest: 320 * time.Millisecond, before: 500 * time.Millisecond, rateBefore: 50, rateAcross: 50}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	// A silence that spans the whole failover is its gap.
+	if got, err := outputAround(writes(0, 10, 20, 2500), at(1000), at(2000)); err != nil || got.longest != 2480*time.Millisecond || got.rateAcross != 0 {
+		t.Errorf("a silence across the failover: %+v, %v", got, err)
+	}
+	if _, err := outputAround(writes(0, 10, 1500), at(1000), at(2000)); err == nil {
+		t.Error("no output after the failover: no error")
+	}
+	if _, err := outputAround(writes(1500, 2500), at(1000), at(2000)); err == nil {
+		t.Error("no output before the failover: no error")
+	}
+}
+
+func TestFirstCompletedAfterSkipsFailedAndEarlierCheckpoints(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) *time.Time { x := t0.Add(time.Duration(ms) * time.Millisecond); return &x }
+	cps := []api.CheckpointStatus{
+		{ID: 9, Status: api.CheckpointCompleted, CompletedAt: at(3000)},
+		{ID: 8, Status: api.CheckpointCompleted, CompletedAt: at(2000)},
+		{ID: 7, Status: api.CheckpointFailed},
+		{ID: 6, Status: api.CheckpointCompleted, CompletedAt: at(500)},
+	}
+	if cp, ok := firstCompletedAfter(cps, *at(1000)); !ok || cp.ID != 8 {
+		t.Errorf("got %d, %t; want checkpoint 8", cp.ID, ok)
+	}
+	if cp, ok := firstCompletedAfter(cps, *at(3000)); ok {
+		t.Errorf("got checkpoint %d, want none", cp.ID)
+	}
+}
+
+func TestAdoptedAtNamesTheAttemptAfterTheKill(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	h := []api.Event{
+		{Time: at(0), Message: "attempt 1 running"},
+		{Time: at(100), Message: "attempt 2 adopted after a scheduler failover"},
+		{Time: at(900), Message: "attempt 2 adopted after a scheduler failover"},
+	}
+	if _, ok := adoptedAt(h, 1, at(0)); ok {
+		t.Error("attempt 1 adopted, want not")
+	}
+	if got, ok := adoptedAt(h, 2, at(500)); !ok || !got.Equal(at(900)) {
+		t.Errorf("attempt 2 adopted at %v, %t; want 900ms, the adoption after the kill", got.Sub(t0), ok)
+	}
+}

@@ -54,7 +54,10 @@ func TestJobSurvivesASchedulerRestart(t *testing.T) {
 // member is one scheduler of a group.
 type member struct {
 	p               *proc
+	name            string
 	rest, rpc, raft string
+	// args are the flags it was started with, to start it again.
+	args []string
 }
 
 // startGroup starts n schedulers as one group on free ports and waits until
@@ -65,16 +68,17 @@ func (c *cluster) startGroup(n int) []*member {
 	c.t.Helper()
 	var ms []*member
 	var peers, rests, rpcs []string
-	for range n {
-		m := &member{rest: freeAddr(c.t), rpc: freeAddr(c.t), raft: freeAddr(c.t)}
+	for i := range n {
+		m := &member{name: fmt.Sprintf("scheduler-%d", i+1), rest: freeAddr(c.t), rpc: freeAddr(c.t), raft: freeAddr(c.t)}
 		ms = append(ms, m)
 		peers, rests, rpcs = append(peers, m.raft), append(rests, "http://"+m.rest), append(rpcs, m.rpc)
 	}
 	for i, m := range ms {
-		m.p = startProc(c.t, &c.wg, fmt.Sprintf("scheduler-%d", i+1), "scheduler", "--rest-addr", m.rest, "--rpc-addr", m.rpc,
-			"--data-dir", filepath.Join(c.dir, fmt.Sprintf("scheduler-%d", i+1)),
+		m.args = []string{"scheduler", "--rest-addr", m.rest, "--rpc-addr", m.rpc,
+			"--data-dir", filepath.Join(c.dir, m.name),
 			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout,
-			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms")
+			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms"}
+		m.p = startProc(c.t, &c.wg, m.name, m.args...)
 		if i == 0 {
 			c.sched = m.p
 		} else {
@@ -84,23 +88,41 @@ func (c *cluster) startGroup(n int) []*member {
 	c.server, c.rpc = strings.Join(rests, ","), strings.Join(rpcs, ",")
 	c.client = client.New(c.server, c.hc)
 	for _, m := range ms {
-		err := c.poll(startTimeout, func() (bool, error) {
-			if m.p.exited() {
-				return false, fmt.Errorf("exited with %v", m.p.cmd.ProcessState)
-			}
-			resp, err := c.hc.Get("http://" + m.rest + "/healthz")
-			if err != nil {
-				return false, nil
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK, nil
-		})
-		if err != nil {
-			c.t.Fatalf("%s did not start: %v\n%s", m.p.name, err, m.p.logTail())
-		}
+		c.awaitMember(m)
 	}
 	c.leader(ms)
 	return ms
+}
+
+// awaitMember waits until member m serves REST.
+func (c *cluster) awaitMember(m *member) {
+	c.t.Helper()
+	err := c.poll(startTimeout, func() (bool, error) {
+		if m.p.exited() {
+			return false, fmt.Errorf("exited with %v", m.p.cmd.ProcessState)
+		}
+		resp, err := c.hc.Get("http://" + m.rest + "/healthz")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		c.t.Fatalf("%s did not start: %v\n%s", m.p.name, err, m.p.logTail())
+	}
+}
+
+// restartMember starts member m, which must have exited, again with the
+// same flags, ports and data directory, and waits until it serves REST.
+func (c *cluster) restartMember(m *member) {
+	c.t.Helper()
+	if !m.p.exited() {
+		c.t.Fatalf("%s still runs", m.name)
+	}
+	m.p = startProc(c.t, &c.wg, m.name, m.args...)
+	c.others = append(c.others, m.p)
+	c.awaitMember(m)
 }
 
 // leader returns the member that leads, waiting for one.
