@@ -16,6 +16,9 @@ const (
 	flagDirty
 	// flagRef is the clock's reference bit, set on every access.
 	flagRef
+	// flagFiltered marks a key that the store's key filter holds, so
+	// that writing it back need not add it again.
+	flagFiltered
 )
 
 // maxKeptValueCap is the largest value buffer an evicted slot keeps for
@@ -52,17 +55,11 @@ type cache struct {
 	// mostly read, modified and written back, so the write's lookup is
 	// usually of the same key and can skip the hash map.
 	last int32
-
-	// complete is true while every key that Pebble holds is cached, which
-	// lets a miss skip Pebble. It starts true for an empty database and
-	// turns false for good when a cached key with a value is evicted.
-	complete bool
 }
 
-// newCache returns a cache that holds at most capacity entries, for a
-// database that is empty if complete is true.
-func newCache(capacity int, complete bool) cache {
-	return cache{index: make(map[string]int32), capacity: capacity, complete: complete, last: -1}
+// newCache returns a cache that holds at most capacity entries.
+func newCache(capacity int) cache {
+	return cache{index: make(map[string]int32), capacity: capacity, last: -1}
 }
 
 // lookup returns the entry for key, or nil, and marks it referenced.
@@ -135,9 +132,6 @@ func (c *cache) evictOne() bool {
 		case e.flags&flagRef != 0:
 			e.flags &^= flagRef
 		default:
-			if e.flags&flagPresent != 0 {
-				c.complete = false
-			}
 			c.remove(int32(i))
 			return true
 		}

@@ -17,10 +17,17 @@
 // writes and a scan can run on Pebble alone; DeleteRange then drops the
 // cached entries of the deleted keys.
 //
-// A Store opened on an empty database knows that every key Pebble holds is
-// also cached, until it evicts a key that has a value. Until then a miss
-// means the key is absent and does not read Pebble: a job that starts
-// without state pays nothing for its new keys.
+// # Key filter
+//
+// A miss on a key that Pebble lacks would still cost a Pebble Get, which
+// searches the memtables and the filter and index blocks of every level:
+// microseconds, and most of the time of a keyed count whose new keys
+// outnumber the cache. The Store keeps its own Bloom filter of every key
+// it has written to Pebble (and, at Open, of every key already there), so
+// such a miss reads nothing. The filter grows by parts of doubling
+// capacity, about 1.25 bytes per key; past Options.FilterBytes it turns
+// off and misses read Pebble again. Deleted keys stay in it, which only
+// costs a read.
 //
 // # Durability
 //

@@ -17,6 +17,8 @@ const (
 	// 150 bytes per entry for small keys and values, it holds a million
 	// counters in roughly 150 MiB.
 	DefaultCacheEntries = 1 << 20
+	// DefaultFilterBytes caps the key filter at about 200 million keys.
+	DefaultFilterBytes = 256 << 20
 	// DefaultMaxDirty is how many dirty entries trigger a write to Pebble.
 	DefaultMaxDirty = 64 << 10
 )
@@ -43,6 +45,11 @@ type Options struct {
 	// CacheEntries is the capacity of the write-back cache in keys; 0 means
 	// DefaultCacheEntries. Reads of keys that it holds never reach Pebble.
 	CacheEntries int
+	// FilterBytes caps the memory of the key filter, which lets a Get of a
+	// key that Pebble lacks skip reading Pebble (see the package
+	// documentation); 0 means DefaultFilterBytes. The filter takes about
+	// 1.25 bytes per key written; past the cap it turns off.
+	FilterBytes int64
 	// MaxDirty is how many dirty entries the cache holds before it writes
 	// them to Pebble in one batch; 0 means DefaultMaxDirty. It is capped at
 	// CacheEntries.
@@ -61,6 +68,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.CacheEntries <= 0 {
 		o.CacheEntries = DefaultCacheEntries
+	}
+	if o.FilterBytes <= 0 {
+		o.FilterBytes = DefaultFilterBytes
 	}
 	if o.MaxDirty <= 0 {
 		o.MaxDirty = DefaultMaxDirty

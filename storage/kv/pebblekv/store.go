@@ -16,6 +16,7 @@ import (
 type Store struct {
 	db       *pebble.DB
 	cache    cache
+	filter   keyFilter
 	maxDirty int
 	stats    Stats
 	closed   bool
@@ -46,21 +47,24 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebblekv: open %q: %w", dir, err)
 	}
-	empty, err := isEmpty(db)
-	if err != nil {
+	s := &Store{db: db, cache: newCache(opts.CacheEntries), filter: newKeyFilter(opts.FilterBytes), maxDirty: opts.MaxDirty}
+	if err := s.filterExisting(); err != nil {
 		return nil, errors.Join(fmt.Errorf("pebblekv: open %q: %w", dir, err), db.Close())
 	}
-	return &Store{db: db, cache: newCache(opts.CacheEntries, empty), maxDirty: opts.MaxDirty}, nil
+	return s, nil
 }
 
-// isEmpty reports whether db holds no keys.
-func isEmpty(db *pebble.DB) (bool, error) {
-	it, err := db.NewIter(nil)
+// filterExisting adds every key of the database to the key filter. A
+// database opened afresh, as by a restore, is empty and costs nothing.
+func (s *Store) filterExisting() error {
+	it, err := s.db.NewIter(nil)
 	if err != nil {
-		return false, err
+		return err
 	}
-	empty := !it.First()
-	return empty, it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		s.filter.add(it.Key())
+	}
+	return it.Close()
 }
 
 // Stats returns the current counters.
@@ -92,10 +96,10 @@ func (s *Store) Get(key []byte) ([]byte, bool, error) {
 	return e.val, true, nil
 }
 
-// load reads key from Pebble into a new cache entry. When the cache holds
-// every key that Pebble does, the key is absent and Pebble is not asked.
+// load reads key from Pebble into a new cache entry. When the key filter
+// knows that Pebble lacks the key, Pebble is not asked.
 func (s *Store) load(key []byte) (*entry, error) {
-	if s.cache.complete {
+	if !s.filter.mayContain(key) {
 		return s.insert(key)
 	}
 	s.stats.Reads++
@@ -109,7 +113,7 @@ func (s *Store) load(key []byte) (*entry, error) {
 	e, err := s.insert(key)
 	if err == nil {
 		e.val = append(e.val, val...)
-		e.flags |= flagPresent
+		e.flags |= flagPresent | flagFiltered
 	}
 	return e, errors.Join(err, closer.Close())
 }
@@ -139,7 +143,7 @@ func (s *Store) Delete(key []byte) error {
 	}
 	e := s.cache.lookup(key)
 	switch {
-	case e == nil && s.cache.complete:
+	case e == nil && !s.filter.mayContain(key):
 		return nil
 	case e == nil:
 		var err error
@@ -209,7 +213,12 @@ func (s *Store) writeBack() error {
 		return fmt.Errorf("pebblekv: write back %d entries: %w", len(s.cache.dirty), err)
 	}
 	for _, i := range s.cache.dirty {
-		s.cache.entries[i].flags &^= flagDirty
+		e := &s.cache.entries[i]
+		if e.flags&(flagPresent|flagFiltered) == flagPresent {
+			s.filter.add(e.keyBytes())
+			e.flags |= flagFiltered
+		}
+		e.flags &^= flagDirty
 	}
 	s.cache.dirty = s.cache.dirty[:0]
 	s.stats.WriteBacks++
