@@ -49,6 +49,9 @@ type Config struct {
 	Uninterruptible bool
 	// Log receives progress lines.
 	Log io.Writer
+	// ScaleKeys are the distinct-key counts keyed-count-scale runs,
+	// smallest first.
+	ScaleKeys []int
 	// Runtime is handed to the in-process task managers, as floe run
 	// does; nil leaves the Go runtime as it is.
 	Runtime *taskmanager.Runtime
@@ -66,6 +69,7 @@ func benchmarks() []benchmark {
 	return []benchmark{
 		{"q1-map", benchQ1},
 		{"keyed-count-pebble", benchKeyedCount},
+		{"keyed-count-scale", benchKeyedCountScale},
 		{"shuffle-keyby", benchShuffle},
 		{"checkpoint-1m-keys", benchCheckpoint1MKeys},
 		{"checkpointed-throughput", benchCheckpointedThroughput},
