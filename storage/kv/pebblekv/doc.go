@@ -43,8 +43,15 @@
 //
 // # Memory
 //
-// Pebble reserves its memtables from the block cache, so the block cache
-// is made larger than Options.CacheBytes by the memtables' size; without
-// that a small cache would hold no blocks at all. Each write-back cache
-// entry costs about 150 bytes plus its key and value.
+// A Store keeps to Options.MemoryBytes: Pebble's two memtables take an
+// eighth each (at most 64 MiB each), its block cache an eighth, and the
+// rest is shared by the write-back cache and the key filter, which takes
+// from the cache's share as it grows (at most half of it). The cache
+// counts its bytes: about 80 bytes per entry plus its key and value
+// buffer, so 320 MiB of the default 512 MiB budget hold about 3 million
+// small counters. NB: Pebble reserves its memtables from the block cache,
+// so the block cache is made larger by their size; without that a small
+// cache would hold no blocks at all. The budget is of live memory: the Go
+// heap's garbage comes on top, which the process's GOGC and memory limit
+// bound.
 package pebblekv

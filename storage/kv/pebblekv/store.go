@@ -14,12 +14,15 @@ import (
 // Like every kv.Store it is used by one goroutine at a time; reads update
 // the cache, so not even Get may run concurrently with another call.
 type Store struct {
-	db       *pebble.DB
-	cache    cache
-	filter   keyFilter
-	maxDirty int
-	stats    Stats
-	closed   bool
+	db     *pebble.DB
+	cache  cache
+	filter keyFilter
+	// writeBackBytes is the budget of the cache and the filter together:
+	// the cache gets what the filter does not take.
+	writeBackBytes int64
+	maxDirty       int
+	stats          Stats
+	closed         bool
 }
 
 var _ kv.Store = (*Store)(nil)
@@ -36,18 +39,28 @@ type Stats struct {
 	WriteBacks uint64
 	// Cached and Dirty are the current numbers of cached and dirty keys.
 	Cached, Dirty int
+	// CacheBytes and FilterBytes estimate the memory of the write-back
+	// cache and the key filter.
+	CacheBytes, FilterBytes int64
 }
 
 // Open opens, creating it if needed, the Pebble database in dir on opts.FS.
 func Open(dir string, opts Options) (*Store, error) {
-	opts = opts.withDefaults()
-	blockCache := pebble.NewCache(opts.CacheBytes + memTableReserve)
+	opts, b := opts.withDefaults()
+	// NB: Pebble reserves the memory of its memtables, the mutable one and
+	// one being flushed, from the block cache; without room for them a
+	// small cache would hold no blocks at all and every read would go to
+	// disk.
+	blockCache := pebble.NewCache(b.blockCache + 2*b.memTable)
 	defer blockCache.Unref()
-	db, err := pebble.Open(dir, opts.pebbleOptions(blockCache))
+	db, err := pebble.Open(dir, opts.pebbleOptions(b, blockCache))
 	if err != nil {
 		return nil, fmt.Errorf("pebblekv: open %q: %w", dir, err)
 	}
-	s := &Store{db: db, cache: newCache(opts.CacheEntries), filter: newKeyFilter(opts.FilterBytes), maxDirty: opts.MaxDirty}
+	s := &Store{
+		db: db, cache: newCache(opts.CacheEntries, b.writeBack), filter: newKeyFilter(opts.FilterBytes),
+		writeBackBytes: b.writeBack, maxDirty: opts.MaxDirty,
+	}
 	if err := s.filterExisting(); err != nil {
 		return nil, errors.Join(fmt.Errorf("pebblekv: open %q: %w", dir, err), db.Close())
 	}
@@ -62,15 +75,23 @@ func (s *Store) filterExisting() error {
 		return err
 	}
 	for it.First(); it.Valid(); it.Next() {
-		s.filter.add(it.Key())
+		s.addToFilter(it.Key())
 	}
 	return it.Close()
+}
+
+// addToFilter adds key to the key filter and gives the cache the part of
+// their shared budget that the filter does not take.
+func (s *Store) addToFilter(key []byte) {
+	s.filter.add(key)
+	s.cache.maxBytes = s.writeBackBytes - s.filter.bytes
 }
 
 // Stats returns the current counters.
 func (s *Store) Stats() Stats {
 	st := s.stats
 	st.Cached, st.Dirty = len(s.cache.index), len(s.cache.dirty)
+	st.CacheBytes, st.FilterBytes = s.cache.bytes, s.filter.bytes
 	return st
 }
 
@@ -112,7 +133,7 @@ func (s *Store) load(key []byte) (*entry, error) {
 	}
 	e, err := s.insert(key)
 	if err == nil {
-		e.val = append(e.val, val...)
+		s.cache.setValue(e, val)
 		e.flags |= flagPresent | flagFiltered
 	}
 	return e, errors.Join(err, closer.Close())
@@ -129,7 +150,7 @@ func (s *Store) Set(key, value []byte) error {
 	}
 	// NB: value may alias e.val when it came from Get; append then
 	// copies it onto itself, which is fine.
-	e.val = append(e.val[:0], value...)
+	s.cache.setValue(e, value)
 	e.flags |= flagPresent
 	return s.dirtied(e)
 }
@@ -167,16 +188,18 @@ func (s *Store) entryFor(key []byte) (*entry, error) {
 	return s.insert(key)
 }
 
-// insert adds a clean, absent entry for key, evicting one first if the
-// cache is full.
+// insert adds a clean, absent entry for key, evicting entries first while
+// the cache is full.
 func (s *Store) insert(key []byte) (*entry, error) {
-	if s.cache.full() && !s.cache.evictOne() {
+	for s.cache.full() && len(s.cache.index) > 0 {
+		if s.cache.evictOne() {
+			continue
+		}
 		// Every entry is dirty, which a MaxDirty below the capacity
-		// prevents; write them back so that they can be evicted.
+		// usually prevents; write them back so that they can be evicted.
 		if err := s.writeBack(); err != nil {
 			return nil, err
 		}
-		s.cache.evictOne()
 	}
 	return s.cache.insert(key), nil
 }
@@ -215,7 +238,7 @@ func (s *Store) writeBack() error {
 	for _, i := range s.cache.dirty {
 		e := &s.cache.entries[i]
 		if e.flags&(flagPresent|flagFiltered) == flagPresent {
-			s.filter.add(e.keyBytes())
+			s.addToFilter(e.keyBytes())
 			e.flags |= flagFiltered
 		}
 		e.flags &^= flagDirty
