@@ -35,6 +35,10 @@ type Config struct {
 	Engine          *udf.Engine
 	MaxMemory       int64
 	Uninterruptible bool
+	// StateMemory is the memory budget of each subtask's pebble state
+	// store; 0 means pebblekv.Budget of the process's memory limit shared
+	// by the slots.
+	StateMemory int64
 	// CallTimeout bounds each call into an operator.
 	CallTimeout time.Duration
 	// BatchSize is records per batch; 0 means the task default.
