@@ -20,6 +20,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -91,7 +92,7 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 	var failed []error
 	for _, b := range selected {
 		fmt.Fprintf(cfg.Log, "== %s\n", b.name)
-		stop := watch(b.name, cfg.Log)
+		stop := watch(b.name, cmp.Or(rowTimeouts[b.name], rowTimeout), cfg.Log)
 		r, err := b.run(e)
 		stop()
 		if err != nil {

@@ -106,3 +106,27 @@ func TestPrintTableShowsFailedRows(t *testing.T) {
 		}
 	}
 }
+
+func TestScaleResultComparesTheLargestWithTheSmallest(t *testing.T) {
+	r := scaleResult([]scaleRun{
+		{Keys: 1_000_000, RecordsPerSec: 200_000, CPUPerRecordNs: 1000, PeakRSSBytes: 400 << 20, StateBytes: 14 << 20},
+		{Keys: 20_000_000, RecordsPerSec: 150_000, CPUPerRecordNs: 1250, PeakRSSBytes: 500 << 20, StateBytes: 280 << 20},
+	})
+	if r.Name != "keyed-count-scale" || r.Ratio != 0.75 || r.Baseline != "1M keys" || r.Extra["cpu_ratio"] != 0.8 {
+		t.Errorf("scaleResult = %+v", r)
+	}
+	if r.Extra["peak_rss_bytes_20M"] != int64(500<<20) || !strings.Contains(r.Summary, "20M/1M rate ratio 0.75") {
+		t.Errorf("scaleResult extras %v, summary %q", r.Extra, r.Summary)
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	if got, err := parseCounts("1000000, 5000000"); err != nil || len(got) != 2 || got[1] != 5_000_000 {
+		t.Errorf("parseCounts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "1,x"} {
+		if _, err := parseCounts(bad); err == nil {
+			t.Errorf("parseCounts(%q) succeeded", bad)
+		}
+	}
+}

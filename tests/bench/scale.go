@@ -20,6 +20,10 @@ import (
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
+// scaleTimeout bounds keyed-count-scale, whose 20M-key size alone takes
+// minutes on a small machine.
+const scaleTimeout = 45 * time.Minute
+
 // scaleRun is what one child process of keyed-count-scale measured.
 type scaleRun struct {
 	Keys          int     `json:"keys"`
