@@ -104,7 +104,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
 	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
-	stateMemory := fs.Int64("state-memory", 0, "memory budget of each subtask's pebble state (write-back cache, key filter, block cache, memtables), in bytes; 0 takes a quarter of the memory limit shared by the slots")
+	stateMemory := fs.Int64("state-memory", 0, "memory budget of each subtask's pebble state (write-back cache, key filter, block cache, memtables), in bytes; 0 takes an eighth of the memory limit shared by the slots")
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	s3 := s3Flags(fs)

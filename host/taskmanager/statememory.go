@@ -8,7 +8,8 @@ import (
 
 // stateMemory returns the memory budget of one subtask's state store:
 // Config.StateMemory, or a share of the process's memory limit (which
-// TuneRuntime sets to three quarters of the machine's) per slot.
+// TuneRuntime sets to three quarters of the machine's) per slot: see
+// pebblekv.Budget.
 func (tm *TaskManager) stateMemory() int64 {
 	if tm.cfg.StateMemory > 0 {
 		return tm.cfg.StateMemory

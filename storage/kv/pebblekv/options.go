@@ -104,14 +104,17 @@ func (o Options) withDefaults() (Options, budget) {
 // Budget returns the memory budget of one store of a process that runs
 // stores keyed state stores at once within memLimit bytes (the Go
 // runtime's memory limit, of which the task manager sets three quarters of
-// the machine's memory): a quarter of the limit shared between them, at
-// least 64 MiB and at most 4 GiB each. Without a limit (math.MaxInt64) it
-// is DefaultMemoryBytes.
+// the machine's memory): an eighth of the limit shared between them, at
+// least 64 MiB and at most 4 GiB each. An eighth because the budget is of
+// live memory and a task manager's GOGC of 400 lets the heap grow to five
+// times what is live before it collects: the stores' share then stays
+// under the limit. Without a limit (math.MaxInt64) it is
+// DefaultMemoryBytes.
 func Budget(memLimit int64, stores int) int64 {
 	if memLimit <= 0 || memLimit == math.MaxInt64 || stores < 1 {
 		return DefaultMemoryBytes
 	}
-	return min(max(memLimit/4/int64(stores), 64<<20), 4<<30)
+	return min(max(memLimit/8/int64(stores), 64<<20), 4<<30)
 }
 
 // pebbleOptions returns the Pebble configuration for o, whose defaults are
