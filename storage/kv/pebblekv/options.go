@@ -13,9 +13,9 @@ import (
 // Defaults for the zero values of Options.
 const (
 	// DefaultMemoryBytes is the memory budget of a store when neither
-	// Options.MemoryBytes nor its owner says otherwise: a million small
-	// counters cached, with room for the key filter of a hundred million
-	// keys.
+	// Options.MemoryBytes nor its owner says otherwise: about three
+	// million small counters cached, or fewer as the key filter grows, up
+	// to about 65 million keys in state.
 	DefaultMemoryBytes = 512 << 20
 	// DefaultMaxDirty is how many dirty entries trigger a write to Pebble.
 	DefaultMaxDirty = 64 << 10
@@ -54,7 +54,7 @@ type Options struct {
 	// FilterBytes caps the memory of the key filter, which lets a Get of a
 	// key that Pebble lacks skip reading Pebble (see the package
 	// documentation); 0 means half of the write-back share of MemoryBytes.
-	// The filter takes about 1.25 bytes per key written; past the cap it
+	// The filter takes about 1.75 bytes per key written; past the cap it
 	// turns off.
 	FilterBytes int64
 	// MaxDirty is how many dirty entries the cache holds before it writes
