@@ -49,7 +49,7 @@ func main() {
 		Runtime: taskmanager.TuneRuntime()}
 	var err error
 	if cfg.ScaleKeys, err = parseCounts(*scaleKeys); err == nil && *scaleChildKeys > 0 {
-		err = scaleChild(context.Background(), cfg, *scaleChildKeys)
+		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys) })
 	} else if err == nil {
 		err = profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) })
 	}
