@@ -48,8 +48,8 @@
 // rest is shared by the write-back cache and the key filter, which takes
 // from the cache's share as it grows (at most half of it). The cache
 // counts its bytes: about 80 bytes per entry plus its key and value
-// buffer, so 320 MiB of the default 512 MiB budget hold about 3 million
-// small counters. NB: Pebble reserves its memtables from the block cache,
+// buffer, so the 160 MiB left of the default 256 MiB budget hold about
+// 1.5 million small counters. NB: Pebble reserves its memtables from the block cache,
 // so the block cache is made larger by their size; without that a small
 // cache would hold no blocks at all. The budget is of live memory: the Go
 // heap's garbage comes on top, which the process's GOGC and memory limit

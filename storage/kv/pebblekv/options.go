@@ -13,10 +13,14 @@ import (
 // Defaults for the zero values of Options.
 const (
 	// DefaultMemoryBytes is the memory budget of a store when neither
-	// Options.MemoryBytes nor its owner says otherwise: about three
-	// million small counters cached, or fewer as the key filter grows, up
-	// to about 65 million keys in state.
-	DefaultMemoryBytes = 512 << 20
+	// Options.MemoryBytes nor its owner says otherwise: about 1.5 million
+	// small counters cached, or fewer as the key filter grows, up to
+	// about 30 million keys in state.
+	DefaultMemoryBytes = 256 << 20
+	// MaxBudget is the most Budget gives a store. NB: the cache and the
+	// filter live on the Go heap, which GOGC 400 lets grow to five times
+	// what is live; a larger budget is for --state-memory to ask.
+	MaxBudget = 512 << 20
 	// DefaultMaxDirty is how many dirty entries trigger a write to Pebble.
 	DefaultMaxDirty = 64 << 10
 )
@@ -105,7 +109,7 @@ func (o Options) withDefaults() (Options, budget) {
 // stores keyed state stores at once within memLimit bytes (the Go
 // runtime's memory limit, of which the task manager sets three quarters of
 // the machine's memory): an eighth of the limit shared between them, at
-// least 64 MiB and at most 4 GiB each. An eighth because the budget is of
+// least 64 MiB and at most MaxBudget each. An eighth because the budget is of
 // live memory and a task manager's GOGC of 400 lets the heap grow to five
 // times what is live before it collects: the stores' share then stays
 // under the limit. Without a limit (math.MaxInt64) it is
@@ -114,7 +118,7 @@ func Budget(memLimit int64, stores int) int64 {
 	if memLimit <= 0 || memLimit == math.MaxInt64 || stores < 1 {
 		return DefaultMemoryBytes
 	}
-	return min(max(memLimit/8/int64(stores), 64<<20), 4<<30)
+	return min(max(memLimit/8/int64(stores), 64<<20), MaxBudget)
 }
 
 // pebbleOptions returns the Pebble configuration for o, whose defaults are
