@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +130,30 @@ func TestParseCounts(t *testing.T) {
 		if _, err := parseCounts(bad); err == nil {
 			t.Errorf("parseCounts(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestCountDistinctRunsAndFlushes runs a small keyed-count-scale pass in
+// process: the Wasm count answers every record and the flushed state is on
+// disk.
+func TestCountDistinctRunsAndFlushes(t *testing.T) {
+	e := envFor(t, false)
+	op, err := openCountWasm(e)(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := op.(*wasmOperator).state.dir
+	if err := countDistinct(context.Background(), op, 3*batchSize+5); err != nil {
+		t.Fatal(errors.Join(err, op.Close()))
+	}
+	n, err := dirBytes(dir)
+	if err := errors.Join(err, op.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Error("no state on disk after the flush")
+	}
+	if rss, err := peakRSS(); err != nil || rss <= 0 {
+		t.Errorf("peakRSS = %d, %v", rss, err)
 	}
 }
