@@ -132,6 +132,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
 	caps := guestCapFlags(fs)
 	maxTasks := fs.Int("max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
+	stateMemory := fs.Int64("state-memory", 0, "memory budget of each subtask's pebble state (write-back cache, key filter, block cache, memtables), in bytes; 0 takes an eighth of the memory limit shared by the slots")
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
@@ -158,7 +159,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr,
+		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: *stateMemory,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

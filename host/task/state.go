@@ -19,14 +19,20 @@ func (k keyedState) List(ns string) (udf.ListState, error)   { return k.Backend.
 func (k keyedState) Map(ns string) (udf.MapState, error)     { return k.Backend.Map(ns) }
 
 // OpenState opens a subtask's keyed state: in memory, or in a pebble store
-// in dir.
+// in dir with the default memory budget.
 func OpenState(backend jobspec.StateBackend, dir string) (StateBackend, error) {
+	return OpenStateWithin(backend, dir, 0)
+}
+
+// OpenStateWithin is OpenState with a pebble store that keeps to
+// memoryBytes (pebblekv.Options.MemoryBytes; 0 means its default).
+func OpenStateWithin(backend jobspec.StateBackend, dir string, memoryBytes int64) (StateBackend, error) {
 	var store kv.Store
 	switch backend {
 	case jobspec.StateMemory:
 		store = memkv.New()
 	case jobspec.StatePebble, "":
-		s, err := pebblekv.Open(dir, pebblekv.Options{})
+		s, err := pebblekv.Open(dir, pebblekv.Options{MemoryBytes: memoryBytes})
 		if err != nil {
 			return nil, err
 		}

@@ -55,6 +55,10 @@ type Config struct {
 	// MaxTasks is how many tasks may run at once; each holds an OS thread.
 	// 0 means DefaultMaxTasks.
 	MaxTasks int
+	// StateMemory is the memory budget of each subtask's pebble state
+	// store; 0 means pebblekv.Budget of the process's memory limit shared
+	// by the slots.
+	StateMemory int64
 	// CallTimeout bounds each call into an operator.
 	CallTimeout time.Duration
 	// BatchSize is records per batch; 0 means the task default.

@@ -235,7 +235,7 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 			return tm.modules.module(ctx, name, req.ModuleDigests[name])
 		},
 		OpenState: func(stage, sub int) (task.StateBackend, error) {
-			return task.OpenState(p.Job.State.Backend, stateDir)
+			return task.OpenStateWithin(p.Job.State.Backend, stateDir, tm.stateMemory())
 		},
 		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
 		Checkpoints: ckpts, RetainState: req.StateRetentionMs > 0,

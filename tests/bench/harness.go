@@ -49,6 +49,9 @@ type Config struct {
 	Uninterruptible bool
 	// Log receives progress lines.
 	Log io.Writer
+	// ScaleKeys are the distinct-key counts keyed-count-scale runs,
+	// smallest first.
+	ScaleKeys []int
 	// Runtime is handed to the in-process task managers, as floe run
 	// does; nil leaves the Go runtime as it is.
 	Runtime *taskmanager.Runtime
@@ -61,11 +64,15 @@ type benchmark struct {
 	run  func(e *env) (Result, error)
 }
 
+// rowTimeouts replace rowTimeout for rows that are slow by design.
+var rowTimeouts = map[string]time.Duration{"keyed-count-scale": scaleTimeout}
+
 // benchmarks lists every benchmark, in the order they run.
 func benchmarks() []benchmark {
 	return []benchmark{
 		{"q1-map", benchQ1},
 		{"keyed-count-pebble", benchKeyedCount},
+		{"keyed-count-scale", benchKeyedCountScale},
 		{"shuffle-keyby", benchShuffle},
 		{"checkpoint-1m-keys", benchCheckpoint1MKeys},
 		{"checkpointed-throughput", benchCheckpointedThroughput},

@@ -11,6 +11,7 @@
 //	go run ./tests/bench -out bench-results.json
 //	go run ./tests/bench -only keyed-count-pebble -records 1000000
 //	go run ./tests/bench -uninterruptible
+//	go run ./tests/bench -only keyed-count-scale -scale-keys 1000000,5000000,20000000
 //
 // Guests run interruptible by default, as jobs do: wazero then checks for a
 // passed deadline at every loop header, which Go guests, whose every
@@ -19,12 +20,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/floe-stream/floe/host/taskmanager"
@@ -38,14 +41,35 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per side; the median is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	unint := flag.Bool("uninterruptible", false, "run guests without deadline checks (host.Config.Uninterruptible)")
+	scaleKeys := flag.String("scale-keys", "1000000,5000000", "comma-separated distinct-key counts of keyed-count-scale, smallest first")
+	scaleChildKeys := flag.Int("scale-child", 0, "internal: run one keyed-count-scale size in this process and print it as JSON")
 	flag.Parse()
 	// As floe run and floe taskmanager do: the jobs here run in-process.
 	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr,
 		Runtime: taskmanager.TuneRuntime()}
-	if err := profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) }); err != nil {
+	var err error
+	if cfg.ScaleKeys, err = parseCounts(*scaleKeys); err == nil && *scaleChildKeys > 0 {
+		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys) })
+	} else if err == nil {
+		err = profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) })
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// parseCounts parses a comma-separated list of positive counts.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad count %q in %q", f, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // run runs the selected benchmarks, prints the table and writes the JSON.
@@ -68,7 +92,7 @@ func run(ctx context.Context, cfg Config, only, out string) error {
 	var failed []error
 	for _, b := range selected {
 		fmt.Fprintf(cfg.Log, "== %s\n", b.name)
-		stop := watch(b.name, cfg.Log)
+		stop := watch(b.name, cmp.Or(rowTimeouts[b.name], rowTimeout), cfg.Log)
 		r, err := b.run(e)
 		stop()
 		if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +186,54 @@ func TestAdoptedAtNamesTheAttemptAfterTheKill(t *testing.T) {
 	}
 	if got, ok := adoptedAt(h, 2, at(500)); !ok || !got.Equal(at(900)) {
 		t.Errorf("attempt 2 adopted at %v, %t; want 900ms, the adoption after the kill", got.Sub(t0), ok)
+	}
+}
+
+func TestScaleResultComparesTheLargestWithTheSmallest(t *testing.T) {
+	r := scaleResult([]scaleRun{
+		{Keys: 1_000_000, RecordsPerSec: 200_000, CPUPerRecordNs: 1000, PeakRSSBytes: 400 << 20, StateBytes: 14 << 20},
+		{Keys: 20_000_000, RecordsPerSec: 150_000, CPUPerRecordNs: 1250, PeakRSSBytes: 500 << 20, StateBytes: 280 << 20},
+	})
+	if r.Name != "keyed-count-scale" || r.Ratio != 0.75 || r.Baseline != "1M keys" || r.Extra["cpu_ratio"] != 0.8 {
+		t.Errorf("scaleResult = %+v", r)
+	}
+	if r.Extra["peak_rss_bytes_20M"] != int64(500<<20) || !strings.Contains(r.Summary, "20M/1M rate ratio 0.75") {
+		t.Errorf("scaleResult extras %v, summary %q", r.Extra, r.Summary)
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	if got, err := parseCounts("1000000, 5000000"); err != nil || len(got) != 2 || got[1] != 5_000_000 {
+		t.Errorf("parseCounts = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", "0", "1,x"} {
+		if _, err := parseCounts(bad); err == nil {
+			t.Errorf("parseCounts(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestCountDistinctRunsAndFlushes runs a small keyed-count-scale pass in
+// process: the Wasm count answers every record and the flushed state is on
+// disk.
+func TestCountDistinctRunsAndFlushes(t *testing.T) {
+	e := envFor(t, false)
+	op, err := openCountWasm(e)(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := op.(*wasmOperator).state.dir
+	if err := countDistinct(context.Background(), op, 3*batchSize+5); err != nil {
+		t.Fatal(errors.Join(err, op.Close()))
+	}
+	n, err := dirBytes(dir)
+	if err := errors.Join(err, op.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Error("no state on disk after the flush")
+	}
+	if rss, err := peakRSS(); err != nil || rss <= 0 {
+		t.Errorf("peakRSS = %d, %v", rss, err)
 	}
 }

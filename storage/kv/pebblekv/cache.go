@@ -16,11 +16,20 @@ const (
 	flagDirty
 	// flagRef is the clock's reference bit, set on every access.
 	flagRef
+	// flagFiltered marks a key that the store's key filter holds, so
+	// that writing it back need not add it again.
+	flagFiltered
 )
 
 // maxKeptValueCap is the largest value buffer an evicted slot keeps for
 // reuse; larger ones are left to the garbage collector.
 const maxKeptValueCap = 256
+
+// entryOverhead is what a cache entry costs besides its key and value
+// bytes: the entry itself, its slot in the index map at the map's usual
+// load, and its place in the free and dirty lists. Measured with
+// TestEntryOverhead.
+const entryOverhead = 80
 
 // entry is the cached state of one key.
 type entry struct {
@@ -48,21 +57,21 @@ type cache struct {
 	dirty    []int32 // dirty lists the slots of dirty entries in no order.
 	hand     int
 	capacity int
+	// bytes estimates the memory of the cached entries: entryOverhead and
+	// the key of each, and every value buffer, kept ones included.
+	bytes int64
+	// maxBytes bounds bytes; 0 means no bound.
+	maxBytes int64
 	// last is the slot of the latest lookup or insert, or -1. State is
 	// mostly read, modified and written back, so the write's lookup is
 	// usually of the same key and can skip the hash map.
 	last int32
-
-	// complete is true while every key that Pebble holds is cached, which
-	// lets a miss skip Pebble. It starts true for an empty database and
-	// turns false for good when a cached key with a value is evicted.
-	complete bool
 }
 
-// newCache returns a cache that holds at most capacity entries, for a
-// database that is empty if complete is true.
-func newCache(capacity int, complete bool) cache {
-	return cache{index: make(map[string]int32), capacity: capacity, complete: complete, last: -1}
+// newCache returns a cache that holds at most capacity entries and, unless
+// maxBytes is 0, about maxBytes bytes.
+func newCache(capacity int, maxBytes int64) cache {
+	return cache{index: make(map[string]int32), capacity: capacity, maxBytes: maxBytes, last: -1}
 }
 
 // lookup returns the entry for key, or nil, and marks it referenced.
@@ -85,7 +94,15 @@ func (c *cache) lookup(key []byte) *entry {
 
 // full reports whether inserting a new key needs an eviction first.
 func (c *cache) full() bool {
-	return len(c.index) >= c.capacity
+	return len(c.index) >= c.capacity || (c.maxBytes > 0 && c.bytes >= c.maxBytes)
+}
+
+// setValue makes v the value of e, keeping track of the memory of its
+// buffer. v may alias e.val.
+func (c *cache) setValue(e *entry, v []byte) {
+	before := cap(e.val)
+	e.val = append(e.val[:0], v...)
+	c.bytes += int64(cap(e.val) - before)
 }
 
 // insert adds an entry for key, which must not be cached, in a free slot.
@@ -105,6 +122,7 @@ func (c *cache) insert(key []byte) *entry {
 	e.slot = i
 	e.flags = flagUsed | flagRef
 	c.index[e.key] = i
+	c.bytes += entryOverhead + int64(len(e.key))
 	c.last = i
 	return e
 }
@@ -135,9 +153,6 @@ func (c *cache) evictOne() bool {
 		case e.flags&flagRef != 0:
 			e.flags &^= flagRef
 		default:
-			if e.flags&flagPresent != 0 {
-				c.complete = false
-			}
 			c.remove(int32(i))
 			return true
 		}
@@ -149,8 +164,10 @@ func (c *cache) evictOne() bool {
 func (c *cache) remove(i int32) {
 	e := &c.entries[i]
 	delete(c.index, e.key)
+	c.bytes -= entryOverhead + int64(len(e.key))
 	val := e.val[:0]
 	if cap(val) > maxKeptValueCap {
+		c.bytes -= int64(cap(val))
 		val = nil
 	}
 	*e = entry{val: val}

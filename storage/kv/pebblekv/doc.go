@@ -17,10 +17,17 @@
 // writes and a scan can run on Pebble alone; DeleteRange then drops the
 // cached entries of the deleted keys.
 //
-// A Store opened on an empty database knows that every key Pebble holds is
-// also cached, until it evicts a key that has a value. Until then a miss
-// means the key is absent and does not read Pebble: a job that starts
-// without state pays nothing for its new keys.
+// # Key filter
+//
+// A miss on a key that Pebble lacks would still cost a Pebble Get, which
+// searches the memtables and the filter and index blocks of every level:
+// microseconds, and most of the time of a keyed count whose new keys
+// outnumber the cache. The Store keeps its own Bloom filter of every key
+// it has written to Pebble (and, at Open, of every key already there), so
+// such a miss reads nothing. The filter grows by parts of doubling
+// capacity, about 1.75 bytes per key; past Options.FilterBytes it turns
+// off and misses read Pebble again. Deleted keys stay in it, which only
+// costs a read.
 //
 // # Durability
 //
@@ -36,8 +43,15 @@
 //
 // # Memory
 //
-// Pebble reserves its memtables from the block cache, so the block cache
-// is made larger than Options.CacheBytes by the memtables' size; without
-// that a small cache would hold no blocks at all. Each write-back cache
-// entry costs about 150 bytes plus its key and value.
+// A Store keeps to Options.MemoryBytes: Pebble's two memtables take an
+// eighth each (at most 64 MiB each), its block cache an eighth, and the
+// rest is shared by the write-back cache and the key filter, which takes
+// from the cache's share as it grows (at most half of it). The cache
+// counts its bytes: about 80 bytes per entry plus its key and value
+// buffer, so the 160 MiB left of the default 256 MiB budget hold about
+// 1.5 million small counters. NB: Pebble reserves its memtables from the block cache,
+// so the block cache is made larger by their size; without that a small
+// cache would hold no blocks at all. The budget is of live memory: the Go
+// heap's garbage comes on top, which the process's GOGC and memory limit
+// bound.
 package pebblekv

@@ -3,6 +3,7 @@ package pebblekv_test
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"testing"
 
@@ -16,13 +17,13 @@ import (
 
 func TestConformance(t *testing.T) {
 	configs := []struct {
-		name        string
-		opts        pebblekv.Options
-		disk        bool
-		forgetEmpty bool
+		name     string
+		opts     pebblekv.Options
+		disk     bool
+		noFilter bool
 	}{
 		{name: "defaults"},
-		{name: "not-known-empty", forgetEmpty: true},
+		{name: "no-filter", noFilter: true},
 		{name: "disk", disk: true},
 		{name: "cache=1", opts: pebblekv.Options{CacheEntries: 1}},
 		{name: "cache=2", opts: pebblekv.Options{CacheEntries: 2}},
@@ -39,8 +40,8 @@ func TestConformance(t *testing.T) {
 					opts.FS = vfs.NewMem()
 				}
 				s := mustOpen(t, dir, opts)
-				if c.forgetEmpty {
-					pebblekv.ForgetEmpty(s)
+				if c.noFilter {
+					pebblekv.DisableFilter(s)
 				}
 				return s
 			})
@@ -106,6 +107,7 @@ func TestMissesAreCached(t *testing.T) {
 	must(t, s.Close())
 	s = mustOpen(t, "db", opts)
 	defer s.Close()
+	pebblekv.DisableFilter(s)
 	for range 3 {
 		wantGet(t, s, 1, "", false)
 	}
@@ -114,27 +116,77 @@ func TestMissesAreCached(t *testing.T) {
 	}
 }
 
-// TestEmptyDatabaseSkipsReads checks when a miss may skip Pebble: while
-// the store has evicted no key with a value since it opened an empty
-// database.
-func TestEmptyDatabaseSkipsReads(t *testing.T) {
-	s := mustOpen(t, "db", pebblekv.Options{FS: vfs.NewMem(), CacheEntries: 10})
-	defer s.Close()
-	for i := range 20 {
-		wantGet(t, s, i, "", false) // Evicts only absent entries.
+// TestFilterSkipsReadsOfAbsentKeys checks that a miss on a key that was
+// never written reads Pebble only when the key filter is wrong, which it
+// rarely is, both before and after the store is reopened, while keys that
+// were written and evicted are read back.
+func TestFilterSkipsReadsOfAbsentKeys(t *testing.T) {
+	const n = 2000
+	opts := pebblekv.Options{FS: vfs.NewMem(), CacheEntries: 10, MaxDirty: 5}
+	s := mustOpen(t, "db", opts)
+	for i := range n {
+		must(t, s.Set(key(i), []byte("v"))) // Writes back and evicts.
 	}
-	if st := s.Stats(); st.Misses != 20 || st.Reads != 0 {
-		t.Fatalf("Stats = %+v, want 20 misses and no reads", st)
+	for reopen := range 2 {
+		before := s.Stats()
+		for i := n; i < 2*n; i++ {
+			wantGet(t, s, i, "", false)
+		}
+		if st := s.Stats(); st.Reads-before.Reads > n/20 {
+			t.Errorf("reopen=%d: %d of %d misses on absent keys read Pebble", reopen, st.Reads-before.Reads, n)
+		}
+		before = s.Stats()
+		for i := range n {
+			wantGet(t, s, i, "v", true)
+		}
+		if st := s.Stats(); st.Reads-before.Reads < n/2 {
+			t.Errorf("reopen=%d: %d reads for %d evicted keys", reopen, st.Reads-before.Reads, n)
+		}
+		must(t, s.Close())
+		s = mustOpen(t, "db", opts)
 	}
-	for i := range 20 {
-		must(t, s.Set(key(i), []byte("v")))
+	must(t, s.Close())
+}
+
+// TestFilterMatchesModel applies random writes, deletes, range deletes
+// and reopens to a store whose cache is far smaller than its keys, and
+// checks every read against a map: a key filter that reported a present
+// key absent would make a Get miss it.
+func TestFilterMatchesModel(t *testing.T) {
+	const keys, ops = 5000, 60000
+	opts := pebblekv.Options{FS: vfs.NewMem(), CacheEntries: 64, MaxDirty: 16}
+	s := mustOpen(t, "db", opts)
+	model := map[int]string{}
+	rng := rand.New(rand.NewPCG(5, 8))
+	for op := range ops {
+		i := rng.IntN(keys)
+		switch r := rng.IntN(1000); {
+		case r < 450:
+			v := fmt.Sprint(op)
+			must(t, s.Set(key(i), []byte(v)))
+			model[i] = v
+		case r < 550:
+			must(t, s.Delete(key(i)))
+			delete(model, i)
+		case r < 553:
+			j := min(keys, i+rng.IntN(300))
+			must(t, s.DeleteRange(key(i), key(j)))
+			for k := i; k < j; k++ {
+				delete(model, k)
+			}
+		case r < 555:
+			must(t, s.Close()) // As a restart that restores the same files.
+			s = mustOpen(t, "db", opts)
+		default:
+			v, ok := model[i]
+			wantGet(t, s, i, v, ok)
+		}
 	}
-	for i := range 20 {
-		wantGet(t, s, i, "v", true)
+	for i := range keys {
+		v, ok := model[i]
+		wantGet(t, s, i, v, ok)
 	}
-	if st := s.Stats(); st.Reads == 0 {
-		t.Errorf("Stats = %+v, want evicted keys read from Pebble", st)
-	}
+	must(t, s.Close())
 }
 
 // TestDeleteRangeDropsCachedKeys covers both ways DeleteRange drops cached

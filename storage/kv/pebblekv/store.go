@@ -14,11 +14,15 @@ import (
 // Like every kv.Store it is used by one goroutine at a time; reads update
 // the cache, so not even Get may run concurrently with another call.
 type Store struct {
-	db       *pebble.DB
-	cache    cache
-	maxDirty int
-	stats    Stats
-	closed   bool
+	db     *pebble.DB
+	cache  cache
+	filter keyFilter
+	// writeBackBytes is the budget of the cache and the filter together:
+	// the cache gets what the filter does not take.
+	writeBackBytes int64
+	maxDirty       int
+	stats          Stats
+	closed         bool
 }
 
 var _ kv.Store = (*Store)(nil)
@@ -35,38 +39,59 @@ type Stats struct {
 	WriteBacks uint64
 	// Cached and Dirty are the current numbers of cached and dirty keys.
 	Cached, Dirty int
+	// CacheBytes and FilterBytes estimate the memory of the write-back
+	// cache and the key filter.
+	CacheBytes, FilterBytes int64
 }
 
 // Open opens, creating it if needed, the Pebble database in dir on opts.FS.
 func Open(dir string, opts Options) (*Store, error) {
-	opts = opts.withDefaults()
-	blockCache := pebble.NewCache(opts.CacheBytes + memTableReserve)
+	opts, b := opts.withDefaults()
+	// NB: Pebble reserves the memory of its memtables, the mutable one and
+	// one being flushed, from the block cache; without room for them a
+	// small cache would hold no blocks at all and every read would go to
+	// disk.
+	blockCache := pebble.NewCache(b.blockCache + 2*b.memTable)
 	defer blockCache.Unref()
-	db, err := pebble.Open(dir, opts.pebbleOptions(blockCache))
+	db, err := pebble.Open(dir, opts.pebbleOptions(b, blockCache))
 	if err != nil {
 		return nil, fmt.Errorf("pebblekv: open %q: %w", dir, err)
 	}
-	empty, err := isEmpty(db)
-	if err != nil {
+	s := &Store{
+		db: db, cache: newCache(opts.CacheEntries, b.writeBack), filter: newKeyFilter(opts.FilterBytes),
+		writeBackBytes: b.writeBack, maxDirty: opts.MaxDirty,
+	}
+	if err := s.filterExisting(); err != nil {
 		return nil, errors.Join(fmt.Errorf("pebblekv: open %q: %w", dir, err), db.Close())
 	}
-	return &Store{db: db, cache: newCache(opts.CacheEntries, empty), maxDirty: opts.MaxDirty}, nil
+	return s, nil
 }
 
-// isEmpty reports whether db holds no keys.
-func isEmpty(db *pebble.DB) (bool, error) {
-	it, err := db.NewIter(nil)
+// filterExisting adds every key of the database to the key filter. A
+// database opened afresh, as by a restore, is empty and costs nothing.
+func (s *Store) filterExisting() error {
+	it, err := s.db.NewIter(nil)
 	if err != nil {
-		return false, err
+		return err
 	}
-	empty := !it.First()
-	return empty, it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		s.addToFilter(it.Key())
+	}
+	return it.Close()
+}
+
+// addToFilter adds key to the key filter and gives the cache the part of
+// their shared budget that the filter does not take.
+func (s *Store) addToFilter(key []byte) {
+	s.filter.add(key)
+	s.cache.maxBytes = s.writeBackBytes - s.filter.bytes
 }
 
 // Stats returns the current counters.
 func (s *Store) Stats() Stats {
 	st := s.stats
 	st.Cached, st.Dirty = len(s.cache.index), len(s.cache.dirty)
+	st.CacheBytes, st.FilterBytes = s.cache.bytes, s.filter.bytes
 	return st
 }
 
@@ -92,10 +117,10 @@ func (s *Store) Get(key []byte) ([]byte, bool, error) {
 	return e.val, true, nil
 }
 
-// load reads key from Pebble into a new cache entry. When the cache holds
-// every key that Pebble does, the key is absent and Pebble is not asked.
+// load reads key from Pebble into a new cache entry. When the key filter
+// knows that Pebble lacks the key, Pebble is not asked.
 func (s *Store) load(key []byte) (*entry, error) {
-	if s.cache.complete {
+	if !s.filter.mayContain(key) {
 		return s.insert(key)
 	}
 	s.stats.Reads++
@@ -108,8 +133,8 @@ func (s *Store) load(key []byte) (*entry, error) {
 	}
 	e, err := s.insert(key)
 	if err == nil {
-		e.val = append(e.val, val...)
-		e.flags |= flagPresent
+		s.cache.setValue(e, val)
+		e.flags |= flagPresent | flagFiltered
 	}
 	return e, errors.Join(err, closer.Close())
 }
@@ -125,7 +150,7 @@ func (s *Store) Set(key, value []byte) error {
 	}
 	// NB: value may alias e.val when it came from Get; append then
 	// copies it onto itself, which is fine.
-	e.val = append(e.val[:0], value...)
+	s.cache.setValue(e, value)
 	e.flags |= flagPresent
 	return s.dirtied(e)
 }
@@ -139,7 +164,7 @@ func (s *Store) Delete(key []byte) error {
 	}
 	e := s.cache.lookup(key)
 	switch {
-	case e == nil && s.cache.complete:
+	case e == nil && !s.filter.mayContain(key):
 		return nil
 	case e == nil:
 		var err error
@@ -163,16 +188,18 @@ func (s *Store) entryFor(key []byte) (*entry, error) {
 	return s.insert(key)
 }
 
-// insert adds a clean, absent entry for key, evicting one first if the
-// cache is full.
+// insert adds a clean, absent entry for key, evicting entries first while
+// the cache is full.
 func (s *Store) insert(key []byte) (*entry, error) {
-	if s.cache.full() && !s.cache.evictOne() {
+	for s.cache.full() && len(s.cache.index) > 0 {
+		if s.cache.evictOne() {
+			continue
+		}
 		// Every entry is dirty, which a MaxDirty below the capacity
-		// prevents; write them back so that they can be evicted.
+		// usually prevents; write them back so that they can be evicted.
 		if err := s.writeBack(); err != nil {
 			return nil, err
 		}
-		s.cache.evictOne()
 	}
 	return s.cache.insert(key), nil
 }
@@ -209,7 +236,12 @@ func (s *Store) writeBack() error {
 		return fmt.Errorf("pebblekv: write back %d entries: %w", len(s.cache.dirty), err)
 	}
 	for _, i := range s.cache.dirty {
-		s.cache.entries[i].flags &^= flagDirty
+		e := &s.cache.entries[i]
+		if e.flags&(flagPresent|flagFiltered) == flagPresent {
+			s.addToFilter(e.keyBytes())
+			e.flags |= flagFiltered
+		}
+		e.flags &^= flagDirty
 	}
 	s.cache.dirty = s.cache.dirty[:0]
 	s.stats.WriteBacks++

@@ -1,0 +1,51 @@
+package pebblekv
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestKeyFilterHasNoFalseNegatives adds keys across several growths of the
+// filter and checks that every one is reported as maybe present, and that
+// few keys that were never added are.
+func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
+	const n = 3*filterFirstKeys + 12345 // Three parts, the last partly full.
+	f := newKeyFilter(0)
+	for i := range n {
+		f.add(fmt.Appendf(nil, "k%d", i))
+	}
+	if len(f.parts) != 2 && len(f.parts) != 3 {
+		t.Fatalf("filter of %d keys has %d parts", n, len(f.parts))
+	}
+	for i := range n {
+		if k := fmt.Appendf(nil, "k%d", i); !f.mayContain(k) {
+			t.Fatalf("added key %q reported absent", k)
+		}
+	}
+	const probes = 200_000
+	fp := 0
+	for i := range probes {
+		if f.mayContain(fmt.Appendf(nil, "absent%d", i)) {
+			fp++
+		}
+	}
+	// Each part alone answers wrongly for about 0.25% of absent keys.
+	if rate := float64(fp) / probes; rate > 0.01 {
+		t.Errorf("%.2f%% of absent keys reported maybe present, want under 1%%", 100*rate)
+	}
+}
+
+// TestKeyFilterTurnsOffPastItsCap checks that a filter that reaches its
+// memory cap says maybe for every key instead of growing.
+func TestKeyFilterTurnsOffPastItsCap(t *testing.T) {
+	f := newKeyFilter(filterFirstKeys * filterBitsPerKey / 8 * 2) // Room for the first part only.
+	for i := range filterFirstKeys + 1 {
+		f.add(fmt.Appendf(nil, "k%d", i))
+	}
+	if !f.off || f.bytes != 0 || len(f.parts) != 0 {
+		t.Fatalf("filter past its cap: off=%v, %d bytes in %d parts", f.off, f.bytes, len(f.parts))
+	}
+	if !f.mayContain([]byte("never added")) {
+		t.Error("a filter that is off reported a key absent")
+	}
+}
