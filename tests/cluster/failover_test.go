@@ -41,11 +41,7 @@ func TestJobSurvivesASchedulerRestart(t *testing.T) {
 	t.Logf("checkpoint %d completed %s after the kill", next, time.Since(killed).Round(time.Millisecond))
 	c.wait(id, 4*time.Minute)
 	end := c.job(id)
-	adopted := false
-	for _, e := range end.History {
-		adopted = adopted || strings.Contains(e.Message, "adopted after a scheduler failover")
-	}
-	if !adopted || end.Attempt != job.Attempt {
+	if !adoptedIn(end.History, job.Attempt) || end.Attempt != job.Attempt {
 		t.Errorf("the running tasks were not adopted: attempt %d at the end, %d at the kill; history: %+v", end.Attempt, job.Attempt, end.History)
 	}
 	checkEachCountOnce(t, out, in)
@@ -157,25 +153,7 @@ func (c *cluster) leader(ms []*member) *member {
 // modules coming from the new leader. Every word's counts appear exactly
 // once.
 func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
-	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
-	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
-	t.Cleanup(c.close)
-	ms := c.startGroup(3)
-	c.startTaskManager(2)
-	c.startTaskManager(2)
-	in := newInput(t, 1_000_000, 35)
-	out := filepath.Join(t.TempDir(), "out")
-	spec := wordcountSpec(t, "leader-loss", "\nrestartStrategy: {type: fixedDelay, attempts: 10, delay: 500ms}\n")
-	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out, "--set", "rate=8000",
-		"--parallelism", "2", "--checkpoint-interval", "500ms")
-	// NB: the client may read from a follower, which applies the leader's
-	// log a moment later.
-	if err := c.poll(10*time.Second, func() (bool, error) {
-		_, err := c.client.Job(context.Background(), id)
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("job %s is not visible: %v", id, err)
-	}
+	c, ms, id, in, out := startGroupWordCount(t, "leader-loss", 1_000_000, 35, 8000)
 	before := c.waitCheckpointAfter(id, c.waitCheckpointAfter(id, 0))
 	job := c.job(id)
 	lead := c.leader(ms)
@@ -187,11 +165,7 @@ func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
 	cp := c.waitCheckpointAfter(id, before)
 	t.Logf("checkpoint %d completed %s after the kill", cp, time.Since(killed).Round(time.Millisecond))
 	after := c.job(id)
-	adopted := false
-	for _, e := range after.History {
-		adopted = adopted || strings.Contains(e.Message, "adopted after a scheduler failover")
-	}
-	if !adopted || after.Attempt != job.Attempt {
+	if !adoptedIn(after.History, job.Attempt) || after.Attempt != job.Attempt {
 		t.Errorf("the running tasks were not adopted: attempt %d after the failover, %d at the kill; history: %+v", after.Attempt, job.Attempt, after.History)
 	}
 	// Then both task managers die: the job restarts from its latest
@@ -216,23 +190,7 @@ func TestJobSurvivesTheLeaderLossInAGroupOfThree(t *testing.T) {
 // is refused. The job finishes in the attempt it had, without a second
 // deployment, and every count appears exactly once (no double commit).
 func TestPausedLeaderIsFenced(t *testing.T) {
-	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
-	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
-	t.Cleanup(c.close)
-	ms := c.startGroup(3)
-	c.startTaskManager(2)
-	c.startTaskManager(2)
-	in := newInput(t, 1_000_000, 37)
-	out := filepath.Join(t.TempDir(), "out")
-	spec := wordcountSpec(t, "paused-leader", "\nrestartStrategy: {type: fixedDelay, attempts: 10, delay: 500ms}\n")
-	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out, "--set", "rate=8000",
-		"--parallelism", "2", "--checkpoint-interval", "500ms")
-	if err := c.poll(10*time.Second, func() (bool, error) {
-		_, err := c.client.Job(context.Background(), id)
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("job %s is not visible: %v", id, err)
-	}
+	c, ms, id, in, out := startGroupWordCount(t, "paused-leader", 1_000_000, 37, 8000)
 	before := c.waitCheckpointAfter(id, c.waitCheckpointAfter(id, 0))
 	job := c.job(id)
 	old := c.leader(ms)
@@ -271,12 +229,35 @@ func TestPausedLeaderIsFenced(t *testing.T) {
 	c.client = all
 	c.wait(id, 4*time.Minute)
 	end := c.job(id)
-	adopted := false
-	for _, e := range end.History {
-		adopted = adopted || strings.Contains(e.Message, "adopted after a scheduler failover")
-	}
-	if !adopted || end.Attempt != job.Attempt {
+	if !adoptedIn(end.History, job.Attempt) || end.Attempt != job.Attempt {
 		t.Errorf("the job was deployed again: attempt %d at the end, %d at the pause; history: %+v", end.Attempt, job.Attempt, end.History)
 	}
 	checkEachCountOnce(t, out, in)
+}
+
+// startGroupWordCount starts a group of three schedulers and two task
+// managers of two slots, and submits a word count over words words (from
+// seed) at rate lines/s, with checkpoints every 500ms and the exactly-once
+// file sink. It returns once the job is visible through the test's client,
+// which may ask a follower: that applies the leader's log a moment later.
+func startGroupWordCount(t *testing.T, name string, words int, seed uint64, rate int) (*cluster, []*member, string, input, string) {
+	t.Helper()
+	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
+	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
+	t.Cleanup(c.close)
+	ms := c.startGroup(3)
+	c.startTaskManager(2)
+	c.startTaskManager(2)
+	in := newInput(t, words, seed)
+	out := filepath.Join(t.TempDir(), "out")
+	spec := wordcountSpec(t, name, "\nrestartStrategy: {type: fixedDelay, attempts: 10, delay: 500ms}\n")
+	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out, "--set", fmt.Sprintf("rate=%d", rate),
+		"--parallelism", "2", "--checkpoint-interval", "500ms")
+	if err := c.poll(10*time.Second, func() (bool, error) {
+		_, err := c.client.Job(context.Background(), id)
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("job %s is not visible: %v", id, err)
+	}
+	return c, ms, id, in, out
 }

@@ -3,8 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,27 +27,9 @@ import (
 // small test machine, and it also checks that a killed member rejoins
 // from its own log and catches up, which a failover then relies on.
 func TestJobSurvivesTwoLeaderLossesAndATaskManagerLoss(t *testing.T) {
-	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
-	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
-	t.Cleanup(c.close)
-	ms := c.startGroup(3)
-	c.startTaskManager(2)
-	c.startTaskManager(2)
-	in := newInput(t, 2_000_000, 39)
-	out := filepath.Join(t.TempDir(), "out")
-	spec := wordcountSpec(t, "two-failovers", "\nrestartStrategy: {type: fixedDelay, attempts: 10, delay: 500ms}\n")
 	// About 236K lines at 6K lines/s: the job runs ~40 s undisturbed,
 	// longer than the three kills and their recoveries take.
-	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out, "--set", "rate=6000",
-		"--parallelism", "2", "--checkpoint-interval", "500ms")
-	// NB: the client may read from a follower, which applies the leader's
-	// log a moment later.
-	if err := c.poll(10*time.Second, func() (bool, error) {
-		_, err := c.client.Job(context.Background(), id)
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("job %s is not visible: %v", id, err)
-	}
+	c, ms, id, in, out := startGroupWordCount(t, "two-failovers", 2_000_000, 39, 6000)
 	cp := c.waitCheckpointAfter(id, c.waitCheckpointAfter(id, 0))
 
 	// First failover: the leader dies, the next adopts the tasks.
