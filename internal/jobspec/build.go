@@ -52,6 +52,9 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 		State:           b.state(raw.State),
 		Checkpoints:     b.checkpoints(raw.Checkpoints),
 	}
+	if raw.RestartStrategy == nil {
+		j.RestartStrategy = defaultRestart(j.Checkpoints != nil)
+	}
 	b.checkMaxParallelism(j)
 	b.checkJob(j)
 	return j

@@ -261,7 +261,28 @@ func TestParseReportsEveryProblem(t *testing.T) {
 	}, {
 		name: "unknown restart strategy",
 		spec: y(okName, okSource, okSink, "restartStrategy: {type: exponential}"),
-		want: []string{`restartStrategy.type: unknown restart strategy "exponential" (want none or fixedDelay)`},
+		want: []string{`restartStrategy.type: unknown restart strategy "exponential" (want none, fixedDelay or exponentialDelay)`},
+	}, {
+		name: "exponential delay restarts",
+		spec: y(okName, okSource, okSink,
+			"restartStrategy:",
+			"  type: exponentialDelay",
+			"  initialBackoff: 0s",
+			"  resetAfter: never",
+			"  attempts: 3"),
+		want: []string{
+			`line 6: restartStrategy.initialBackoff: must be a duration >= 1ms such as 10s or 1m30s, got "0s"`,
+			`line 7: restartStrategy.resetAfter: must be a duration >= 1ms such as 10s or 1m30s, got "never"`,
+			`line 8: restartStrategy.attempts: only applies to fixedDelay`,
+		},
+	}, {
+		name: "maximum backoff below the initial one",
+		spec: y(okName, okSource, okSink, "restartStrategy: {type: exponentialDelay, initialBackoff: 10s, maxBackoff: 5s}"),
+		want: []string{`line 4: restartStrategy.maxBackoff: must be at least initialBackoff (10s), got 5s`},
+	}, {
+		name: "backoffs of another strategy",
+		spec: y(okName, okSource, okSink, "restartStrategy: {type: fixedDelay, maxBackoff: 5s}"),
+		want: []string{`restartStrategy.maxBackoff: only applies to exponentialDelay`},
 	}, {
 		name: "unknown state backend",
 		spec: y(okName, okSource, okSink, "state: {backend: rocksdb}"),

@@ -27,7 +27,9 @@ type Job struct {
 	Source    Source
 	Operators []Operator
 	Sink      Sink
-	// RestartStrategy says what happens when a task fails.
+	// RestartStrategy says what happens when a task fails: the spec's, or
+	// when it names none, exponentialDelay with the default backoffs for a
+	// job with checkpoints and none for a job without.
 	RestartStrategy RestartStrategy
 	// State chooses where keyed state lives.
 	State State
@@ -155,14 +157,45 @@ const (
 	// RestartFixedDelay restarts the job from its last checkpoint up to
 	// Attempts times, waiting Delay before each restart.
 	RestartFixedDelay RestartType = "fixedDelay"
+	// RestartExponentialDelay restarts the job from its last checkpoint
+	// with no limit on attempts, waiting InitialBackoff before the first
+	// restart and twice as long before each consecutive one, at most
+	// MaxBackoff. An attempt that has run for ResetAfter before it fails
+	// starts the sequence again from InitialBackoff. It is the default of
+	// a job with checkpoints, as in Flink.
+	RestartExponentialDelay RestartType = "exponentialDelay"
 )
 
 // RestartStrategy says what happens when a task fails. Attempts and Delay are
-// zero unless Type is RestartFixedDelay.
+// zero unless Type is RestartFixedDelay; InitialBackoff, MaxBackoff and
+// ResetAfter are zero unless Type is RestartExponentialDelay.
 type RestartStrategy struct {
 	Type     RestartType
 	Attempts int
 	Delay    time.Duration
+
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	ResetAfter     time.Duration
+
+	// Default tells that the spec names no restartStrategy: this is the
+	// default for the job's checkpoints, which WithCheckpointInterval
+	// changes when it turns them on.
+	Default bool
+}
+
+// Backoff returns the wait before the n-th consecutive restart (n >= 1)
+// under RestartExponentialDelay: InitialBackoff doubled n-1 times, at
+// most MaxBackoff.
+func (r RestartStrategy) Backoff(n int) time.Duration {
+	d := r.InitialBackoff
+	for i := 1; i < n; i++ {
+		if d > r.MaxBackoff/2 {
+			return r.MaxBackoff
+		}
+		d *= 2
+	}
+	return min(d, r.MaxBackoff)
 }
 
 // StateBackend is where keyed state lives.

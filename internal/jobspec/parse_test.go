@@ -43,7 +43,7 @@ func TestLoadValidSpecs(t *testing.T) {
 				{Type: OperatorProcess, UID: "count", Module: "wordcount", Function: "count"},
 			},
 			Sink:            Sink{Type: "file", UID: "out", Spec: &file.SinkSpec{Path: "out/counts"}},
-			RestartStrategy: RestartStrategy{Type: RestartNone},
+			RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 			State:           State{Backend: StatePebble},
 		}
 	}
@@ -90,7 +90,7 @@ func TestLoadValidSpecs(t *testing.T) {
 				{Type: OperatorMap, UID: "upper", Module: "text", Function: "upper"},
 			},
 			Sink:            Sink{Type: "stdout", UID: "print", Spec: &stdout.Spec{}},
-			RestartStrategy: RestartStrategy{Type: RestartNone},
+			RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 			State:           State{Backend: StatePebble},
 		},
 	}, {
@@ -152,7 +152,7 @@ sink: {type: stdout, uid: out}
 		Source:          Source{Type: "generator", UID: "src", Spec: &generator.Spec{Kind: generator.KindSequence}},
 		Operators:       []Operator{},
 		Sink:            Sink{Type: "stdout", UID: "out", Spec: &stdout.Spec{}},
-		RestartStrategy: RestartStrategy{Type: RestartNone},
+		RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 		State:           State{Backend: StatePebble},
 	})
 }
@@ -181,6 +181,63 @@ checkpoints: {interval: 10s}
 	}
 	if want := (Checkpoints{Interval: 10 * time.Second, Timeout: 10 * time.Minute, MaxConcurrent: 1, Retain: 3}); *got.Checkpoints != want {
 		t.Errorf("checkpoints = %+v, want %+v", *got.Checkpoints, want)
+	}
+}
+
+// TestParseDefaultRestart checks which restart strategy a spec that names
+// none gets: none without checkpoints, exponentialDelay with them, also
+// when --checkpoint-interval turns them on; a named strategy stays.
+func TestParseDefaultRestart(t *testing.T) {
+	exponential := RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: time.Second,
+		MaxBackoff: time.Minute, ResetAfter: time.Hour, Default: true}
+	none := RestartStrategy{Type: RestartNone, Default: true}
+	tests := []struct {
+		name, extra string
+		interval    time.Duration
+		want        RestartStrategy
+	}{
+		{"no checkpoints", "", 0, none},
+		{"checkpoints", "checkpoints: {interval: 10s}", 0, exponential},
+		{"checkpoints from the flag", "", time.Second, exponential},
+		{"explicit none", "restartStrategy: {type: none}\ncheckpoints: {interval: 10s}", time.Second, RestartStrategy{Type: RestartNone}},
+		{"explicit fixed delay", "restartStrategy: {type: fixedDelay}", time.Second, RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}},
+		{"explicit exponential", "restartStrategy: {type: exponentialDelay, initialBackoff: 100ms, maxBackoff: 2s, resetAfter: 10m}", 0,
+			RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second, ResetAfter: 10 * time.Minute}},
+		{"exponential defaults", "restartStrategy: {type: exponentialDelay}", 0,
+			RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: time.Second, MaxBackoff: time.Minute, ResetAfter: time.Hour}},
+		{"maxBackoff follows a larger initialBackoff", "restartStrategy: {type: exponentialDelay, initialBackoff: 2m}", 0,
+			RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: 2 * time.Minute, MaxBackoff: 2 * time.Minute, ResetAfter: time.Hour}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := "name: j\nsource: {type: generator, uid: src}\nsink: {type: stdout, uid: out}\n" + tt.extra + "\n"
+			got, err := Parse([]byte(spec), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.interval != 0 {
+				if err := got.WithCheckpointInterval(tt.interval); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got.RestartStrategy != tt.want {
+				t.Errorf("restartStrategy = %+v, want %+v", got.RestartStrategy, tt.want)
+			}
+		})
+	}
+}
+
+func TestRestartBackoff(t *testing.T) {
+	rs := RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: time.Second, MaxBackoff: time.Minute}
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second,
+		6: 32 * time.Second, 7: time.Minute, 100: time.Minute} {
+		if got := rs.Backoff(n); got != want {
+			t.Errorf("Backoff(%d) = %v, want %v", n, got, want)
+		}
+	}
+	huge := RestartStrategy{InitialBackoff: time.Hour, MaxBackoff: 1<<63 - 1}
+	if got := huge.Backoff(200); got != huge.MaxBackoff {
+		t.Errorf("Backoff(200) with no practical cap = %v, want the cap %v", got, huge.MaxBackoff)
 	}
 }
 

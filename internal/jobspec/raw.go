@@ -79,9 +79,12 @@ func (r *rawSink) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type rawRestart struct {
-	Type     Scalar `yaml:"type"`
-	Attempts Scalar `yaml:"attempts"`
-	Delay    Scalar `yaml:"delay"`
+	Type           Scalar `yaml:"type"`
+	Attempts       Scalar `yaml:"attempts"`
+	Delay          Scalar `yaml:"delay"`
+	InitialBackoff Scalar `yaml:"initialBackoff"`
+	MaxBackoff     Scalar `yaml:"maxBackoff"`
+	ResetAfter     Scalar `yaml:"resetAfter"`
 }
 
 type rawState struct {

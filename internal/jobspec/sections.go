@@ -10,29 +10,65 @@ import (
 const (
 	defaultRestartAttempts = 1
 	defaultRestartDelay    = time.Second
-	defaultCheckpointWait  = 10 * time.Minute
+	// The backoffs of exponentialDelay, Flink's defaults.
+	defaultInitialBackoff = time.Second
+	defaultMaxBackoff     = time.Minute
+	defaultResetAfter     = time.Hour
+	defaultCheckpointWait = 10 * time.Minute
 	// minCheckpointTime is the shortest checkpoint interval and timeout.
 	minCheckpointTime = 10 * time.Millisecond
 )
 
-// restart returns the job's restart strategy, none unless the spec says
-// otherwise.
+// defaultRestart is the restart strategy of a spec that names none:
+// exponentialDelay with Flink's backoffs when the job takes checkpoints
+// (a restart then resumes from the latest one), else none.
+func defaultRestart(checkpoints bool) RestartStrategy {
+	if !checkpoints {
+		return RestartStrategy{Type: RestartNone, Default: true}
+	}
+	return RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: defaultInitialBackoff,
+		MaxBackoff: defaultMaxBackoff, ResetAfter: defaultResetAfter, Default: true}
+}
+
+// restart returns the restart strategy the spec names, or the zero
+// strategy when it names none (build fills in the default).
 func (b *builder) restart(r *rawRestart) RestartStrategy {
 	if r == nil {
-		return RestartStrategy{Type: RestartNone}
+		return RestartStrategy{}
 	}
 	rs := RestartStrategy{
-		Type: RestartType(b.p.choice("restartStrategy.type", r.Type, "restart strategy", string(RestartNone), string(RestartNone), string(RestartFixedDelay))),
+		Type: RestartType(b.p.choice("restartStrategy.type", r.Type, "restart strategy", string(RestartNone),
+			string(RestartNone), string(RestartFixedDelay), string(RestartExponentialDelay))),
+	}
+	if rs.Type != RestartFixedDelay {
+		b.p.only("restartStrategy.attempts", r.Attempts, "fixedDelay")
+		b.p.only("restartStrategy.delay", r.Delay, "fixedDelay")
+	}
+	if rs.Type != RestartExponentialDelay {
+		b.p.only("restartStrategy.initialBackoff", r.InitialBackoff, "exponentialDelay")
+		b.p.only("restartStrategy.maxBackoff", r.MaxBackoff, "exponentialDelay")
+		b.p.only("restartStrategy.resetAfter", r.ResetAfter, "exponentialDelay")
 	}
 	switch rs.Type {
 	case RestartFixedDelay:
 		rs.Attempts = int(b.p.integer("restartStrategy.attempts", r.Attempts, defaultRestartAttempts, 1, unbounded))
 		rs.Delay = b.p.duration("restartStrategy.delay", r.Delay, defaultRestartDelay, 0)
-	case RestartNone:
-		b.p.only("restartStrategy.attempts", r.Attempts, "fixedDelay")
-		b.p.only("restartStrategy.delay", r.Delay, "fixedDelay")
+	case RestartExponentialDelay:
+		b.exponential(r, &rs)
 	}
 	return rs
+}
+
+// exponential fills in the backoffs of an exponentialDelay strategy. The
+// initial backoff must be positive (it is doubled) and at most the
+// maximum.
+func (b *builder) exponential(r *rawRestart, rs *RestartStrategy) {
+	rs.InitialBackoff = b.p.duration("restartStrategy.initialBackoff", r.InitialBackoff, defaultInitialBackoff, time.Millisecond)
+	rs.MaxBackoff = b.p.duration("restartStrategy.maxBackoff", r.MaxBackoff, max(defaultMaxBackoff, rs.InitialBackoff), time.Millisecond)
+	rs.ResetAfter = b.p.duration("restartStrategy.resetAfter", r.ResetAfter, defaultResetAfter, time.Millisecond)
+	if rs.MaxBackoff < rs.InitialBackoff && !b.p.rejected("restartStrategy.maxBackoff") && !b.p.rejected("restartStrategy.initialBackoff") {
+		b.p.reject("restartStrategy.maxBackoff", "must be at least initialBackoff (%v), got %v", rs.InitialBackoff, rs.MaxBackoff)
+	}
 }
 
 // state returns the job's state settings, pebble unless the spec says
@@ -91,6 +127,9 @@ func (j *Job) WithCheckpointInterval(d time.Duration) error {
 	}
 	if j.Checkpoints == nil {
 		j.Checkpoints = &Checkpoints{Timeout: defaultCheckpointWait, MaxConcurrent: 1, Retain: DefaultRetain}
+	}
+	if j.RestartStrategy.Default {
+		j.RestartStrategy = defaultRestart(true)
 	}
 	j.Checkpoints.Interval = d
 	return j.checkConnectors()
