@@ -38,8 +38,16 @@
 //	   │                    ▼                                ▼
 //	   │              a task failed, or its task manager was lost:
 //	   │              RESTARTING if the restart strategy has attempts
-//	   │              left (fixedDelay), else FAILED
+//	   │              left (fixedDelay, or exponentialDelay: always),
+//	   │              else FAILED
 //	   └── restart delay passed ── RESTARTING
+//
+// Under exponentialDelay the delay is the strategy's Backoff of the
+// count of consecutive restarts (Job.Backoff): the initial backoff,
+// doubled with each failure up to the maximum. The count starts again
+// when the attempt that failed had run, every task running, for the
+// strategy's ResetAfter (Job.RunningSince to the failure's time), so the
+// reset needs no tick of its own.
 //
 // RUNNING ends in FINISHED when every task has finished (or when a
 // savepoint stops the job), and any live state ends in CANCELED when the

@@ -45,10 +45,17 @@ type Job struct {
 	Attempt   int
 	Restarts  int
 	RestartAt time.Time
+	// Backoff counts the consecutive restarts under exponentialDelay: the
+	// n-th waits Strategy.Backoff(n). It starts again from 1 when the
+	// failed attempt had run for Strategy.ResetAfter.
+	Backoff   int
 	Submitted time.Time
 	Started   time.Time
-	Ended     time.Time
-	History   []api.Event
+	// RunningSince is when every task of the current attempt ran; zero
+	// until then.
+	RunningSince time.Time
+	Ended        time.Time
+	History      []api.Event
 	// Tasks are the current attempt's subtasks, by stage and subtask.
 	Tasks [][]*Task
 	// LastPlacement is the task manager of each slot of the latest
@@ -260,6 +267,7 @@ func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states [
 			if j.Started.IsZero() {
 				j.Started = m.now
 			}
+			j.RunningSince = m.now
 			m.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.Attempt))
 			m.rescaled(j)
 			if len(j.awaiting) == 0 {
@@ -305,15 +313,36 @@ func (m *Machine) failAttempt(j *Job, reason string) {
 	if j.ckpt != nil {
 		m.dropBadCheckpoint(j, reason)
 	}
+	ran := m.ran(j)
 	m.stopAttempt(j)
-	if j.Restarts < j.Strategy.Attempts {
+	switch {
+	case j.Strategy.Type == jobspec.RestartExponentialDelay:
+		if ran >= j.Strategy.ResetAfter {
+			j.Backoff = 0
+		}
+		j.Backoff++
+		j.Restarts++
+		delay := j.Strategy.Backoff(j.Backoff)
+		j.RestartAt = m.now.Add(delay)
+		m.setState(j, api.JobRestarting, fmt.Sprintf("restart %d in %s (backoff %d) after: %s",
+			j.Restarts, delay, j.Backoff, reason))
+	case j.Restarts < j.Strategy.Attempts:
 		j.Restarts++
 		j.RestartAt = m.now.Add(j.Strategy.Delay)
 		m.setState(j, api.JobRestarting, fmt.Sprintf("restart %d of %d in %s after: %s",
 			j.Restarts, j.Strategy.Attempts, j.Strategy.Delay, reason))
-		return
+	default:
+		m.setState(j, api.JobFailed, reason)
 	}
-	m.setState(j, api.JobFailed, reason)
+}
+
+// ran returns how long the current attempt has run with every task
+// running, zero if it never did.
+func (m *Machine) ran(j *Job) time.Duration {
+	if j.RunningSince.IsZero() {
+		return 0
+	}
+	return m.now.Sub(j.RunningSince)
 }
 
 // stopAttempt cancels the current attempt's tasks and frees its slots.

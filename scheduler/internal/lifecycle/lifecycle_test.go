@@ -29,7 +29,10 @@ import (
 //	lead                                  the scheduler becomes leader
 //	heartbeat tm=ID
 //	lose tm=ID reason=X                   its connection broke
-//	submit stages=P,P,... [restart=(N,D)] [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
+//	submit stages=P,P,... [restart=(N,D)] [backoff=(INITIAL,MAX,RESET)]
+//	       [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
+//	                                      restart is fixedDelay, backoff
+//	                                      exponentialDelay
 //	tick
 //	status attempt=N tasks=S/T,... state=RUNNING [tm=ID] [msg=X]
 //	                                      a message with spaces goes on the
@@ -303,6 +306,12 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 		d.ScanArgs(t, "restart", &n, &delay)
 		sub.Strategy = jobspec.RestartStrategy{Type: "fixedDelay", Attempts: n, Delay: parseDur(t, delay)}
 	}
+	if d.HasArg("backoff") {
+		var initial, most, reset string
+		d.ScanArgs(t, "backoff", &initial, &most, &reset)
+		sub.Strategy = jobspec.RestartStrategy{Type: jobspec.RestartExponentialDelay,
+			InitialBackoff: parseDur(t, initial), MaxBackoff: parseDur(t, most), ResetAfter: parseDur(t, reset)}
+	}
 	if d.HasArg("checkpoints") {
 		var interval, timeout string
 		var retain int
@@ -427,6 +436,9 @@ func (h *harness) state(id string) string {
 	}
 	fmt.Fprintf(&sb, "job %s %s: %s\n", j.ID, j.State, j.Message)
 	fmt.Fprintf(&sb, "attempt %d restarts %d slots %d stages %s\n", j.Attempt, j.Restarts, j.Slots, parallelisms(j.Plan))
+	if j.Backoff != 0 {
+		fmt.Fprintf(&sb, "backoff %d, restart at %s\n", j.Backoff, j.RestartAt.Sub(h.epoch))
+	}
 	for si, stage := range j.Tasks {
 		for sub, t := range stage {
 			fmt.Fprintf(&sb, "  task %d/%d %s on %s", si, sub, t.State, t.TaskManager)

@@ -243,6 +243,7 @@ func (m *Machine) place(j *Job) {
 		m.tms[id].Used++
 	}
 	j.Attempt++
+	j.RunningSince = time.Time{}
 	j.finishedSources = nil
 	j.placement = slots
 	j.LastPlacement = slots
