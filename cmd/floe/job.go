@@ -61,11 +61,11 @@ Run 'floe job COMMAND --help' for the flags of a command.
 // checkpointIntervalHelp is the help of --checkpoint-interval, which floe
 // run and floe job submit share.
 //
-// NB: checkpoints alone do not restart a job: the spec's restartStrategy
-// decides that, and its default, none, fails the job at the first failure.
+// NB: turning checkpoints on also changes the default restart strategy of
+// a spec that names none, from none to exponentialDelay.
 const checkpointIntervalHelp = "turn checkpoints on at this interval, e.g. 10s, or change the spec's; " +
-	"with restartStrategy fixedDelay a failed task then restarts the job from the latest checkpoint, " +
-	"and a file sink commits each record exactly once"
+	"a failed task then restarts the job from the latest checkpoint (unless the spec's restartStrategy " +
+	"says otherwise, with a back-off of 1s doubling to 1m), and a file sink commits each record exactly once"
 
 // fromSavepointHelp and allowNonRestoredHelp are the help of the flags of
 // a start from a savepoint, which floe run and floe job submit share.

@@ -380,7 +380,7 @@ func TestRunCheckpointInterval(t *testing.T) {
 		t.Errorf("loadJob = %v, %v; want a 250ms checkpoint interval", sub.CheckpointInterval, err)
 	}
 	r := runFloe("run", "--help")
-	if !strings.Contains(r.stderr, "-checkpoint-interval") || !strings.Contains(r.stderr, "with restartStrategy fixedDelay") {
+	if !strings.Contains(r.stderr, "-checkpoint-interval") || !strings.Contains(r.stderr, "restarts the job from the latest checkpoint") {
 		t.Errorf("floe run --help does not explain --checkpoint-interval:\n%s", r.stderr)
 	}
 }
