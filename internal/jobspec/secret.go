@@ -1,0 +1,42 @@
+package jobspec
+
+import (
+	"slices"
+	"strings"
+)
+
+// Redacted is what Redact puts in place of a secret parameter's value.
+const Redacted = "[secret]"
+
+// Redact returns text with every value of a secret parameter of j replaced by
+// Redacted. Apply it to any text that is logged or shown and may quote a
+// value of the job: a failure message naming a path built from a parameter,
+// for one. A nil Job redacts nothing.
+func (j *Job) Redact(text string) string {
+	if j == nil {
+		return text
+	}
+	var vs []string
+	for _, name := range j.Secrets {
+		if v := j.Params[name]; v != "" {
+			vs = append(vs, v)
+		}
+	}
+	return redact(text, vs)
+}
+
+// redact replaces every occurrence of each of secrets in text by Redacted,
+// the longest first so that a secret holding another is replaced whole.
+func redact(text string, secrets []string) string {
+	if len(secrets) == 0 {
+		return text
+	}
+	sorted := append([]string(nil), secrets...)
+	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	for _, s := range sorted {
+		if s != "" {
+			text = strings.ReplaceAll(text, s, Redacted)
+		}
+	}
+	return text
+}
