@@ -165,11 +165,17 @@ func (s *Server) Job(ctx context.Context, id string) (api.JobStatus, error) {
 	return s.status(j), nil
 }
 
-// status renders a job. The caller holds s.mu.
+// status renders a job, with the values of its secret parameters hidden in
+// every message: a task's failure can quote one, in a path built from it say.
+// The caller holds s.mu.
 func (s *Server) status(j *lifecycle.Job) api.JobStatus {
+	redact := j.Plan.Job.Redact
 	st := api.JobStatus{
-		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: j.Message, Attempt: j.Attempt,
+		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: redact(j.Message), Attempt: j.Attempt,
 		Parallelism: j.Plan.Job.Parallelism, SubmittedAt: j.Submitted, History: slices.Clone(j.History),
+	}
+	for i := range st.History {
+		st.History[i].Message = redact(st.History[i].Message)
 	}
 	if !j.Started.IsZero() {
 		t := j.Started
@@ -188,7 +194,7 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 			if si < len(j.Tasks) && sub < len(j.Tasks[si]) {
 				t := j.Tasks[si][sub]
 				ss = api.SubtaskStatus{Subtask: sub, State: t.State, TaskManager: t.TaskManager, RecordsIn: t.RecordsIn,
-					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: t.Err}
+					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: redact(t.Err)}
 			}
 			v.RecordsIn += ss.RecordsIn
 			v.RecordsOut += ss.RecordsOut

@@ -175,8 +175,9 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	case ctx.Err() != nil:
 		tm.ended(r, floev1.TaskState_TASK_STATE_CANCELED, "")
 	case err != nil:
-		tm.log.Warn("task failed", "task", key, "err", err)
-		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
+		msg := redactor(req)(err.Error())
+		tm.log.Warn("task failed", "task", key, "err", msg)
+		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, msg)
 	default:
 		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
 			// The state stays open, and on disk, for lookups.
@@ -187,6 +188,17 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 		tm.ended(r, floev1.TaskState_TASK_STATE_FINISHED, "")
 	}
 	os.RemoveAll(tm.stateDir(req.Task))
+}
+
+// redactor returns what hides the values of the secret parameters of req's
+// job in a message this task manager logs or reports. A spec that does not
+// parse hides nothing here: the parser's own messages hide them.
+func redactor(req *floev1.DeployTaskRequest) func(string) string {
+	job, err := jobspec.Parse(req.JobSpec, "/", req.Params)
+	if err != nil {
+		return func(s string) string { return s }
+	}
+	return job.Redact
 }
 
 // stateDir is where a task keeps its pebble state.
