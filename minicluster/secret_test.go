@@ -87,6 +87,40 @@ func TestSecretParamIsNeverShown(t *testing.T) {
 	}
 }
 
+// TestSecretParamIsNotInSubmitErrors submits specs that the parser accepts
+// but the scheduler refuses, with a message quoting a value built from a
+// secret parameter: the message hides it and the refusal stays a bad request.
+func TestSecretParamIsNotInSubmitErrors(t *testing.T) {
+	const marker = "S3CR3T_MARKER"
+	c, err := Start(context.Background(), Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	spec := strings.Join([]string{
+		"name: secret",
+		"params: {apiKey: {secret: true}}",
+		"source: {type: file, uid: in, path: /in.txt}",
+		"sink: {type: stdout, uid: out}",
+		"checkpoints: {interval: 1s, storage: 's3://${apiKey}/prefix'}",
+	}, "\n")
+	_, err = c.Scheduler.Submit(context.Background(), api.Submission{Spec: []byte(spec), Params: map[string]string{"apiKey": marker}})
+	switch {
+	case err == nil:
+		t.Fatal("the job was accepted, want a refused bucket name")
+	case strings.Contains(err.Error(), marker):
+		t.Errorf("the error quotes the secret: %v", err)
+	case !strings.Contains(err.Error(), `"s3://[secret]/prefix"`):
+		t.Errorf("the error %q lacks the redacted URL", err)
+	case api.StatusOf(err) != http.StatusBadRequest:
+		t.Errorf("status %d for %v, want 400", api.StatusOf(err), err)
+	}
+}
+
 // get returns the body of a GET of url, which must answer 200.
 func get(t *testing.T, url string) string {
 	t.Helper()

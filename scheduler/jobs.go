@@ -30,6 +30,14 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	id, err := s.submit(ctx, sub, spec)
+	// NB: what fails after parsing (a checkpoint store URL built from a
+	// parameter, say) may quote a secret parameter.
+	return id, spec.RedactError(err)
+}
+
+// submit is Submit once the spec is parsed.
+func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.Job) (string, error) {
 	if sub.Parallelism != 0 {
 		if err := spec.WithParallelism(sub.Parallelism); err != nil {
 			return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)

@@ -40,3 +40,28 @@ func redact(text string, secrets []string) string {
 	}
 	return text
 }
+
+// RedactError returns err with Redact applied to its message, or err itself
+// when it quotes no secret. errors.Is and errors.As still find what err
+// wraps, so a caller can tell a bad request from a failure as before.
+func (j *Job) RedactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := j.Redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+// redactedError is an error whose message hides secret values.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+
+// Unwrap returns the original error, whose message may hold secrets: use it
+// to match, not to print.
+func (e *redactedError) Unwrap() error { return e.err }

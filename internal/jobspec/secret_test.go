@@ -1,6 +1,8 @@
 package jobspec_test
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -95,5 +97,30 @@ func TestSecretParamErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRedactErrorKeepsTheKind checks that a redacted error still matches
+// what it wraps, and that an error quoting no secret is returned as is.
+func TestRedactErrorKeepsTheKind(t *testing.T) {
+	spec := y(okName, okSink, "params: {apiKey: {secret: true}}", "source: {type: file, uid: in, path: x}")
+	job, err := Parse([]byte(spec), "", map[string]string{"apiKey": marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := errors.New("bad request")
+	err = job.RedactError(fmt.Errorf("%w: bucket %q", kind, marker))
+	if got, want := err.Error(), `bad request: bucket "[secret]"`; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if !errors.Is(err, kind) {
+		t.Errorf("%v no longer wraps its kind", err)
+	}
+	plain := fmt.Errorf("%w: no bucket", kind)
+	if got := job.RedactError(plain); got != plain {
+		t.Errorf("RedactError(%v) = %v, want it unchanged", plain, got)
+	}
+	if job.RedactError(nil) != nil {
+		t.Error("RedactError(nil) is not nil")
 	}
 }
