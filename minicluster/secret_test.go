@@ -121,6 +121,55 @@ func TestSecretParamIsNotInSubmitErrors(t *testing.T) {
 	}
 }
 
+// TestSecretParamIsNotInCheckpoints runs a job whose checkpoint store URL is
+// built from a secret parameter: the checkpoints the REST API lists show the
+// URL with the secret hidden, and the logs never hold it.
+func TestSecretParamIsNotInCheckpoints(t *testing.T) {
+	const marker = "s3cr3t-MARKER-c4e1"
+	dir := t.TempDir()
+	var logs lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), RESTAddr: "127.0.0.1:0", Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	spec := strings.Join([]string{
+		"name: secret",
+		"params: {apiKey: {secret: true}, dir: ~}",
+		"source: {type: generator, uid: in, rate: 1000}",
+		"sink: {type: file, uid: out, path: '${dir}/out'}",
+		"checkpoints: {interval: 100ms, storage: 'file://${dir}/${apiKey}'}",
+	}, "\n")
+	sub := api.Submission{Spec: []byte(spec), Params: map[string]string{"apiKey": marker, "dir": dir}}
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	waitFor(t, func() bool {
+		body = get(t, "http://"+c.Scheduler.RESTAddr()+"/v1/jobs/"+id+"/checkpoints")
+		return strings.Contains(body, api.CheckpointCompleted)
+	})
+	if err := c.Scheduler.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	awaitEnd(t, c, id)
+	if strings.Contains(body, marker) {
+		t.Errorf("the checkpoints show the secret:\n%s", body)
+	}
+	if want := dir + "/[secret]"; !strings.Contains(body, want) {
+		t.Errorf("the checkpoints lack %q, the store with the secret hidden:\n%s", want, body)
+	}
+	if strings.Contains(logs.String(), marker) {
+		t.Errorf("the logs show the secret:\n%s", logs.String())
+	}
+}
+
 // get returns the body of a GET of url, which must answer 200.
 func get(t *testing.T, url string) string {
 	t.Helper()
