@@ -213,7 +213,9 @@ func ParseSet(kvs []string) (map[string]string, error) {
 		case !ok:
 			errs = append(errs, fmt.Errorf("--set %q: want name=value", kv))
 		case !isName(name):
-			errs = append(errs, fmt.Errorf("--set %q: invalid parameter name %q (want [A-Za-z0-9._-]+)", kv, name))
+			// NB: the value is left out: it may be a secret's, under a
+			// misspelt name.
+			errs = append(errs, fmt.Errorf("--set %q: invalid parameter name %q (want [A-Za-z0-9._-]+)", name+"=...", name))
 		default:
 			set[name] = value
 		}
