@@ -190,17 +190,6 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	os.RemoveAll(tm.stateDir(req.Task))
 }
 
-// redactor returns what hides the values of the secret parameters of req's
-// job in a message this task manager logs or reports. A spec that does not
-// parse hides nothing here: the parser's own messages hide them.
-func redactor(req *floev1.DeployTaskRequest) func(string) string {
-	job, err := jobspec.Parse(req.JobSpec, "/", req.Params)
-	if err != nil {
-		return func(s string) string { return s }
-	}
-	return job.Redact
-}
-
 // stateDir is where a task keeps its pebble state.
 func (tm *TaskManager) stateDir(id *floev1.TaskID) string {
 	return filepath.Join(tm.cfg.DataDir, "state", id.JobId, fmt.Sprint(id.Attempt), fmt.Sprintf("%d-%d", id.Stage, id.Subtask))
@@ -249,7 +238,7 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 		OpenState: func(stage, sub int) (task.StateBackend, error) {
 			return task.OpenStateWithin(p.Job.State.Backend, stateDir, tm.stateMemory())
 		},
-		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
+		Stdout: tm.cfg.Stdout, Logger: redactLogger(tm.log, p.Job.Redact), BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
 		Checkpoints: ckpts, RetainState: req.StateRetentionMs > 0,
 		Started: func(t *task.Task) {
 			tm.reportStates(r, floev1.TaskState_TASK_STATE_RUNNING, declaredStates(t))
