@@ -2,6 +2,7 @@ package jobspec
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,17 +27,26 @@ func (j *Job) Redact(text string) string {
 }
 
 // redact replaces every occurrence of each of secrets in text by Redacted,
-// the longest first so that a secret holding another is replaced whole.
+// the longest first so that a secret holding another is replaced whole. A
+// secret is also replaced as %q quotes it, escapes and all, since most
+// messages quote values that way.
 func redact(text string, secrets []string) string {
 	if len(secrets) == 0 {
 		return text
 	}
-	sorted := append([]string(nil), secrets...)
-	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
-	for _, s := range sorted {
-		if s != "" {
-			text = strings.ReplaceAll(text, s, Redacted)
+	var forms []string
+	for _, s := range secrets {
+		if s == "" {
+			continue
 		}
+		forms = append(forms, s)
+		if q := strconv.Quote(s); q[1:len(q)-1] != s {
+			forms = append(forms, q[1:len(q)-1])
+		}
+	}
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	for _, f := range forms {
+		text = strings.ReplaceAll(text, f, Redacted)
 	}
 	return text
 }

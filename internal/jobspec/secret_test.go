@@ -58,6 +58,11 @@ func TestSecretParamErrors(t *testing.T) {
 		set:     set,
 		wantErr: []string{`checkpoints.interval:`, `"x[secret]y"`},
 	}, {
+		name:    "a secret that %q escapes",
+		spec:    spec("{apiKey: {secret: true}}", "parallelism: ${apiKey}"),
+		set:     map[string]string{"apiKey": "pa\"ss\n" + marker + "\x01é"},
+		wantErr: []string{`line 5: parallelism: must be an integer >= 1, got "[secret]"`},
+	}, {
 		name:    "a secret without --set",
 		spec:    spec("{apiKey: {secret: true}}", "parallelism: ${apiKey}"),
 		wantErr: []string{`line 5: parallelism: secret parameter "apiKey" has no value: pass --set apiKey=VALUE`},
@@ -88,7 +93,7 @@ func TestSecretParamErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.wantErr)
 			}
-			if strings.Contains(err.Error(), marker) {
+			if msg := err.Error(); strings.Contains(msg, marker) || strings.Contains(msg, `pa"ss`) || strings.Contains(msg, `pa\"ss`) {
 				t.Errorf("the error quotes the secret:\n%v", err)
 			}
 			for _, want := range tt.wantErr {
