@@ -62,6 +62,9 @@ func (s *Server) Checkpoints(ctx context.Context, id string) ([]api.CheckpointSt
 	for i := len(h) - 1; i >= 0; i-- {
 		st := *h[i]
 		st.Subtasks = slices.Clone(st.Subtasks)
+		// A decline's reason or the storage URL may quote a secret
+		// parameter, as a job's messages may (status).
+		st.Message, st.Path = j.Plan.Job.Redact(st.Message), j.Plan.Job.Redact(st.Path)
 		out = append(out, st)
 	}
 	return out, nil

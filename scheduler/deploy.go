@@ -22,6 +22,10 @@ func (s *Server) execDeploy(a lifecycle.Deploy) {
 	for _, e := range a.Downstream {
 		down = append(down, &floev1.Endpoint{Subtask: int32(e.Subtask), TaskManagerId: e.TaskManager, RpcAddr: e.Addr})
 	}
+	// NB: Params holds the values of the job's secret parameters too, which
+	// the task manager needs to run it. They cross this hop in clear until
+	// the connection uses TLS (issue 16 item 1), which must protect it, as it
+	// must the submission and the HA group's log.
 	req := &floev1.DeployTaskRequest{
 		CheckpointStorage:   j.CheckpointURL,
 		Restore:             a.Restore,

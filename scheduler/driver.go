@@ -174,14 +174,27 @@ func (s *Server) deleteFiles(a lifecycle.DeleteFiles) {
 	defer cancel()
 	store, err := s.jobStore(ctx, a.Job)
 	if err != nil {
-		s.log.Warn("deleting old checkpoint files", "job", a.Job, "err", err)
+		s.log.Warn("deleting old checkpoint files", "job", a.Job, "err", s.redactor(a.Job)(err.Error()))
 		return
 	}
+	redact := s.redactor(a.Job)
 	for _, p := range a.Paths {
 		if err := store.Delete(ctx, p); err != nil {
-			s.log.Warn("deleting an old checkpoint file", "path", p, "err", err)
+			s.log.Warn("deleting an old checkpoint file", "path", redact(p), "err", redact(err.Error()))
 		}
 	}
+}
+
+// redactor returns what hides the values of job's secret parameters in a
+// message, or what changes nothing for a job this scheduler no longer has.
+// The caller must not hold s.mu.
+func (s *Server) redactor(job string) func(string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j := s.machine().Job(job); j != nil {
+		return j.Plan.Job.Redact
+	}
+	return func(text string) string { return text }
 }
 
 // taskID converts a lifecycle task id to the wire's.

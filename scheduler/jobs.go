@@ -30,6 +30,14 @@ func (s *Server) Submit(ctx context.Context, sub api.Submission) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	id, err := s.submit(ctx, sub, spec)
+	// NB: what fails after parsing (a checkpoint store URL built from a
+	// parameter, say) may quote a secret parameter.
+	return id, spec.RedactError(err)
+}
+
+// submit is Submit once the spec is parsed.
+func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.Job) (string, error) {
 	if sub.Parallelism != 0 {
 		if err := spec.WithParallelism(sub.Parallelism); err != nil {
 			return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
@@ -165,11 +173,17 @@ func (s *Server) Job(ctx context.Context, id string) (api.JobStatus, error) {
 	return s.status(j), nil
 }
 
-// status renders a job. The caller holds s.mu.
+// status renders a job, with the values of its secret parameters hidden in
+// every message: a task's failure can quote one, in a path built from it say.
+// The caller holds s.mu.
 func (s *Server) status(j *lifecycle.Job) api.JobStatus {
+	redact := j.Plan.Job.Redact
 	st := api.JobStatus{
-		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: j.Message, Attempt: j.Attempt,
+		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: redact(j.Message), Attempt: j.Attempt,
 		Parallelism: j.Plan.Job.Parallelism, SubmittedAt: j.Submitted, History: slices.Clone(j.History),
+	}
+	for i := range st.History {
+		st.History[i].Message = redact(st.History[i].Message)
 	}
 	if !j.Started.IsZero() {
 		t := j.Started
@@ -188,7 +202,7 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 			if si < len(j.Tasks) && sub < len(j.Tasks[si]) {
 				t := j.Tasks[si][sub]
 				ss = api.SubtaskStatus{Subtask: sub, State: t.State, TaskManager: t.TaskManager, RecordsIn: t.RecordsIn,
-					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: t.Err}
+					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: redact(t.Err)}
 			}
 			v.RecordsIn += ss.RecordsIn
 			v.RecordsOut += ss.RecordsOut

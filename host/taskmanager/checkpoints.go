@@ -69,6 +69,7 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 		}
 	}
 	id := req.Task
+	redact := redactor(req) // a reason may quote the store's URL, built from a secret say
 	return &task.Checkpointing{
 		Store: store, RestoreStore: restoreStore, JobID: id.JobId, Attempt: int(id.Attempt), TempDir: tmp,
 		Ack: func(ckpt int64, st ckmeta.SubtaskState) {
@@ -86,6 +87,7 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 			}
 		},
 		Decline: func(ckpt int64, reason string) {
+			reason = redact(reason)
 			tm.log.Warn("declining checkpoint", "task", keyOf(id), "checkpoint", ckpt, "reason", reason)
 			tm.call(func(ctx context.Context, sched floev1.SchedulerClient) error {
 				_, err := sched.DeclineCheckpoint(ctx, &floev1.DeclineCheckpointRequest{Task: id, CheckpointId: ckpt, Reason: reason})

@@ -175,8 +175,9 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	case ctx.Err() != nil:
 		tm.ended(r, floev1.TaskState_TASK_STATE_CANCELED, "")
 	case err != nil:
-		tm.log.Warn("task failed", "task", key, "err", err)
-		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, err.Error())
+		msg := redactor(req)(err.Error())
+		tm.log.Warn("task failed", "task", key, "err", msg)
+		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, msg)
 	default:
 		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
 			// The state stays open, and on disk, for lookups.
@@ -237,7 +238,7 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 		OpenState: func(stage, sub int) (task.StateBackend, error) {
 			return task.OpenStateWithin(p.Job.State.Backend, stateDir, tm.stateMemory())
 		},
-		Stdout: tm.cfg.Stdout, Logger: tm.log, BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
+		Stdout: tm.cfg.Stdout, Logger: redactLogger(tm.log, p.Job.Redact), BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
 		Checkpoints: ckpts, RetainState: req.StateRetentionMs > 0,
 		Started: func(t *task.Task) {
 			tm.reportStates(r, floev1.TaskState_TASK_STATE_RUNNING, declaredStates(t))

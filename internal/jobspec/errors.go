@@ -52,6 +52,10 @@ type problems struct {
 	list  []*FieldError
 	lines map[string]int
 	bad   map[string]bool
+	// secrets holds the values of the secret parameters, which no message
+	// may repeat: a secret substituted into a field that rejects it would
+	// otherwise be quoted back.
+	secrets []string
 }
 
 func newProblems(file string) *problems {
@@ -68,7 +72,8 @@ func (p *problems) at(line int, path, format string, args ...any) {
 	if p.rejected(path) {
 		return
 	}
-	p.list = append(p.list, &FieldError{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+	msg := redact(fmt.Sprintf(format, args...), p.secrets)
+	p.list = append(p.list, &FieldError{File: p.file, Line: line, Path: path, Msg: msg})
 }
 
 // reject records a problem at path and silences any later one inside it.

@@ -19,8 +19,13 @@ type Job struct {
 	// otherwise). No parallelism of the job exceeds it.
 	MaxParallelism int
 	// Params holds the value of every parameter that has one: the params
-	// defaults overridden by --set values.
+	// defaults overridden by --set values. It includes the secret ones,
+	// which the task managers need; see Secrets.
 	Params map[string]string
+	// Secrets names, sorted, the parameters declared {secret: true}. Their
+	// values must not be logged or shown: use Redact on any text that may
+	// hold one.
+	Secrets []string
 	// Modules maps each declared module name to the absolute path of its
 	// Wasm file.
 	Modules   map[string]string

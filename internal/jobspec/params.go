@@ -20,12 +20,14 @@ type params struct {
 	values map[string]string
 	// used holds every name that some ${name} refers to.
 	used map[string]bool
+	// secret holds the names declared {secret: true}.
+	secret map[string]bool
 }
 
 // newParams reads the params section of the root mapping and lays the --set
 // values over its defaults.
 func newParams(root *yaml.Node, set map[string]string, p *problems) *params {
-	ps := &params{declared: map[string]bool{}, values: map[string]string{}, used: map[string]bool{}}
+	ps := &params{declared: map[string]bool{}, values: map[string]string{}, used: map[string]bool{}, secret: map[string]bool{}}
 	if n := lookupField(root, "params"); n != nil {
 		ps.declare(deref(n), p)
 	}
@@ -34,7 +36,8 @@ func newParams(root *yaml.Node, set map[string]string, p *problems) *params {
 }
 
 // declare records the parameters of the params mapping n. A parameter whose
-// value is null is declared without a default, so it must come from --set.
+// value is null is declared without a default, so it must come from --set; so
+// is a secret one, declared as {secret: true}.
 func (ps *params) declare(n *yaml.Node, p *problems) {
 	if n.Kind != yaml.MappingNode {
 		return
@@ -46,10 +49,41 @@ func (ps *params) declare(n *yaml.Node, p *problems) {
 			continue
 		}
 		ps.declared[name] = true
-		if !isNull(v) {
+		switch {
+		case v.Kind == yaml.MappingNode:
+			ps.declareSecret(name, v, p)
+		case !isNull(v):
 			ps.values[name] = v.Value
 		}
 	}
+}
+
+// declareSecret records the parameter name whose params entry is the mapping
+// n, which the shape phase left with a secret field at most. A secret has no
+// default: a value written in the spec would be stored, replicated and sent
+// with it in clear, so it comes from --set only.
+func (ps *params) declareSecret(name string, n *yaml.Node, p *problems) {
+	path := childPath(childPath("params", name), "secret")
+	var secret Scalar
+	if f := lookupField(n, "secret"); f != nil && !isNull(deref(f)) {
+		secret = Scalar{value: deref(f).Value, set: true}
+	}
+	if !p.boolean(path, secret, false) {
+		p.reject(childPath("params", name), "write {secret: true} for a secret parameter, or its default value (a secret has no default: pass it with --set %s=VALUE)", name)
+		return
+	}
+	ps.secret[name] = true
+}
+
+// secretValues returns the values of the secret parameters, for redact.
+func (ps *params) secretValues() []string {
+	var vs []string
+	for name := range ps.secret {
+		if v := ps.values[name]; v != "" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
 }
 
 // substitute expands the parameter references in every scalar value of the
@@ -94,6 +128,10 @@ func (ps *params) expandScalar(n *yaml.Node, path string, p *problems) {
 		return
 	}
 	for _, name := range missing {
+		if ps.secret[name] {
+			p.at(n.Line, path, "secret parameter %q has no value: pass --set %s=VALUE", name, name)
+			continue
+		}
 		p.at(n.Line, path, "parameter %q has no value: pass --set %s=VALUE or give it a default under params", name, name)
 	}
 	if len(missing) > 0 {
@@ -175,7 +213,9 @@ func ParseSet(kvs []string) (map[string]string, error) {
 		case !ok:
 			errs = append(errs, fmt.Errorf("--set %q: want name=value", kv))
 		case !isName(name):
-			errs = append(errs, fmt.Errorf("--set %q: invalid parameter name %q (want [A-Za-z0-9._-]+)", kv, name))
+			// NB: the value is left out: it may be a secret's, under a
+			// misspelt name.
+			errs = append(errs, fmt.Errorf("--set %q: invalid parameter name %q (want [A-Za-z0-9._-]+)", name+"=...", name))
 		default:
 			set[name] = value
 		}

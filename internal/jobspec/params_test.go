@@ -162,8 +162,8 @@ func TestParseSet(t *testing.T) {
 		{in: []string{"n=1", "n=2"}, want: map[string]string{"n": "2"}},
 		{in: []string{"input", "=x", "a b=c"}, wantErr: []string{
 			`--set "input": want name=value`,
-			`--set "=x": invalid parameter name ""`,
-			`--set "a b=c": invalid parameter name "a b"`,
+			`--set "=...": invalid parameter name ""`,
+			`--set "a b=...": invalid parameter name "a b"`,
 		}},
 	}
 	for _, tt := range tests {

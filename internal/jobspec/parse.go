@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 )
@@ -42,6 +44,7 @@ func parse(data []byte, baseDir string, set map[string]string, file string) (*Jo
 	}
 	shaper{p}.check(root, reflect.TypeFor[rawJob](), "")
 	ps := newParams(root, set, p)
+	p.secrets = ps.secretValues()
 	ps.substitute(root, p)
 	ps.checkSet(set, p)
 	var raw rawJob
@@ -50,6 +53,7 @@ func parse(data []byte, baseDir string, set map[string]string, file string) (*Jo
 		return nil, p.err()
 	}
 	job := build(&raw, baseDir, ps.values, p)
+	job.Secrets = slices.Sorted(maps.Keys(ps.secret))
 	if err := p.err(); err != nil {
 		return nil, err
 	}

@@ -13,17 +13,17 @@ import (
 // the field, and never by YAML's own resolution rules.
 
 type rawJob struct {
-	Name            Scalar            `yaml:"name"`
-	Parallelism     Scalar            `yaml:"parallelism"`
-	MaxParallelism  Scalar            `yaml:"maxParallelism"`
-	Params          map[string]Scalar `yaml:"params"`
-	Modules         map[string]Scalar `yaml:"modules"`
-	Source          *rawSource        `yaml:"source"`
-	Operators       []rawOperator     `yaml:"operators"`
-	Sink            *rawSink          `yaml:"sink"`
-	RestartStrategy *rawRestart       `yaml:"restartStrategy"`
-	State           *rawState         `yaml:"state"`
-	Checkpoints     *rawCheckpoints   `yaml:"checkpoints"`
+	Name            Scalar              `yaml:"name"`
+	Parallelism     Scalar              `yaml:"parallelism"`
+	MaxParallelism  Scalar              `yaml:"maxParallelism"`
+	Params          map[string]rawParam `yaml:"params"`
+	Modules         map[string]Scalar   `yaml:"modules"`
+	Source          *rawSource          `yaml:"source"`
+	Operators       []rawOperator       `yaml:"operators"`
+	Sink            *rawSink            `yaml:"sink"`
+	RestartStrategy *rawRestart         `yaml:"restartStrategy"`
+	State           *rawState           `yaml:"state"`
+	Checkpoints     *rawCheckpoints     `yaml:"checkpoints"`
 }
 
 // rawSource is a source section: the fields that every source has, and the
@@ -99,6 +99,17 @@ type rawCheckpoints struct {
 	Retain        Scalar `yaml:"retain"`
 	Storage       Scalar `yaml:"storage"`
 }
+
+// rawParam is one parameter under params: a default value, or {secret: true}
+// for a secret that --set gives. params.go reads the section from the node
+// tree; decoding keeps nothing.
+type rawParam struct {
+	Secret Scalar `yaml:"secret"`
+}
+
+// UnmarshalYAML accepts both forms of a parameter, which the shape phase has
+// already checked.
+func (*rawParam) UnmarshalYAML(*yaml.Node) error { return nil }
 
 // Scalar is the text of one YAML scalar, uninterpreted. A field that is
 // absent or null stays the zero Scalar, which is not set. The raw structs of

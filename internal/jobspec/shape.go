@@ -12,6 +12,7 @@ var (
 	scalarType    = reflect.TypeFor[Scalar]()
 	rawSourceType = reflect.TypeFor[rawSource]()
 	rawSinkType   = reflect.TypeFor[rawSink]()
+	rawParamType  = reflect.TypeFor[rawParam]()
 )
 
 // shaper checks a node tree against the raw types before anything is
@@ -34,6 +35,8 @@ func (s shaper) check(n *yaml.Node, t reflect.Type, path string) bool {
 		return s.want(n, yaml.ScalarNode, path)
 	case t.Kind() == reflect.Pointer:
 		return s.check(n, t.Elem(), path)
+	case t == rawParamType && n.Kind == yaml.ScalarNode:
+		return true // a default value
 	case t == rawSourceType:
 		return s.want(n, yaml.MappingNode, path) && s.fields(n, path, sources.sectionFields(t))
 	case t == rawSinkType:
