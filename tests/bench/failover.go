@@ -384,20 +384,13 @@ func outputAround(writes []sinkWrite, from, to time.Time) (output, error) {
 // its baseline the same over failoverSettle just before the kill; its ratio the target, 5 s, over the median time
 // from the kill to the next completed checkpoint.
 func failoverResult(keys int, records int64, rate float64, runs []failoverRun) Result {
-	ms := func(f func(r failoverRun) time.Duration) []float64 {
-		var out []float64
-		for _, r := range runs {
-			out = append(out, float64(f(r).Microseconds())/1000)
-		}
-		return out
-	}
-	toCkpt := ms(func(r failoverRun) time.Duration { return r.toCheckpoint })
-	led := ms(func(r failoverRun) time.Duration { return r.led })
-	adopt := ms(func(r failoverRun) time.Duration { return r.toAdopt })
-	trig := ms(func(r failoverRun) time.Duration { return r.toTrigger })
-	took := ms(func(r failoverRun) time.Duration { return r.took })
-	gaps := ms(func(r failoverRun) time.Duration { return r.out.longest })
-	quiet := ms(func(r failoverRun) time.Duration { return r.out.before })
+	toCkpt := millis(runs, func(r failoverRun) time.Duration { return r.toCheckpoint })
+	led := millis(runs, func(r failoverRun) time.Duration { return r.led })
+	adopt := millis(runs, func(r failoverRun) time.Duration { return r.toAdopt })
+	trig := millis(runs, func(r failoverRun) time.Duration { return r.toTrigger })
+	took := millis(runs, func(r failoverRun) time.Duration { return r.took })
+	gaps := millis(runs, func(r failoverRun) time.Duration { return r.out.longest })
+	quiet := millis(runs, func(r failoverRun) time.Duration { return r.out.before })
 	var across, before []float64
 	restarts := 0
 	var attempts []string

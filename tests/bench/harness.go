@@ -302,3 +302,13 @@ func writeResults(path string, results []Result) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// millis is f of each run, in milliseconds, for the medians and lists of a
+// row's summary.
+func millis[R any](runs []R, f func(R) time.Duration) []float64 {
+	var out []float64
+	for _, r := range runs {
+		out = append(out, float64(f(r).Microseconds())/1000)
+	}
+	return out
+}

@@ -495,17 +495,10 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // downtime (request to first output); its ratio the most bytes a new
 // subtask read to restore over its fair share of the state.
 func rescaleResult(keys int, records int64, rate float64, runs []rescaleRun) Result {
-	ms := func(f func(r rescaleRun) time.Duration) []float64 {
-		var out []float64
-		for _, r := range runs {
-			out = append(out, float64(f(r).Microseconds())/1000)
-		}
-		return out
-	}
-	first := ms(func(r rescaleRun) time.Duration { return r.firstOutput })
-	stop := ms(func(r rescaleRun) time.Duration { return r.stopToFirst })
-	down := ms(func(r rescaleRun) time.Duration { return r.schedDown })
-	total := ms(func(r rescaleRun) time.Duration { return r.schedTotal })
+	first := millis(runs, func(r rescaleRun) time.Duration { return r.firstOutput })
+	stop := millis(runs, func(r rescaleRun) time.Duration { return r.stopToFirst })
+	down := millis(runs, func(r rescaleRun) time.Duration { return r.schedDown })
+	total := millis(runs, func(r rescaleRun) time.Duration { return r.schedTotal })
 	var shares, reads []float64
 	for _, r := range runs {
 		shares = append(shares, r.restore.maxShare())
