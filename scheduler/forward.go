@@ -137,6 +137,16 @@ func (s *Server) leaderREST() (string, error) {
 	return m.REST, nil
 }
 
+// fsmApplied is the index of the last command this member's job state
+// has applied. Raft's own applied index will not do: raft counts an entry
+// applied once it has handed it to the FSM's goroutine, before the FSM has
+// run it, so a read right after could still miss the write.
+func (s *Server) fsmApplied() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fsm.Applied()
+}
+
 // awaitApplied waits until this member has applied the log up to index
 // n, for appliedWait at most.
 func (s *Server) awaitApplied(ctx context.Context, n uint64) {
@@ -144,10 +154,10 @@ func (s *Server) awaitApplied(ctx context.Context, n uint64) {
 	defer cancel()
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
-	for s.rlog.Applied() < n {
+	for s.fsmApplied() < n {
 		select {
 		case <-ctx.Done():
-			s.log.Debug("a forwarded answer goes back before this member applied the write", "applied", s.rlog.Applied(), "want", n)
+			s.log.Debug("a forwarded answer goes back before this member applied the write", "applied", s.fsmApplied(), "want", n)
 			return
 		case <-t.C:
 		}
@@ -166,7 +176,7 @@ type appliedWriter struct {
 func (w *appliedWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.wrote = true
-		w.Header().Set(appliedHeader, strconv.FormatUint(w.s.rlog.Applied(), 10))
+		w.Header().Set(appliedHeader, strconv.FormatUint(w.s.fsmApplied(), 10))
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
