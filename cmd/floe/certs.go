@@ -57,22 +57,9 @@ func certsCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Flags may come before or after DIR.
-	var dirs []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			if err == flag.ErrHelp {
-				fs.SetOutput(stdout)
-				fs.Usage()
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		rest = fs.Args()[1:]
+	dirs, code, ok := parseInterspersed(fs, args[1:], stdout)
+	if !ok {
+		return code
 	}
 	if len(dirs) != 1 {
 		fmt.Fprintf(stderr, "floe certs init: want one DIR, got %d\n\n", len(dirs))

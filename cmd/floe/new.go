@@ -29,21 +29,9 @@ func newCmd(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	// Flags may come after NAME.
-	var names []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				fs.SetOutput(stdout)
-				fs.Usage()
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		names = append(names, fs.Arg(0))
-		args = fs.Args()[1:]
+	names, code, ok := parseInterspersed(fs, args, stdout)
+	if !ok {
+		return code
 	}
 	if len(names) != 1 {
 		fmt.Fprintf(stderr, "floe new: want one project NAME, got %d\n\n", len(names))
@@ -61,4 +49,26 @@ func newCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s project %s in %s; build and run it with:\n  %s\n", *lang, name, *dir, next)
 	return 0
+}
+
+// parseInterspersed parses args with fs, letting flags come before, between
+// and after the positional arguments, which it returns. On --help it prints
+// the usage to stdout and returns code 0; on a bad flag (fs has printed
+// why) code 2; ok is false in both cases.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout io.Writer) (positional []string, code int, ok bool) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				fs.SetOutput(stdout)
+				fs.Usage()
+				return nil, 0, false
+			}
+			return nil, 2, false
+		}
+		if fs.NArg() == 0 {
+			return positional, 0, true
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
