@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -98,8 +99,9 @@ func (s *Server) Heartbeat(ctx context.Context, req *floev1.HeartbeatRequest) (*
 		}
 		return &floev1.HeartbeatResponse{Known: false}, nil
 	}
+	at := s.now()
 	for _, mt := range req.Tasks {
-		m.Metrics(fromTaskID(mt.Task), mt.RecordsIn, mt.RecordsOut, mt.BackPressure)
+		m.Metrics(fromTaskID(mt.Task), sampleOf(mt, at))
 	}
 	return &floev1.HeartbeatResponse{Known: true}, nil
 }
@@ -144,4 +146,21 @@ func (s *Server) TaskManagers(ctx context.Context) ([]api.TaskManagerStatus, err
 
 func sortByID(tms []api.TaskManagerStatus) {
 	slices.SortFunc(tms, func(a, b api.TaskManagerStatus) int { return strings.Compare(a.ID, b.ID) })
+}
+
+// sampleOf turns a task's reported metrics, received at at, into the
+// lifecycle's sample.
+func sampleOf(mt *floev1.TaskMetrics, at time.Time) lifecycle.Sample {
+	s := lifecycle.Sample{At: at, RecordsIn: mt.RecordsIn, RecordsOut: mt.RecordsOut, BackPressure: mt.BackPressure, Idle: mt.Idle,
+		InputWatermark: lifecycle.NoWatermark, OutputWatermark: lifecycle.NoWatermark, BytesRead: -1, BytesTotal: mt.BytesTotal}
+	if mt.InputWatermark != nil {
+		s.InputWatermark = *mt.InputWatermark
+	}
+	if mt.OutputWatermark != nil {
+		s.OutputWatermark = *mt.OutputWatermark
+	}
+	if mt.BytesRead != nil {
+		s.BytesRead = *mt.BytesRead
+	}
+	return s
 }

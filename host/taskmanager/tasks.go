@@ -15,8 +15,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
+	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/metrics"
+	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/task"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
@@ -54,7 +56,8 @@ type running struct {
 
 	mu          sync.Mutex
 	task        *task.Task
-	lastBlocked int64
+	lastBlocked time.Duration
+	lastIdle    time.Duration
 	lastAt      time.Time
 	// state is what the task last reported, RUNNING (also before it
 	// started) or ENDING; states are its declared states.
@@ -367,8 +370,9 @@ func (tm *TaskManager) metrics() []*floev1.TaskMetrics {
 	return out
 }
 
-// metrics samples the task's counters; back-pressure is the share of time
-// since the last sample spent blocked sending.
+// metrics samples the task's counters; back-pressure and idleness are the
+// shares of time since the last sample spent blocked sending and waiting
+// for input, waits in progress included.
 func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -376,11 +380,24 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 		return nil
 	}
 	m := &r.task.Metrics
-	now, blocked := time.Now(), m.BlockedNanos.Load()
-	bp := 0.0
+	now := time.Now()
+	_, idle, blocked := m.Stopwatch(now)
+	bp, idleShare := 0.0, 0.0
 	if dt := now.Sub(r.lastAt); dt > 0 {
-		bp = min(1, float64(blocked-r.lastBlocked)/float64(dt))
+		bp = min(1, max(0, float64(blocked-r.lastBlocked)/float64(dt)))
+		idleShare = min(1-bp, max(0, float64(idle-r.lastIdle)/float64(dt)))
 	}
-	r.lastBlocked, r.lastAt = blocked, now
-	return &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp}
+	r.lastBlocked, r.lastIdle, r.lastAt = blocked, idle, now
+	tm := &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp, Idle: idleShare}
+	if wm := m.InputWatermark.Load(); wm != record.NoTimestamp {
+		tm.InputWatermark = &wm
+	}
+	if wm := m.OutputWatermark.Load(); wm != record.NoTimestamp {
+		tm.OutputWatermark = &wm
+	}
+	if p, ok := m.Source().(connector.Progress); ok {
+		read, total := p.BytesRead()
+		tm.BytesRead, tm.BytesTotal = &read, max(total, 0)
+	}
+	return tm
 }

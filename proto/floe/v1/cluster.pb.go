@@ -423,7 +423,21 @@ type TaskMetrics struct {
 	RecordsOut int64                  `protobuf:"varint,3,opt,name=records_out,json=recordsOut,proto3" json:"records_out,omitempty"`
 	// back_pressure is the share of the last interval the task spent blocked
 	// sending downstream, 0..1.
-	BackPressure  float64 `protobuf:"fixed64,4,opt,name=back_pressure,json=backPressure,proto3" json:"back_pressure,omitempty"`
+	BackPressure float64 `protobuf:"fixed64,4,opt,name=back_pressure,json=backPressure,proto3" json:"back_pressure,omitempty"`
+	// idle is the share of the last interval the task spent waiting for
+	// input, 0..1; the rest of it, neither idle nor back-pressured, it was
+	// busy.
+	Idle float64 `protobuf:"fixed64,5,opt,name=idle,proto3" json:"idle,omitempty"`
+	// input_watermark and output_watermark are the task's event time and
+	// the last watermark it sent downstream, in Unix milliseconds; absent
+	// before the first.
+	InputWatermark  *int64 `protobuf:"varint,6,opt,name=input_watermark,json=inputWatermark,proto3,oneof" json:"input_watermark,omitempty"`
+	OutputWatermark *int64 `protobuf:"varint,7,opt,name=output_watermark,json=outputWatermark,proto3,oneof" json:"output_watermark,omitempty"`
+	// bytes_read and bytes_total are a source's progress through its
+	// input: absent when the source does not count; bytes_total is 0 when
+	// the input has no known end.
+	BytesRead     *int64 `protobuf:"varint,8,opt,name=bytes_read,json=bytesRead,proto3,oneof" json:"bytes_read,omitempty"`
+	BytesTotal    int64  `protobuf:"varint,9,opt,name=bytes_total,json=bytesTotal,proto3" json:"bytes_total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -482,6 +496,41 @@ func (x *TaskMetrics) GetRecordsOut() int64 {
 func (x *TaskMetrics) GetBackPressure() float64 {
 	if x != nil {
 		return x.BackPressure
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetIdle() float64 {
+	if x != nil {
+		return x.Idle
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetInputWatermark() int64 {
+	if x != nil && x.InputWatermark != nil {
+		return *x.InputWatermark
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetOutputWatermark() int64 {
+	if x != nil && x.OutputWatermark != nil {
+		return *x.OutputWatermark
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetBytesRead() int64 {
+	if x != nil && x.BytesRead != nil {
+		return *x.BytesRead
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetBytesTotal() int64 {
+	if x != nil {
+		return x.BytesTotal
 	}
 	return 0
 }
@@ -1711,14 +1760,24 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
-	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\x97\x01\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\x86\x03\n" +
 	"\vTaskMetrics\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x1d\n" +
 	"\n" +
 	"records_in\x18\x02 \x01(\x03R\trecordsIn\x12\x1f\n" +
 	"\vrecords_out\x18\x03 \x01(\x03R\n" +
 	"recordsOut\x12#\n" +
-	"\rback_pressure\x18\x04 \x01(\x01R\fbackPressure\"\xff\x01\n" +
+	"\rback_pressure\x18\x04 \x01(\x01R\fbackPressure\x12\x12\n" +
+	"\x04idle\x18\x05 \x01(\x01R\x04idle\x12,\n" +
+	"\x0finput_watermark\x18\x06 \x01(\x03H\x00R\x0einputWatermark\x88\x01\x01\x12.\n" +
+	"\x10output_watermark\x18\a \x01(\x03H\x01R\x0foutputWatermark\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"bytes_read\x18\b \x01(\x03H\x02R\tbytesRead\x88\x01\x01\x12\x1f\n" +
+	"\vbytes_total\x18\t \x01(\x03R\n" +
+	"bytesTotalB\x12\n" +
+	"\x10_input_watermarkB\x13\n" +
+	"\x11_output_watermarkB\r\n" +
+	"\v_bytes_read\"\xff\x01\n" +
 	"\x10TaskStatusUpdate\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12#\n" +
 	"\x04task\x18\x02 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12(\n" +
@@ -1926,6 +1985,7 @@ func file_floe_v1_cluster_proto_init() {
 	if File_floe_v1_cluster_proto != nil {
 		return
 	}
+	file_floe_v1_cluster_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

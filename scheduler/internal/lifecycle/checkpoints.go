@@ -152,6 +152,7 @@ func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
 	m.rescaleFailed(j, id, reason)
 	m.savepointEnded(j, id, nil)
 	if st := j.ckpt.status(id); st != nil && st.Status == api.CheckpointInProgress {
+		j.Stats.CheckpointsFailed++
 		st.Status, st.Message = api.CheckpointFailed, reason
 		st.DurationMillis = m.now.Sub(st.TriggeredAt).Milliseconds()
 	}
@@ -243,6 +244,7 @@ func (m *Machine) MetadataWritten(now time.Time, jobID string, attempt int, md *
 		return m.end()
 	}
 	j.ckpt.completed = append(j.ckpt.completed, md)
+	j.Stats.CheckpointsCompleted++
 	if st := j.ckpt.status(md.ID); st != nil {
 		incr, full := md.Sizes()
 		t := md.CompletedAt

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -63,6 +64,8 @@ type Job struct {
 	LastPlacement []string
 	// States are the keyed states its operators declared, by name.
 	States map[string]Declared
+	// Stats count what happened to the job over its life, for metrics.
+	Stats Stats
 
 	replan Replan
 	// placement is the task manager of each slot of the current attempt,
@@ -89,6 +92,65 @@ type Task struct {
 	RecordsOut   int64
 	BackPressure float64
 	Err          string
+	// Sample is the task's last reported metrics and Rates what its
+	// counters grew by per second since the sample before. They come from
+	// heartbeats, which are not journaled, so snapshots leave them out.
+	Sample Sample `json:"-"`
+	Rates  Rates  `json:"-"`
+}
+
+// Stats count events of a job's life. Restarts are Job.Restarts.
+type Stats struct {
+	// Rescales counts the rescales that completed.
+	Rescales int `json:",omitempty"`
+	// LastRestartDowntime runs from the failure of an attempt to the next
+	// attempt running; LastRescaleDowntime from the stop of the attempt a
+	// rescale replaced to the new one running. Zero until the first.
+	LastRestartDowntime time.Duration `json:",omitempty"`
+	LastRescaleDowntime time.Duration `json:",omitempty"`
+	// CheckpointsCompleted and CheckpointsFailed count checkpoints over
+	// the job's life (its history keeps only the latest).
+	CheckpointsCompleted int64 `json:",omitempty"`
+	CheckpointsFailed    int64 `json:",omitempty"`
+	// FailedAt is when the last attempt failed, zero once the job runs
+	// again.
+	FailedAt time.Time `json:",omitzero"`
+}
+
+// NoWatermark is a Sample's watermark before the task has one.
+const NoWatermark = math.MinInt64
+
+// Sample is a task's metrics as its task manager reported them.
+type Sample struct {
+	// At is when the scheduler received them.
+	At                    time.Time
+	RecordsIn, RecordsOut int64
+	// BackPressure and Idle are the shares of the last heartbeat interval
+	// the task spent waiting for room downstream and for input; the rest
+	// it was busy.
+	BackPressure, Idle float64
+	// InputWatermark and OutputWatermark are in Unix ms, NoWatermark when
+	// none.
+	InputWatermark, OutputWatermark int64
+	// BytesRead and BytesTotal are a source's progress through its input;
+	// BytesTotal is 0 when unknown (an unbounded source), BytesRead -1
+	// when the source does not count.
+	BytesRead, BytesTotal int64
+}
+
+// Rates are per-second rates of a task's counters.
+type Rates struct {
+	RecordsIn, RecordsOut float64
+}
+
+// rates returns the growth of the counters from prev to cur per second;
+// zero when prev is not an earlier sample.
+func rates(prev, cur Sample) Rates {
+	dt := cur.At.Sub(prev.At).Seconds()
+	if prev.At.IsZero() || dt <= 0 {
+		return Rates{}
+	}
+	return Rates{RecordsIn: float64(cur.RecordsIn-prev.RecordsIn) / dt, RecordsOut: float64(cur.RecordsOut-prev.RecordsOut) / dt}
 }
 
 // TaskID names a subtask of an attempt of a job.
@@ -201,13 +263,14 @@ func (m *Machine) task(id TaskID) (*Job, *Task) {
 	return j, j.Tasks[id.Stage][id.Subtask]
 }
 
-// Metrics records a subtask's counters; a stale subtask's are ignored.
-func (m *Machine) Metrics(id TaskID, in, out int64, backPressure float64) {
+// Metrics records a subtask's metrics; a stale subtask's are ignored.
+func (m *Machine) Metrics(id TaskID, s Sample) {
 	// NB: a heartbeat carries the counts the task manager sampled before
 	// it sent it, so one can arrive after the task's last status, which
 	// carries its final counts; an ended task's counts no longer change.
 	if _, t := m.task(id); t != nil && !taskEnded(t.State) {
-		t.RecordsIn, t.RecordsOut, t.BackPressure = in, out, backPressure
+		t.RecordsIn, t.RecordsOut, t.BackPressure = s.RecordsIn, s.RecordsOut, s.BackPressure
+		t.Rates, t.Sample = rates(t.Sample, s), s
 	}
 }
 
@@ -267,6 +330,9 @@ func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states [
 			if j.Started.IsZero() {
 				j.Started = m.now
 			}
+			if !j.Stats.FailedAt.IsZero() {
+				j.Stats.LastRestartDowntime, j.Stats.FailedAt = m.now.Sub(j.Stats.FailedAt), time.Time{}
+			}
 			j.RunningSince = m.now
 			m.setState(j, api.JobRunning, fmt.Sprintf("attempt %d running", j.Attempt))
 			m.rescaled(j)
@@ -315,6 +381,7 @@ func (m *Machine) failAttempt(j *Job, reason string) {
 	}
 	ran := m.ran(j)
 	m.stopAttempt(j)
+	j.Stats.FailedAt = m.now
 	switch {
 	case j.Strategy.Type == jobspec.RestartExponentialDelay:
 		if ran >= j.Strategy.ResetAfter {

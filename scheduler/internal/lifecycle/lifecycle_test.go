@@ -146,7 +146,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		task := tasks(t, d, "task")[0]
 		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
 		in, out := intArg(t, d, "in"), intArg(t, d, "out")
-		h.rec(func(m *Machine) { m.Metrics(id, int64(in), int64(out), 0) })
+		h.rec(func(m *Machine) { m.Metrics(id, Sample{RecordsIn: int64(in), RecordsOut: int64(out)}) })
 	case "unreachable":
 		task := tasks(t, d, "task")[0]
 		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
@@ -189,6 +189,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.rec(func(m *Machine) { acts, err = m.Cancel(now, job) })
 	case "state":
 		return h.state(job)
+	case "stats":
+		st := h.m.Job(job).Stats
+		return fmt.Sprintf("rescales %d, last restart downtime %s, last rescale downtime %s, checkpoints completed %d failed %d\n",
+			st.Rescales, st.LastRestartDowntime, st.LastRescaleDowntime, st.CheckpointsCompleted, st.CheckpointsFailed)
 	default:
 		t.Fatalf("unknown command %q", d.Cmd)
 	}

@@ -93,6 +93,8 @@ func (m *Machine) rescaled(j *Job) {
 		return
 	}
 	j.rescale = nil
+	j.Stats.Rescales++
+	j.Stats.LastRescaleDowntime = m.now.Sub(r.stopped)
 	m.setState(j, api.JobRunning, fmt.Sprintf("rescaled to %s: %s downtime (%s since the request)",
 		parallelisms(j.Plan), m.now.Sub(r.stopped).Round(time.Millisecond), m.now.Sub(r.requested).Round(time.Millisecond)))
 }

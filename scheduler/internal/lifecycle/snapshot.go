@@ -53,6 +53,7 @@ type jobState struct {
 	FinishedSources                      []int               `json:",omitempty"`
 	Checkpoints                          *checkpointsState   `json:",omitempty"`
 	Rescale                              *rescaleState       `json:",omitempty"`
+	Stats                                Stats               `json:",omitzero"`
 }
 
 type checkpointsState struct {
@@ -102,7 +103,7 @@ func jobToState(j *Job) jobState {
 		State: j.State, Message: j.Message, Attempt: j.Attempt, Restarts: j.Restarts, RestartAt: j.RestartAt,
 		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, Tasks: j.Tasks,
 		LastPlacement: j.LastPlacement, Placement: j.placement, Awaiting: j.awaiting, States: j.States,
-		FinalSent: j.finalSent, FinishedSources: slices.Sorted(maps.Keys(j.finishedSources))}
+		FinalSent: j.finalSent, FinishedSources: slices.Sorted(maps.Keys(j.finishedSources)), Stats: j.Stats}
 	if c := j.ckpt; c != nil {
 		cs := &checkpointsState{Coordinator: c.coord.State(), Store: c.store, Retain: c.retain, History: c.history,
 			Savepoints: slices.Sorted(maps.Keys(c.savepoints))}
@@ -160,7 +161,7 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		State: s.State, Message: s.Message, Attempt: s.Attempt, Restarts: s.Restarts, RestartAt: s.RestartAt,
 		Backoff: s.Backoff, RunningSince: s.RunningSince, Submitted: s.Submitted, Started: s.Started, Ended: s.Ended, History: s.History, Tasks: s.Tasks,
 		LastPlacement: s.LastPlacement, States: s.States, replan: sub.Replan, placement: s.Placement,
-		finalSent: s.FinalSent, awaiting: s.Awaiting}
+		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats}
 	if s.Replanned {
 		if j.OpPar == nil {
 			j.OpPar = map[string]int{}
