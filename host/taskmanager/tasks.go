@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/connector"
+	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/record"
