@@ -34,3 +34,13 @@ var restTimeouts = httpTimeouts{
 func newHTTPServer(h http.Handler, t httpTimeouts) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle}
 }
+
+// withMetrics serves the scheduler's Prometheus metrics at GET /metrics
+// beside the API. They are not a route of the API's table: they are
+// Prometheus's text, not JSON, and each scheduler of a group serves its own.
+func withMetrics(api, metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.Handle("/", api)
+	return mux
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/scheduler/internal/replog"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
+	"github.com/floe-stream/floe/scheduler/internal/schedmetrics"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
@@ -93,6 +94,7 @@ type Server struct {
 	restLis   net.Listener
 	grpc      *grpc.Server
 	http      *http.Server
+	metrics   *schedmetrics.Metrics
 	kick      chan struct{}
 	// peers carries the requests to other members of the group; proxy
 	// forwards REST writes to the leader through it.
@@ -227,8 +229,9 @@ func (s *Server) open() error {
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
-		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
-		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
+		s.metrics = schedmetrics.New(s.metricsSnapshot)
+		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, Observe: s.metrics.ObserveRequest})
+		s.http = newHTTPServer(withMetrics(s.forwarding(h), s.metrics.Handler()), restTimeouts)
 	}
 	return nil
 }

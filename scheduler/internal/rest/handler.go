@@ -30,6 +30,12 @@ type Options struct {
 	// MaxBatchKeys caps the keys one batchGet of queryable state may ask
 	// for; 0 or less means DefaultMaxBatchKeys.
 	MaxBatchKeys int
+	// Observe, when set, is called after every request with the route it
+	// matched ("GET /v1/jobs/{id}"; the pattern alone for a method the
+	// route does not serve; UnmatchedRoute), its status code and the time
+	// it took: the scheduler's request metrics. It must be safe for
+	// concurrent use.
+	Observe func(route string, code int, d time.Duration)
 }
 
 // DefaultMaxBatchKeys is how many keys one batchGet may ask for when
@@ -72,13 +78,16 @@ func New(svc api.Service, opts Options) http.Handler {
 	all := slices.Collect(maps.Keys(patterns()))
 	for _, b := range table {
 		m := serving(b.Pattern, all)
-		mux.Handle(b.Method+" "+m.pattern, h.guard(m, h.serve(b.serve)))
+		mux.Handle(b.Method+" "+m.pattern, named(b.Method+" "+b.Pattern, h.guard(m, h.serve(b.serve))))
 	}
 	for p, methods := range patterns() {
 		m := serving(p, all)
-		mux.Handle(m.pattern, h.guard(m, h.methodNotAllowed(methods)))
+		mux.Handle(m.pattern, named(p, h.guard(m, h.methodNotAllowed(methods))))
 	}
 	mux.HandleFunc("/", h.serve(notFound))
+	if opts.Observe != nil {
+		return observed(mux, opts.Observe)
+	}
 	return mux
 }
 
