@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -75,4 +77,137 @@ func stageBytes(cp *api.CheckpointStatus, stage int) int64 {
 		}
 	}
 	return n
+}
+
+var _ api.MetricsService = (*Server)(nil)
+
+// JobMetrics implements api.MetricsService.
+func (s *Server) JobMetrics(ctx context.Context, id string) (api.JobMetrics, error) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j := s.machine().Job(id)
+	if j == nil {
+		return api.JobMetrics{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+	}
+	return jobMetrics(j, now), nil
+}
+
+// jobMetrics renders a job's metrics as of now. The caller holds s.mu.
+func jobMetrics(j *lifecycle.Job, now time.Time) api.JobMetrics {
+	out := api.JobMetrics{ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Vertices: []api.VertexMetrics{}}
+	if j.TakesCheckpoints() {
+		sum := &api.CheckpointSummary{Completed: j.Stats.CheckpointsCompleted, Failed: j.Stats.CheckpointsFailed}
+		if last := lastCompleted(j.Checkpoints()); last != nil {
+			c := *last
+			c.Subtasks = nil
+			sum.Last = &c
+		}
+		out.Checkpoints = sum
+	}
+	for si, stage := range j.Plan.Stages {
+		v := api.VertexMetrics{Stage: si, Name: stage.Name, Parallelism: stage.Parallelism, Subtasks: []api.SubtaskMetrics{}}
+		var subs []api.TaskFigures
+		for sub := 0; sub < stage.Parallelism; sub++ {
+			sm := api.SubtaskMetrics{Subtask: sub, State: api.TaskScheduled}
+			// NB: during a rescale the plan has the new parallelism before
+			// the new tasks exist.
+			if si < len(j.Tasks) && sub < len(j.Tasks[si]) {
+				t := j.Tasks[si][sub]
+				sm.State, sm.TaskManager, sm.TaskFigures = t.State, t.TaskManager, taskFigures(t, now)
+				subs = append(subs, sm.TaskFigures)
+			}
+			v.Subtasks = append(v.Subtasks, sm)
+		}
+		v.TaskFigures = vertexFigures(subs, now)
+		out.Vertices = append(out.Vertices, v)
+	}
+	return out
+}
+
+// taskFigures renders a task's last sample.
+func taskFigures(t *lifecycle.Task, now time.Time) api.TaskFigures {
+	s := t.Sample
+	f := api.TaskFigures{RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut,
+		RecordsInPerSecond: t.Rates.RecordsIn, RecordsOutPerSecond: t.Rates.RecordsOut}
+	if s.At.IsZero() {
+		return f
+	}
+	f.BackPressured, f.Idle = s.BackPressure, s.Idle
+	f.Busy = max(0, 1-s.BackPressure-s.Idle)
+	f.InputWatermark, f.OutputWatermark = watermark(s.InputWatermark), watermark(s.OutputWatermark)
+	f.EventTimeLagMillis = lagOf(f.InputWatermark, now)
+	if s.BytesRead >= 0 {
+		f.Progress = &api.SourceProgress{BytesRead: s.BytesRead, BytesTotal: s.BytesTotal}
+	}
+	return f
+}
+
+// vertexFigures adds up a stage's subtasks' figures: counts, rates and
+// bytes are sums, shares of time means over the subtasks that reported,
+// watermarks the least (a stage is as far in event time as its slowest
+// subtask), but only once every subtask has one.
+func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
+	var v api.TaskFigures
+	shares := 0
+	var in, out *time.Time
+	inAll, outAll := true, true
+	for _, f := range subs {
+		v.RecordsIn += f.RecordsIn
+		v.RecordsOut += f.RecordsOut
+		v.RecordsInPerSecond += f.RecordsInPerSecond
+		v.RecordsOutPerSecond += f.RecordsOutPerSecond
+		if f.Busy+f.BackPressured+f.Idle > 0 {
+			shares++
+			v.Busy += f.Busy
+			v.BackPressured += f.BackPressured
+			v.Idle += f.Idle
+		}
+		in, inAll = least(in, f.InputWatermark), inAll && f.InputWatermark != nil
+		out, outAll = least(out, f.OutputWatermark), outAll && f.OutputWatermark != nil
+		if p := f.Progress; p != nil {
+			if v.Progress == nil {
+				v.Progress = &api.SourceProgress{}
+			}
+			v.Progress.BytesRead += p.BytesRead
+			v.Progress.BytesTotal += p.BytesTotal
+		}
+	}
+	if shares > 0 {
+		n := float64(shares)
+		v.Busy, v.BackPressured, v.Idle = v.Busy/n, v.BackPressured/n, v.Idle/n
+	}
+	if len(subs) > 0 && inAll {
+		v.InputWatermark, v.EventTimeLagMillis = in, lagOf(in, now)
+	}
+	if len(subs) > 0 && outAll {
+		v.OutputWatermark = out
+	}
+	return v
+}
+
+// watermark renders a sample's watermark, nil when there is none.
+func watermark(ms int64) *time.Time {
+	if ms == lifecycle.NoWatermark {
+		return nil
+	}
+	t := time.UnixMilli(ms).UTC()
+	return &t
+}
+
+// lagOf returns now minus the watermark wm in milliseconds, nil without one.
+func lagOf(wm *time.Time, now time.Time) *int64 {
+	if wm == nil {
+		return nil
+	}
+	lag := now.Sub(*wm).Milliseconds()
+	return &lag
+}
+
+// least returns the earlier of two optional times.
+func least(a, b *time.Time) *time.Time {
+	if a == nil || (b != nil && b.Before(*a)) {
+		return b
+	}
+	return a
 }

@@ -18,11 +18,36 @@ import (
 type openAPI struct {
 	Paths      map[string]map[string]yaml.Node `yaml:"paths"`
 	Components struct {
-		Schemas map[string]struct {
-			Required   []string             `yaml:"required"`
-			Properties map[string]yaml.Node `yaml:"properties"`
-		} `yaml:"schemas"`
+		Schemas map[string]schema `yaml:"schemas"`
 	} `yaml:"components"`
+}
+
+// schema is an object schema: its own properties, or the properties of
+// the schemas in its allOf, which are given inline or by $ref.
+type schema struct {
+	Ref        string               `yaml:"$ref"`
+	Required   []string             `yaml:"required"`
+	Properties map[string]yaml.Node `yaml:"properties"`
+	AllOf      []schema             `yaml:"allOf"`
+}
+
+// flatten returns the schema's properties and required ones, those of its
+// allOf included, resolving $ref in doc.
+func (s schema) flatten(doc *openAPI) (props, required []string) {
+	for p := range s.Properties {
+		props = append(props, p)
+	}
+	required = slices.Clone(s.Required)
+	for _, part := range s.AllOf {
+		if name, ok := strings.CutPrefix(part.Ref, "#/components/schemas/"); ok {
+			part = doc.Components.Schemas[name]
+		}
+		p, r := part.flatten(doc)
+		props, required = append(props, p...), append(required, r...)
+	}
+	slices.Sort(props)
+	slices.Sort(required)
+	return props, required
 }
 
 func loadOpenAPI(t *testing.T) *openAPI {
@@ -85,6 +110,12 @@ func TestOpenAPISchemas(t *testing.T) {
 		"ClusterStatus":           reflect.TypeFor[api.ClusterStatus](),
 		"ClusterMember":           reflect.TypeFor[api.ClusterMember](),
 		"MemberRequest":           reflect.TypeFor[rest.MemberRequest](),
+		"JobMetrics":              reflect.TypeFor[api.JobMetrics](),
+		"VertexMetrics":           reflect.TypeFor[api.VertexMetrics](),
+		"SubtaskMetrics":          reflect.TypeFor[api.SubtaskMetrics](),
+		"TaskFigures":             reflect.TypeFor[api.TaskFigures](),
+		"SourceProgress":          reflect.TypeFor[api.SourceProgress](),
+		"CheckpointSummary":       reflect.TypeFor[api.CheckpointSummary](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]
@@ -93,25 +124,26 @@ func TestOpenAPISchemas(t *testing.T) {
 			continue
 		}
 		fields, required := jsonFields(typ)
-		var props []string
-		for p := range schema.Properties {
-			props = append(props, p)
-		}
-		slices.Sort(props)
-		slices.Sort(schema.Required)
+		props, req := schema.flatten(doc)
 		if !slices.Equal(props, fields) {
 			t.Errorf("schema %s has properties %v, want %v", name, props, fields)
 		}
-		if !slices.Equal(schema.Required, required) {
-			t.Errorf("schema %s requires %v, want %v", name, schema.Required, required)
+		if !slices.Equal(req, required) {
+			t.Errorf("schema %s requires %v, want %v", name, req, required)
 		}
 	}
 }
 
 // jsonFields returns the JSON names of a struct's fields, sorted, and those
-// of them that are always present.
+// of them that are always present. The fields of an embedded struct
+// without a JSON name are the struct's own, as encoding/json has it.
 func jsonFields(t reflect.Type) (fields, required []string) {
 	for f := range t.Fields() {
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			f, r := jsonFields(f.Type)
+			fields, required = append(fields, f...), append(required, r...)
+			continue
+		}
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		fields = append(fields, name)
 		if opts != "omitempty" {

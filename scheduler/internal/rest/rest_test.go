@@ -216,7 +216,7 @@ func TestErrors(t *testing.T) {
 		{"unknown job", "GET", "/v1/jobs/nope", 404, `no job "nope"`, ""},
 		{"cancel unknown job", "DELETE", "/v1/jobs/nope", 404, `no job "nope"`, ""},
 		{"checkpoints of unknown job", "GET", "/v1/jobs/nope/checkpoints", 404, `no job "nope"`, ""},
-		{"unknown job subresource", "GET", "/v1/jobs/" + ended + "/metrics", 404, "no such endpoint", ""},
+		{"unknown job subresource", "GET", "/v1/jobs/" + ended + "/nosuch", 404, "no such endpoint", ""},
 		{"cancel ended job", "DELETE", "/v1/jobs/" + ended, 409, "already ended (FINISHED)", ""},
 		{"unknown route", "GET", "/v2/jobs", 404, "no such endpoint: GET /v2/jobs", ""},
 		{"trailing slash", "GET", "/v1/jobs/", 404, "no such endpoint", ""},

@@ -29,6 +29,7 @@ var table = []binding{
 	{Route{http.MethodDelete, "/v1/jobs/{id}"}, (*handler).cancel},
 	{Route{http.MethodPatch, "/v1/jobs/{id}"}, (*handler).rescale},
 	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints"}, (*handler).checkpoints},
+	{Route{http.MethodGet, "/v1/jobs/{id}/metrics"}, (*handler).jobMetrics},
 	{Route{http.MethodPost, "/v1/jobs/{id}/savepoints"}, (*handler).savepoint},
 	{Route{http.MethodPost, "/v1/jobs/{id}/stop"}, (*handler).stop},
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}"}, (*handler).stateGet},
