@@ -186,9 +186,14 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 	return v
 }
 
-// watermark renders a sample's watermark, nil when there is none.
+// maxJSONTime is the last millisecond JSON's RFC 3339 can write, in the
+// year 9999.
+const maxJSONTime = 253402300799999
+
+// watermark renders a sample's watermark, nil when there is none or it is
+// no date JSON can write.
 func watermark(ms int64) *time.Time {
-	if ms == lifecycle.NoWatermark {
+	if ms == lifecycle.NoWatermark || ms < 0 || ms > maxJSONTime {
 		return nil
 	}
 	t := time.UnixMilli(ms).UTC()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector"
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
+	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/record"
@@ -389,10 +390,12 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 	}
 	r.lastBlocked, r.lastIdle, r.lastAt = blocked, idle, now
 	tm := &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp, Idle: idleShare}
-	if wm := m.InputWatermark.Load(); wm != record.NoTimestamp {
+	// NB: neither "no watermark yet" nor the end of input is a point in
+	// event time.
+	if wm := m.InputWatermark.Load(); wm != record.NoTimestamp && wm != eventtime.Max {
 		tm.InputWatermark = &wm
 	}
-	if wm := m.OutputWatermark.Load(); wm != record.NoTimestamp {
+	if wm := m.OutputWatermark.Load(); wm != record.NoTimestamp && wm != eventtime.Max {
 		tm.OutputWatermark = &wm
 	}
 	if p, ok := m.Source().(connector.Progress); ok {
