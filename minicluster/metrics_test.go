@@ -314,6 +314,13 @@ func TestMetricsShowWhereBackPressureIs(t *testing.T) {
 	if slowBusy < 0.5 || slowBP > 0.1 {
 		t.Errorf("the slow stage was busy %.0f%% and back-pressured %.0f%% of the time, want busy and not back-pressured", 100*slowBusy, 100*slowBP)
 	}
+	// The scheduler's figures, from heartbeats, tell the same: the
+	// source's stage back-pressured, the slow stage, which writes to a
+	// fast sink, not.
+	jm := awaitFigures(t, c, id, func(m api.JobMetrics) bool { return m.Vertices[0].BackPressured > 0.5 })
+	if bp := jm.Vertices[1].BackPressured; bp > 0.1 {
+		t.Errorf("the scheduler has the slow stage back-pressured %.0f%% of a heartbeat interval, want little", 100*bp)
+	}
 	// The slow stage's inbox holds what the source sent ahead of it.
 	if q := after.mustSum(t, "floe_task_input_queue_length", map[string]string{"job": id, "vertex": vertices[1]}); q < 1 {
 		t.Errorf("the slow stage's inbox holds %v messages, want the batches waiting for it", q)
@@ -325,4 +332,24 @@ func TestMetricsShowWhereBackPressureIs(t *testing.T) {
 	if got := end.mustSum(t, "floe_operator_records_in_total", map[string]string{"job": id, "operator": "slow"}); got != count {
 		t.Errorf("the slow map got %v records, want the %d the generator was asked for", got, count)
 	}
+}
+
+// awaitFigures reads the job's metrics from the scheduler until ok holds
+// for them, for up to 5 heartbeats, and returns them; it fails the test
+// with the last ones if ok never holds.
+func awaitFigures(t testing.TB, c *Cluster, id string, ok func(api.JobMetrics) bool) api.JobMetrics {
+	t.Helper()
+	var m api.JobMetrics
+	for range 50 {
+		var err error
+		if m, err = c.Scheduler.JobMetrics(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Vertices) > 0 && ok(m) {
+			return m
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the scheduler's figures never became as expected; the last: %+v", m)
+	return m
 }
