@@ -35,6 +35,7 @@ Commands:
   list            list the jobs, newest first
   status ID       show a job: state, vertices and subtasks
   checkpoints ID  list a job's checkpoints, newest first
+  metrics ID      show a job's records, rates, back-pressure and progress
   rescale ID [--parallelism N] [--operator uid=N]... [--wait]
                   change a running job's parallelism through a checkpoint
   savepoint ID [--dir URL]
@@ -86,6 +87,7 @@ var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"list":        jobListCmd,
 	"status":      jobStatusCmd,
 	"checkpoints": jobCheckpointsCmd,
+	"metrics":     jobMetricsCmd,
 	"rescale":     jobRescaleCmd,
 	"savepoint":   jobSavepointCmd,
 	"stop":        jobStopCmd,
