@@ -25,7 +25,7 @@ func TestPrintJobMetrics(t *testing.T) {
 					{Subtask: 1, State: api.TaskRunning, TaskManager: "tm-2", TaskFigures: sub1}}},
 			{Stage: 1, Name: "count -> out", Parallelism: 1,
 				TaskFigures: api.TaskFigures{RecordsIn: 5000, RecordsOut: 5000, Busy: 1, InputWatermark: &wm, EventTimeLagMillis: &lag},
-				Subtasks: []api.SubtaskMetrics{{Subtask: 0, State: api.TaskScheduled}}},
+				Subtasks:    []api.SubtaskMetrics{{Subtask: 0, State: api.TaskScheduled}}},
 		},
 		Checkpoints: &api.CheckpointSummary{Completed: 12, Failed: 1, Last: &api.CheckpointStatus{ID: 13, DurationMillis: 85,
 			FullBytes: 3 << 20, IncrementalBytes: 512}},
