@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -88,4 +90,65 @@ func formatCount(n float64) string {
 		v, i = v/1000, i+1
 	}
 	return fmt.Sprintf("%.1f%c", v, units[i])
+}
+
+// progressLine shows a job's progress on w, which is stderr: on a
+// terminal, one line rewritten in place every second; otherwise a line of
+// its own every interval, as a log would have it.
+type progressLine struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration
+	last  time.Time
+	// open tells that a line is on the terminal without its newline.
+	open bool
+}
+
+// newProgressLine returns a progressLine writing to w every interval, or
+// every second on a terminal; an interval of 0 shows nothing.
+func newProgressLine(w io.Writer, interval time.Duration) *progressLine {
+	p := &progressLine{w: w, tty: isTerminal(w), every: interval, last: time.Now()}
+	if p.tty && interval > 0 {
+		p.every = time.Second
+	}
+	return p
+}
+
+// due reports whether a line is due at now.
+func (p *progressLine) due(now time.Time) bool {
+	return p.every > 0 && now.Sub(p.last) >= p.every
+}
+
+// show writes the job's progress as of now.
+func (p *progressLine) show(now time.Time, m api.JobMetrics) {
+	p.last = now
+	line := formatProgress(progressOf(m))
+	if p.tty {
+		// NB: \x1b[K clears what a longer line before left on the right.
+		fmt.Fprintf(p.w, "\r%s\x1b[K", line)
+		p.open = true
+		return
+	}
+	fmt.Fprintf(p.w, "progress: %s\n", line)
+}
+
+// end finishes the line on a terminal, before something else is written.
+func (p *progressLine) end() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// isTerminal reports whether w is a character device, a terminal: an
+// interactive stderr rather than a file or a pipe.
+//
+// NB: /dev/null is one too; what is written there goes nowhere anyway.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"testing"
 	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
 )
 
 func TestFormatProgress(t *testing.T) {
@@ -64,5 +67,46 @@ func TestFormatCount(t *testing.T) {
 		if got := formatCount(tt.n); got != tt.want {
 			t.Errorf("formatCount(%v) = %q, want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	m := api.JobMetrics{Vertices: []api.VertexMetrics{{TaskFigures: api.TaskFigures{RecordsIn: 40, RecordsInPerSecond: 10,
+		Progress: &api.SourceProgress{BytesRead: 4000, BytesTotal: 10000}}}}}
+	const line = "40.0% of 9.8 KiB, 40 records, 10 records/s, ETA 6s"
+	t0 := time.Unix(1000, 0)
+	tests := []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"terminal", true, "\r" + line + "\x1b[K\r" + line + "\x1b[K\n"},
+		{"file", false, "progress: " + line + "\nprogress: " + line + "\n"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		p := &progressLine{w: &buf, tty: tt.tty, every: time.Second, last: t0}
+		if p.due(t0.Add(999 * time.Millisecond)) {
+			t.Errorf("%s: due before its interval", tt.name)
+		}
+		for i := 1; i <= 2; i++ {
+			now := t0.Add(time.Duration(i) * time.Second)
+			if !p.due(now) {
+				t.Errorf("%s: not due after its interval", tt.name)
+			}
+			p.show(now, m)
+		}
+		p.end()
+		p.end() // a second end writes nothing more
+		if buf.String() != tt.want {
+			t.Errorf("%s: wrote %q, want %q", tt.name, buf.String(), tt.want)
+		}
+	}
+}
+
+func TestProgressLineOff(t *testing.T) {
+	p := newProgressLine(new(bytes.Buffer), 0)
+	if p.due(time.Now().Add(time.Hour)) {
+		t.Error("--progress 0 shows progress")
 	}
 }

@@ -63,7 +63,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxTasks, "max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
+	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 }
 
@@ -177,7 +177,7 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
 		return 2
 	}
-	st, err := follow(ctx, svc, id, progress, log)
+	st, err := follow(ctx, svc, id, newProgressLine(stderr, progress), log)
 	if ctx.Err() != nil {
 		svc.Cancel(context.Background(), id)
 		log.Info("job stopped", "job", id, "reason", "interrupted")
@@ -198,27 +198,30 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 	return 0
 }
 
-// follow polls the job until it ends or ctx is done, logging progress.
-func follow(ctx context.Context, svc api.Service, id string, progress time.Duration, log *slog.Logger) (api.JobStatus, error) {
+// follow polls the job until it ends or ctx is done, showing its progress.
+func follow(ctx context.Context, svc api.Service, id string, progress *progressLine, log *slog.Logger) (api.JobStatus, error) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
-	lastLog, lastState := time.Now(), ""
+	defer progress.end()
+	lastState := ""
+	ms, _ := svc.(api.MetricsService)
 	for {
 		st, err := svc.Job(context.Background(), id)
 		if err != nil {
 			return st, err
 		}
 		if st.State != lastState {
+			progress.end()
 			log.Info("job "+strings.ToLower(st.State), "job", st.Name, "id", id, "message", st.Message)
 			lastState = st.State
 		}
 		if api.Terminal(st.State) {
 			return st, nil
 		}
-		if progress > 0 && time.Since(lastLog) >= progress {
-			in, out := totals(st)
-			log.Info("progress", "job", st.Name, "records_in", in, "records_out", out)
-			lastLog = time.Now()
+		if now := time.Now(); ms != nil && st.State == api.JobRunning && progress.due(now) {
+			if m, err := ms.JobMetrics(context.Background(), id); err == nil {
+				progress.show(now, m)
+			}
 		}
 		select {
 		case <-ctx.Done():
