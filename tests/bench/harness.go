@@ -76,6 +76,7 @@ func benchmarks() []benchmark {
 		{"shuffle-keyby", benchShuffle},
 		{"checkpoint-1m-keys", benchCheckpoint1MKeys},
 		{"checkpointed-throughput", benchCheckpointedThroughput},
+		{"metrics-overhead", benchMetricsOverhead},
 		{"query-latency", benchQueryLatency},
 		{"kafka", benchKafka},
 		{"q1-map-c", sdkQ1("c")},

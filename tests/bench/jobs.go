@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
@@ -76,19 +74,8 @@ type cluster struct {
 
 // startCluster starts a mini-cluster of one task manager with slots slots,
 // sharing the env's engine, its stdout sinks discarding what they get.
-func (e *env) startCluster(slots int) (*cluster, error) {
-	dir, err := os.MkdirTemp(e.dir, "cluster-")
-	if err != nil {
-		return nil, err
-	}
-	// NB: the REST API listens too, for the benchmarks that go through it.
-	c, err := minicluster.Start(e.ctx, minicluster.Config{DataDir: dir, TaskManagers: 1, Slots: slots,
-		Engine: e.engine, Stdout: stdout.NewWriter(io.Discard), RESTAddr: "127.0.0.1:0", Runtime: e.cfg.Runtime})
-	if err != nil {
-		return nil, errors.Join(err, os.RemoveAll(dir))
-	}
-	return &cluster{Cluster: c, dir: dir}, nil
-}
+// NB: the REST API listens too, for the benchmarks that go through it.
+func (e *env) startCluster(slots int) (*cluster, error) { return e.startClusterWith(slots, false) }
 
 func (c *cluster) close() error { return errors.Join(c.Close(), os.RemoveAll(c.dir)) }
 

@@ -18,7 +18,7 @@ func newRequests() *requests {
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "floe_rest_request_duration_seconds",
 			Help: "Time to answer a REST request, by route pattern and status code.",
-			// From 1 ms to about 16 min: a savepoint request waits for the
+			// From 1 ms to about 17 min: a savepoint request waits for the
 			// savepoint, up to 10 minutes by default.
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 11),
 		}, []string{"route", "code"}),
