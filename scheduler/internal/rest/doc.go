@@ -32,6 +32,13 @@
 // %2F; mux.go gives it. A 503 (api.ErrUnavailable: the state is moving)
 // carries Retry-After.
 //
+// A job's metrics (metrics.go), GET /v1/jobs/{id}/metrics, are served when
+// the Service is also an api.MetricsService. Options.Observe, when set,
+// hears of every request with the table route it matched (observe.go):
+// the scheduler's Prometheus metrics of its API count by route, never by
+// raw path. The scheduler serves those metrics beside the API, at
+// /metrics, outside this package's table.
+//
 // docs/rest.md describes the API for users and docs/openapi.yaml formally; a
 // test keeps the route table and the OpenAPI paths in agreement.
 package rest
