@@ -8,9 +8,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/journal"
@@ -45,7 +45,9 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 	if !s.isLeading() {
 		return nil, rpcError(errNotLeader)
 	}
-	conn, err := grpc.NewClient(req.RpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// A task manager's certificate, or a scheduler's: `floe run` serves
+	// its task managers with the scheduler's identity.
+	conn, err := grpc.NewClient(req.RpcAddr, s.cfg.TLS.DialOption(tlsconf.TaskManager, tlsconf.Scheduler))
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "register: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
@@ -52,13 +53,27 @@ const peerDialTimeout = 2 * time.Second
 type leaderKey struct{}
 
 // newPeerTransport returns the transport the server's requests to other
-// members go through, forwarded ones included.
-func newPeerTransport() *http.Transport {
-	return &http.Transport{
+// members go through, forwarded ones included. With TLS, it presents this
+// scheduler's certificate and accepts only another scheduler's.
+func newPeerTransport(c *tlsconf.Config) *http.Transport {
+	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: peerDialTimeout}).DialContext,
 		MaxIdleConnsPerHost: 8,
 		IdleConnTimeout:     time.Minute,
 	}
+	if c != nil {
+		t.TLSClientConfig = c.Client(tlsconf.Scheduler)
+	}
+	return t
+}
+
+// peerScheme is the URL scheme of the other members' REST APIs: https
+// when the group runs TLS.
+func (s *Server) peerScheme() string {
+	if s.cfg.TLS != nil {
+		return "https"
+	}
+	return "http"
 }
 
 // newProxy returns the reverse proxy that forwards a request to the
@@ -69,7 +84,7 @@ func newPeerTransport() *http.Transport {
 func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(&url.URL{Scheme: "http", Host: pr.In.Context().Value(leaderKey{}).(string)})
+			pr.SetURL(&url.URL{Scheme: s.peerScheme(), Host: pr.In.Context().Value(leaderKey{}).(string)})
 			pr.Out.Host = pr.In.Host
 			pr.SetXForwarded()
 			pr.Out.Header.Set(forwardedBy, s.rlog.ID())

@@ -98,7 +98,7 @@ func (s *Server) Cluster(ctx context.Context) (api.ClusterStatus, error) {
 func (s *Server) askApplied(ctx context.Context, m *api.ClusterMember) {
 	ctx, cancel := context.WithTimeout(ctx, memberTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.RESTAddr+"/v1/cluster/self", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.peerScheme()+"://"+m.RESTAddr+"/v1/cluster/self", nil)
 	if err != nil {
 		return
 	}
@@ -169,7 +169,7 @@ func (s *Server) announce(ctx context.Context) error {
 	if err != nil {
 		panic(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+target+"/v1/cluster/members/"+url.PathEscape(me.ID), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, s.peerScheme()+"://"+target+"/v1/cluster/members/"+url.PathEscape(me.ID), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}

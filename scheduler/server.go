@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
@@ -78,6 +80,13 @@ type Config struct {
 	RaftAddr        string
 	RaftPeers       []string
 	ElectionTimeout time.Duration
+	// TLS, when set, secures every connection of the scheduler's: the
+	// gRPC endpoint admits only task managers and schedulers with
+	// certificates from the cluster CA, the REST API is HTTPS (client
+	// certificates optional), and the Raft log, the forwarding of writes
+	// to the leader and the calls to task managers use mutual TLS. Nil is
+	// plaintext.
+	TLS *tlsconf.Config
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -171,7 +180,7 @@ func NewServer(cfg Config) (*Server, error) {
 		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
 		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	t := newPeerTransport()
+	t := newPeerTransport(cfg.TLS)
 	s.peers, s.proxy = &http.Client{Transport: t}, s.newProxy(t)
 	if err := s.open(); err != nil {
 		s.close()
@@ -221,11 +230,19 @@ func (s *Server) open() error {
 	if s.rpcLis, err = net.Listen("tcp", s.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("scheduler: rpc listener: %w", err)
 	}
-	s.grpc = grpc.NewServer()
+	// Task managers register, heartbeat and report; a scheduler's
+	// certificate is admitted too, as `floe run` hosts its task managers
+	// in the scheduler's process with one identity.
+	s.grpc = grpc.NewServer(s.cfg.TLS.ServerOptions(tlsconf.TaskManager, tlsconf.Scheduler)...)
 	floev1.RegisterSchedulerServer(s.grpc, s)
 	if s.cfg.RESTAddr != "" {
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
+		}
+		if s.cfg.TLS != nil {
+			// Users come with bearer tokens, not certificates: any role,
+			// or none, may connect; a member's forwarding presents its.
+			s.restLis = tls.NewListener(s.restLis, s.cfg.TLS.Server(true))
 		}
 		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
 		s.http = newHTTPServer(s.forwarding(h), restTimeouts)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -127,6 +128,7 @@ type jobCLI struct {
 	name           string
 	fs             *flag.FlagSet
 	server         string
+	tls            *clientTLSFlags
 	stdout, stderr io.Writer
 }
 
@@ -147,6 +149,7 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 	}
 	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API, or a comma-separated list of a scheduler group's: "+
 		"the first that answers is used; $FLOE_SERVER sets the default")
+	j.tls = addClientTLSFlags(j.fs)
 	j.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
@@ -233,13 +236,18 @@ func (j *jobCLI) usageError(err error) int {
 func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fn(ctx, client.New(j.server, nil))
+	hc, err := j.tls.httpClient()
+	if err == nil {
+		err = fn(ctx, client.New(j.server, hc))
+	}
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil:
 		fmt.Fprintf(j.stderr, "floe %s %s: interrupted\n", j.group, j.name)
 		return 130
+	case errors.As(err, new(x509.UnknownAuthorityError)):
+		err = fmt.Errorf("the scheduler's certificate is not signed by a CA this client trusts: give the cluster CA with --tls-ca FILE or $FLOE_TLS_CA (%w)", err)
 	case client.IsUnreachable(err) && !strings.Contains(j.server, ","):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
 	case client.IsUnreachable(err):
