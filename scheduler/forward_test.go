@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -22,6 +23,8 @@ type group struct {
 	// stop stops each server and waits until it has.
 	stop []func()
 	hc   *http.Client
+	// scheme is the REST API's: https when the group runs TLS.
+	scheme string
 }
 
 // startGroup starts n schedulers as one group, each serving REST on a
@@ -29,11 +32,21 @@ type group struct {
 // end.
 func startGroup(t *testing.T, n int) *group {
 	t.Helper()
+	return startGroupTLS(t, n, nil)
+}
+
+// startGroupTLS starts a group whose members share the TLS identity c
+// (plaintext when nil); the group's HTTP client presents it too.
+func startGroupTLS(t *testing.T, n int, c *tlsconf.Config) *group {
+	t.Helper()
 	var peers []string
 	for range n {
 		peers = append(peers, freeAddr(t))
 	}
-	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}}
+	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}, scheme: "http"}
+	if c != nil {
+		g.hc.Transport, g.scheme = &http.Transport{TLSClientConfig: c.Client(tlsconf.Scheduler)}, "https"
+	}
 	t.Cleanup(func() {
 		for _, stop := range g.stop {
 			stop()
@@ -42,7 +55,7 @@ func startGroup(t *testing.T, n int) *group {
 	})
 	for i, p := range peers {
 		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
-			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second})
+			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second, TLS: c})
 		if err != nil {
 			t.Fatalf("scheduler %d: %v", i, err)
 		}
@@ -89,7 +102,7 @@ func (g *group) follower() *Server {
 // with its body read.
 func (g *group) do(t *testing.T, s *Server, method, path, body string, header http.Header) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://"+s.RESTAddr()+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, g.scheme+"://"+s.RESTAddr()+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

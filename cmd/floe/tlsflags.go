@@ -46,7 +46,11 @@ func (f *tlsFlags) load() (*tlsconf.Config, error) {
 	case files.Empty():
 		return nil, nil
 	}
-	return tlsconf.Load(files)
+	c, err := tlsconf.Load(files)
+	if f.dir != "" && errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("--tls-dir %s: %w (`floe certs init DIR` writes a directory per role: give DIR/scheduler, DIR/taskmanager or DIR/client)", f.dir, err)
+	}
+	return c, err
 }
 
 // checkBind refuses plaintext on an address other machines can reach
