@@ -85,7 +85,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\n"+tlsUsage+"\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -149,7 +149,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\n"+tlsUsage+"\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {

@@ -11,6 +11,12 @@ import (
 	"github.com/floe-stream/floe/internal/tlsconf"
 )
 
+// tlsUsage is what floe scheduler and floe taskmanager say of TLS.
+const tlsUsage = `With --tls-dir (or --tls-ca, --tls-cert and --tls-key) every connection runs
+mutual TLS, and the REST API HTTPS (docs/security.md). Without them, an address
+other than loopback is refused unless --insecure is given.
+`
+
 // tlsFlags are the TLS flags of floe scheduler, taskmanager and run: one
 // identity for every connection of the process (docs/security.md).
 type tlsFlags struct {
