@@ -1,12 +1,17 @@
 package cluster
 
 import (
+	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floe-stream/floe/scheduler/client"
 )
 
 // initCerts writes the cluster's CA and a certificate for each role with
@@ -61,4 +66,46 @@ func TestWordCountWithCheckpointsOverMutualTLS(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "--tls-ca") {
 		t.Errorf("floe job list without the CA: exit %d, stderr %q; want 1 and a hint at --tls-ca", r.code, r.stderr)
 	}
+}
+
+// TestGroupOverMutualTLS starts a group of three schedulers with TLS, so
+// that Raft runs over mutual TLS between processes, and submits a job
+// through a follower over HTTPS: the follower forwards it to the leader
+// over HTTPS, and the job, on a task manager with TLS, gives the right
+// counts.
+func TestGroupOverMutualTLS(t *testing.T) {
+	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
+	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
+	t.Cleanup(c.close)
+	c.initCerts()
+	tr.TLSClientConfig = &tls.Config{RootCAs: c.caPool()}
+	ms := c.startGroup(3)
+	c.startTaskManager(2, "--tls-dir", filepath.Join(c.certs, "taskmanager"))
+	lead := c.leader(ms)
+	f := ms[0]
+	if f == lead {
+		f = ms[1]
+	}
+	c.server = "https://" + f.rest
+	c.client = client.New(c.server, c.hc)
+	// The follower forwards once it has applied the leader's REST address.
+	if err := c.poll(startTimeout, func() (bool, error) {
+		st, err := c.client.Cluster(context.Background())
+		if err != nil || len(st.Members) != 3 {
+			return false, nil
+		}
+		for _, m := range st.Members {
+			if !m.Reachable || m.RESTAddr == "" {
+				return false, nil
+			}
+		}
+		return true, nil
+	}); err != nil {
+		t.Fatalf("the members never all showed reachable through the follower %s: %v", f.p.name, err)
+	}
+	in := newInput(t, 20_000, 43)
+	out := filepath.Join(t.TempDir(), "out")
+	id := c.submit(wordcountSpec(t, "group-tls", ""), "--set", "input="+in.path, "--set", "output="+out)
+	c.wait(id, time.Minute)
+	in.check(t, out, 1)
 }
