@@ -103,7 +103,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tlsc, err := tlsf.load()
 	if err == nil {
-		err = tlsf.checkBind(tlsc, log, [2]string{"rpc-addr", *rpc}, [2]string{"rest-addr", *rest}, [2]string{"ha-addr", *haAddr})
+		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"rest-addr", *rest}, listenAddr{"ha-addr", *haAddr})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
@@ -167,7 +167,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tlsc, err := tlsf.load()
 	if err == nil {
-		err = tlsf.checkBind(tlsc, log, [2]string{"rpc-addr", *rpc})
+		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

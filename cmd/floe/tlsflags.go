@@ -59,22 +59,23 @@ func (f *tlsFlags) load() (*tlsconf.Config, error) {
 	return c, err
 }
 
+// listenAddr is an address a process listens on, and the flag that set it.
+type listenAddr struct{ flag, addr string }
+
 // checkBind refuses plaintext on an address other machines can reach
-// unless --insecure is given, and then warns. addrs maps each address's
-// flag to its value; empty values are skipped.
-func (f *tlsFlags) checkBind(c *tlsconf.Config, log *slog.Logger, addrs ...[2]string) error {
+// unless --insecure is given, and then warns. Empty addresses are skipped.
+func (f *tlsFlags) checkBind(c *tlsconf.Config, log *slog.Logger, addrs ...listenAddr) error {
 	if c != nil {
 		return nil
 	}
 	for _, a := range addrs {
-		flagName, addr := a[0], a[1]
-		if addr == "" || tlsconf.Loopback(addr) {
+		if a.addr == "" || tlsconf.Loopback(a.addr) {
 			continue
 		}
 		if f.insecure == nil || !*f.insecure {
-			return fmt.Errorf("--%s %s is not a loopback address, and the connections are not encrypted: give --tls-dir (or --tls-ca, --tls-cert and --tls-key) to serve with TLS, or --insecure to serve plaintext anyway", flagName, addr)
+			return fmt.Errorf("--%s %s is not a loopback address, and the connections are not encrypted: give --tls-dir (or --tls-ca, --tls-cert and --tls-key) to serve with TLS, or --insecure to serve plaintext anyway", a.flag, a.addr)
 		}
-		log.Warn("serving plaintext on an address other machines may reach (--insecure): anyone who reaches it can join or drive the cluster", "flag", "--"+flagName, "addr", addr)
+		log.Warn("serving plaintext on an address other machines may reach (--insecure): anyone who reaches it can join or drive the cluster", "flag", "--"+a.flag, "addr", a.addr)
 	}
 	return nil
 }

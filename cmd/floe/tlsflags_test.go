@@ -47,7 +47,7 @@ func TestTLSFlags(t *testing.T) {
 			var logged bytes.Buffer
 			c, err := f.load()
 			if err == nil {
-				err = f.checkBind(c, slog.New(slog.NewTextHandler(&logged, nil)), [2]string{"rpc-addr", tt.addr})
+				err = f.checkBind(c, slog.New(slog.NewTextHandler(&logged, nil)), listenAddr{"rpc-addr", tt.addr})
 			}
 			switch {
 			case tt.err == "" && err != nil:
