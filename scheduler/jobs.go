@@ -52,6 +52,9 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	if err := s.checkCapacity(p, sub.WaitForSlots); err != nil {
+		return "", err
+	}
 	digests, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
@@ -91,6 +94,22 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	s.log.Info("job submitted", "job", id, "name", spec.Name, "slots", slots)
 	s.wake()
 	return id, nil
+}
+
+// checkCapacity refuses a job that needs more slots than the live task
+// managers have in all, used or not: it would wait for task managers that
+// may never come. waitForSlots accepts it (its status says it waits), and so
+// does a cluster with no task manager yet, which is still starting.
+func (s *Server) checkCapacity(p *plan.Plan, waitForSlots bool) error {
+	need := lifecycle.NeededSlots(p)
+	s.mu.Lock()
+	have, tms := s.machine().Capacity(s.now())
+	s.mu.Unlock()
+	if waitForSlots || tms == 0 || need <= have {
+		return nil
+	}
+	return fmt.Errorf("%w: the job needs %d slots (one per subtask of its widest stage) and the cluster's %d task manager(s) have %d in all; "+
+		"lower its parallelism, add task managers, or submit with --wait-for-slots to wait for them", api.ErrConflict, need, tms, have)
 }
 
 // storeModules checks that the upload holds exactly the spec's modules,

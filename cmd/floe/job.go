@@ -272,6 +272,7 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	from := j.fs.String("from-savepoint", "", fromSavepointHelp)
 	allow := j.fs.Bool("allow-non-restored-state", false, allowNonRestoredHelp)
+	wait := j.fs.Bool("wait-for-slots", false, "accept the job even if it needs more slots than the cluster's task managers have; it waits for more to register")
 	pos, code, ok := j.parse(args, "JOB.yaml")
 	if !ok {
 		return code
@@ -288,7 +289,7 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 		return j.usageError(err)
 	}
 	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
-		FromSavepoint: *from, AllowNonRestoredState: *allow}
+		FromSavepoint: *from, AllowNonRestoredState: *allow, WaitForSlots: *wait}
 	return j.run(func(ctx context.Context, c *client.Client) error {
 		id, err := c.SubmitFiles(ctx, pos[0], opts)
 		if err == nil {

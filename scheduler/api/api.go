@@ -67,6 +67,11 @@ type Submission struct {
 	// AllowNonRestoredState accepts a savepoint with state for operators
 	// the job no longer has (that state is dropped).
 	AllowNonRestoredState bool
+	// WaitForSlots accepts a job that needs more slots than the live task
+	// managers have in all: it waits for more to register. Without it such
+	// a job is refused (ErrConflict), unless no task manager is registered
+	// at all (a cluster still starting).
+	WaitForSlots bool
 }
 
 // Savepoint is a completed savepoint.

@@ -170,6 +170,11 @@ func (m *Machine) Submit(now time.Time, sub Submission) []Action {
 	return m.end()
 }
 
+// NeededSlots is the number of slots a job with plan p takes: one per
+// subtask of its widest stage, as slot sharing places one subtask of each
+// stage in a slot.
+func NeededSlots(p *plan.Plan) int { return maxParallelism(p) }
+
 func maxParallelism(p *plan.Plan) int {
 	n := 0
 	for _, st := range p.Stages {

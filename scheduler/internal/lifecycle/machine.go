@@ -131,6 +131,17 @@ func (m *Machine) TaskManagers() []*TaskManager {
 	return out
 }
 
+// Capacity is the slots of the task managers new work can be placed on at
+// now, used or not, and how many task managers hold them: the most a job
+// can be given without more task managers.
+func (m *Machine) Capacity(now time.Time) (slots, taskManagers int) {
+	for _, tm := range m.view(now) {
+		slots += m.tms[tm.ID].Slots
+		taskManagers++
+	}
+	return slots, taskManagers
+}
+
 // LoseTaskManager forgets a task manager (its connection broke) and fails
 // the attempts that ran on it.
 func (m *Machine) LoseTaskManager(now time.Time, id, reason string) []Action {
