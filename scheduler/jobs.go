@@ -129,18 +129,47 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, errors.Join(errs...))
 	}
-	digests := map[string]string{}
+	tables := map[string]map[string]jobspec.FunctionKind{}
 	for name, wasm := range mods {
-		m, err := s.engine.Compile(ctx, name, wasm)
+		table, err := s.functions(ctx, name, wasm)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 		}
-		m.Close(ctx)
+		if table != nil {
+			tables[name] = table
+		}
+	}
+	if err := spec.CheckFunctions("", tables); err != nil {
+		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+	}
+	digests := map[string]string{}
+	for name, wasm := range mods {
+		var err error
 		if digests[name], err = s.artifacts.Put(wasm); err != nil {
 			return nil, err
 		}
 	}
 	return digests, nil
+}
+
+// functions compiles a module, which checks it, and returns the functions
+// it registers with their kinds, or nil for a module whose SDK does not
+// list them.
+func (s *Server) functions(ctx context.Context, name string, wasm []byte) (map[string]jobspec.FunctionKind, error) {
+	m, err := s.engine.Compile(ctx, name, wasm)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close(ctx)
+	fns, ok, err := m.Functions(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	table := make(map[string]jobspec.FunctionKind, len(fns))
+	for f, kind := range fns {
+		table[f] = jobspec.FunctionKind(kind)
+	}
+	return table, nil
 }
 
 // journalModules replicates the modules of a submission that the log does

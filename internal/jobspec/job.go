@@ -41,6 +41,9 @@ type Job struct {
 	// Checkpoints configures periodic checkpoints; nil means the job takes
 	// none.
 	Checkpoints *Checkpoints
+
+	// calls are the Wasm functions the spec names (Calls).
+	calls []Call
 }
 
 // SourceType is the kind of a job's source: the name its connector
