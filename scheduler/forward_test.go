@@ -25,9 +25,9 @@ type group struct {
 }
 
 // startGroup starts n schedulers as one group, each serving REST on a
-// free port, and waits until one leads. The group stops at the test's
-// end.
-func startGroup(t *testing.T, n int) *group {
+// free port, and waits until one leads. Each opt changes every member's
+// config. The group stops at the test's end.
+func startGroup(t *testing.T, n int, opts ...func(*Config)) *group {
 	t.Helper()
 	var peers []string
 	for range n {
@@ -41,8 +41,12 @@ func startGroup(t *testing.T, n int) *group {
 		g.hc.CloseIdleConnections()
 	})
 	for i, p := range peers {
-		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
-			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second})
+		cfg := Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
+			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second}
+		for _, opt := range opts {
+			opt(&cfg)
+		}
+		s, err := NewServer(cfg)
 		if err != nil {
 			t.Fatalf("scheduler %d: %v", i, err)
 		}

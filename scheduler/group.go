@@ -102,6 +102,7 @@ func (s *Server) askApplied(ctx context.Context, m *api.ClusterMember) {
 	if err != nil {
 		return
 	}
+	s.asMember(req)
 	resp, err := s.peers.Do(req)
 	if err != nil {
 		s.log.Debug("asking a member for its applied index", "member", m.ID, "err", err)
@@ -175,6 +176,7 @@ func (s *Server) announce(ctx context.Context) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(forwardedBy, me.ID) // a member that does not lead must not forward it again
+	s.asMember(req)
 	resp, err := s.peers.Do(req)
 	if err != nil {
 		return err

@@ -78,6 +78,15 @@ type Config struct {
 	RaftAddr        string
 	RaftPeers       []string
 	ElectionTimeout time.Duration
+	// AuthTokens is a token file (`floe token create`, docs/security.md):
+	// when set, the REST API serves only users with a token from it, each
+	// as far as its role allows. Empty serves everyone.
+	AuthTokens string
+	// MemberToken is the token this member sends with its own requests to
+	// the other members of its group: announcing itself to the leader
+	// needs an admin's, asking a member's applied index a viewer's. It is
+	// needed when the members check tokens.
+	MemberToken string
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -99,6 +108,8 @@ type Server struct {
 	peers *http.Client
 	proxy *httputil.ReverseProxy
 	now   func() time.Time
+	// users are the REST API's users; nil when it serves everyone.
+	users *users
 
 	// wg tracks the goroutines the server starts; ctx ends them.
 	wg     sync.WaitGroup
@@ -224,10 +235,17 @@ func (s *Server) open() error {
 	s.grpc = grpc.NewServer()
 	floev1.RegisterSchedulerServer(s.grpc, s)
 	if s.cfg.RESTAddr != "" {
+		if err := s.loadUsers(); err != nil {
+			return err
+		}
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
-		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
+		opts := rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, ViewerState: s.viewerState}
+		if s.users != nil {
+			opts.Users = s.users
+		}
+		h := rest.New(s, opts)
 		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
 	}
 	return nil

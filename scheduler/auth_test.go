@@ -1,0 +1,108 @@
+package scheduler
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floe-stream/floe/internal/auth"
+)
+
+// tokenFile writes a token file with a viewer, an operator and an admin
+// whose tokens are their roles' names, and returns its path.
+func tokenFile(t *testing.T) string {
+	t.Helper()
+	var lines []string
+	for _, u := range []auth.User{{Name: "vic", Role: auth.Viewer}, {Name: "olga", Role: auth.Operator}, {Name: "ada", Role: auth.Admin}} {
+		lines = append(lines, auth.Line(u, u.Role.String()))
+	}
+	path := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// bearer is the header of a request with token.
+func bearer(token string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + token}}
+}
+
+// TestForwardedWriteAuthorisesTheUser sends writes with users' tokens to
+// a follower of a group whose members check tokens: the leader authorises
+// the user whose token the follower forwards, not the follower; and the
+// members, which present an admin's token, still announce themselves to
+// each other and read each other's applied index.
+func TestForwardedWriteAuthorisesTheUser(t *testing.T) {
+	tokens := tokenFile(t)
+	g := startGroup(t, 2, func(c *Config) { c.AuthTokens, c.MemberToken = tokens, "admin" })
+	leader, f := g.leader(), g.follower()
+	waitUntil(t, func() bool { _, err := f.leaderREST(); return err == nil })
+
+	tests := []struct {
+		name   string
+		header http.Header
+		status int
+		want   string
+	}{
+		{"no token", nil, http.StatusUnauthorized, "needs a bearer token"},
+		{"unknown token", bearer("intruder"), http.StatusUnauthorized, "does not know the bearer token"},
+		{"viewer", bearer("viewer"), http.StatusForbidden, "token vic has role viewer; DELETE /v1/jobs/{id} needs operator"},
+		// The operator may cancel: the leader looks for the job.
+		{"operator", bearer("operator"), http.StatusNotFound, "no job"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := g.do(t, f, http.MethodDelete, "/v1/jobs/nope", "", tt.header)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.want) {
+				t.Errorf("DELETE through a follower: %s %s, want %d with %q", resp.Status, body, tt.status, tt.want)
+			}
+			if got := resp.Header.Get(leaderHeader); got != leader.RESTAddr() {
+				t.Errorf("the answer came from %q, want the leader %s", got, leader.RESTAddr())
+			}
+		})
+	}
+	// A follower's reads are its own, checked against its own users.
+	if resp, body := g.do(t, f, http.MethodGet, "/v1/jobs", "", nil); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("GET /v1/jobs without a token on a follower: %s %s, want 401", resp.Status, body)
+	}
+	if resp, body := g.do(t, f, http.MethodGet, "/v1/jobs", "", bearer("viewer")); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /v1/jobs as a viewer on a follower: %s %s, want 200", resp.Status, body)
+	}
+	// The follower announced itself (a PUT that needs an admin), and
+	// each member reads the other's applied index (a viewer's GET).
+	for _, s := range g.servers {
+		waitUntil(t, func() bool {
+			st, err := s.Cluster(context.Background())
+			return err == nil && allReachable(st)
+		})
+	}
+}
+
+// TestAuthTokensFile checks that a token file that cannot be read or
+// parsed stops the scheduler from starting, with an error that says where.
+func TestAuthTokensFile(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken")
+	if err := os.WriteFile(broken, []byte("# users\nvic viewer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ path, want string }{
+		{broken, "token file " + broken + ": line 2: want NAME ROLE sha256:HEX, got 2 fields"},
+		{filepath.Join(dir, "missing"), "no such file"},
+	}
+	for _, tt := range tests {
+		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: t.TempDir(), AuthTokens: tt.path})
+		if err == nil {
+			s.close()
+			t.Errorf("NewServer with --auth-tokens %s started", tt.path)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("NewServer with --auth-tokens %s: %v, want an error containing %q", tt.path, err, tt.want)
+		}
+	}
+}
