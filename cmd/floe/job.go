@@ -48,7 +48,8 @@ Commands:
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
 is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
-unset.
+unset. A scheduler that checks tokens needs --token TOKEN, or better
+$FLOE_TOKEN (docs/security.md).
 
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
 scheduler refused the request or cannot be reached, a waited-for job did not
@@ -127,6 +128,7 @@ type jobCLI struct {
 	name           string
 	fs             *flag.FlagSet
 	server         string
+	token          string
 	stdout, stderr io.Writer
 }
 
@@ -147,6 +149,7 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 	}
 	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API, or a comma-separated list of a scheduler group's: "+
 		"the first that answers is used; $FLOE_SERVER sets the default")
+	j.fs.StringVar(&j.token, "token", "", tokenFlagHelp)
 	j.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
@@ -233,13 +236,15 @@ func (j *jobCLI) usageError(err error) int {
 func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fn(ctx, client.New(j.server, nil))
+	err := fn(ctx, j.client())
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil:
 		fmt.Fprintf(j.stderr, "floe %s %s: interrupted\n", j.group, j.name)
 		return 130
+	case errors.Is(err, api.ErrUnauthenticated):
+		err = j.unauthenticated(err)
 	case client.IsUnreachable(err) && !strings.Contains(j.server, ","):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
 	case client.IsUnreachable(err):
