@@ -106,3 +106,50 @@ func TestAuthTokensFile(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadAuthTokens checks that a reload takes users added to the token
+// file since the start, and that a file that no longer parses leaves the
+// users as they were.
+func TestReloadAuthTokens(t *testing.T) {
+	tokens := tokenFile(t)
+	s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: t.TempDir(), AuthTokens: tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	g := &group{hc: &http.Client{}}
+	t.Cleanup(g.hc.CloseIdleConnections)
+	status := func(token string) int {
+		resp, _ := g.do(t, s, http.MethodGet, "/v1/jobs", "", bearer(token))
+		return resp.StatusCode
+	}
+
+	added, err := auth.Append(tokens, auth.User{Name: "newcomer", Role: auth.Viewer}, strings.NewReader(strings.Repeat("x", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := status(added); got != http.StatusUnauthorized {
+		t.Errorf("a token added to the file, before the reload: %d, want 401", got)
+	}
+	if err := s.ReloadAuthTokens(); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(added); got != http.StatusOK {
+		t.Errorf("a token added to the file, after the reload: %d, want 200", got)
+	}
+	if err := os.WriteFile(tokens, []byte("newcomer viewer\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReloadAuthTokens(); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("reloading a broken file: %v, want an error naming line 1", err)
+	}
+	if got := status(added); got != http.StatusOK {
+		t.Errorf("after a failed reload: %d, want the users as they were (200)", got)
+	}
+}
