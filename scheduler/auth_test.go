@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floe-stream/floe/internal/auth"
+	"github.com/floe-stream/floe/scheduler/internal/journal"
+	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 )
 
 // tokenFile writes a token file with a viewer, an operator and an admin
@@ -151,5 +154,45 @@ func TestReloadAuthTokens(t *testing.T) {
 	}
 	if got := status(added); got != http.StatusOK {
 		t.Errorf("after a failed reload: %d, want the users as they were (200)", got)
+	}
+}
+
+// TestViewerState journals word count with state.readableBy opening
+// "counts" to viewers, and asks the server, also after a snapshot is
+// restored, which states viewers may read.
+func TestViewerState(t *testing.T) {
+	spec, err := os.ReadFile("../udfs/wordcount/job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = append(spec, "state:\n  readableBy: {counts: viewer, totals: operator}\n"...)
+	cfg := lifecycle.Config{HeartbeatInterval: time.Second, HeartbeatTimeout: 10 * time.Second}
+	f := journal.New(cfg, planSubmit)
+	b, err := journal.Encode(journal.Submit{At: time.Unix(1_000_000, 0).UTC(), Job: "j", Spec: spec,
+		Params: map[string]string{"input": "/in", "output": "/out"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := f.Apply(1, b).(*journal.Result); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	snap, err := f.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := journal.New(cfg, planSubmit)
+	if err := g.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	for name, fsm := range map[string]*journal.FSM{"journaled": f, "restored": g} {
+		s := &Server{fsm: fsm}
+		for _, tt := range []struct {
+			job, state string
+			want       bool
+		}{{"j", "counts", true}, {"j", "totals", false}, {"j", "other", false}, {"nope", "counts", false}} {
+			if got := s.viewerState(context.Background(), tt.job, tt.state); got != tt.want {
+				t.Errorf("%s: viewerState(%s, %s) = %v, want %v", name, tt.job, tt.state, got, tt.want)
+			}
+		}
 	}
 }
