@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -15,6 +16,11 @@ import (
 // forwards keeps its Authorization header, so the leader authorises the
 // user, not the follower; the members' own requests to one another
 // carry Config.MemberToken.
+
+// errMemberRefused is the leader's 401 or 403 to this member's own
+// request: its token (Config.MemberToken) is missing, unknown or not an
+// admin's.
+var errMemberRefused = errors.New("the leader refuses this member's token")
 
 // users are the REST API's users, swapped whole on a reload.
 type users struct {

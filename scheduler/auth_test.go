@@ -1,11 +1,14 @@
 package scheduler
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,5 +197,42 @@ func TestViewerState(t *testing.T) {
 				t.Errorf("%s: viewerState(%s, %s) = %v, want %v", name, tt.job, tt.state, got, tt.want)
 			}
 		}
+	}
+}
+
+// lockedBuffer is a log that tests read while servers write to it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestMemberTokenRefused checks that a follower whose token the leader
+// refuses says so in its log, rather than failing quietly to make its
+// addresses known.
+func TestMemberTokenRefused(t *testing.T) {
+	tokens := tokenFile(t)
+	var log lockedBuffer
+	startGroup(t, 2, func(c *Config) {
+		c.AuthTokens, c.MemberToken = tokens, "viewer" // not an admin's
+		c.Logger = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	})
+	const warning = `msg="the leader refuses this member's token`
+	waitUntil(t, func() bool { return strings.Contains(log.String(), warning) })
+	// Announcing goes on every second; the warning does not.
+	time.Sleep(2 * announceInterval)
+	if n := strings.Count(log.String(), warning); n != 1 {
+		t.Errorf("the warning is logged %d times, want once:\n%s", n, log.String())
 	}
 }

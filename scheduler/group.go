@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -135,6 +136,7 @@ func (s *Server) Join(ctx context.Context, m api.ClusterMember) error {
 func (s *Server) announcing() {
 	t := time.NewTicker(announceInterval)
 	defer t.Stop()
+	warned := false // about a refused token, once
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -142,7 +144,12 @@ func (s *Server) announcing() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, memberTimeout)
-		if err := s.announce(ctx); err != nil && s.ctx.Err() == nil {
+		err := s.announce(ctx)
+		switch {
+		case err != nil && errors.Is(err, errMemberRefused) && !warned:
+			warned = true
+			s.log.Warn("the leader refuses this member's token: give it an admin's with --ha-token-file (docs/security.md)", "err", err)
+		case err != nil && s.ctx.Err() == nil:
 			s.log.Debug("announcing this scheduler's addresses to the group", "err", err)
 		}
 		cancel()
@@ -182,6 +189,9 @@ func (s *Server) announce(ctx context.Context) error {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: the leader at %s answered %s", errMemberRefused, target, resp.Status)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("the leader at %s answered %s", target, resp.Status)
 	}
