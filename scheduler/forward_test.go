@@ -28,16 +28,16 @@ type group struct {
 }
 
 // startGroup starts n schedulers as one group, each serving REST on a
-// free port, and waits until one leads. The group stops at the test's
-// end.
-func startGroup(t *testing.T, n int) *group {
+// free port, and waits until one leads. Each opt changes every member's
+// config. The group stops at the test's end.
+func startGroup(t *testing.T, n int, opts ...func(*Config)) *group {
 	t.Helper()
-	return startGroupTLS(t, n, nil)
+	return startGroupTLS(t, n, nil, opts...)
 }
 
 // startGroupTLS starts a group whose members share the TLS identity c
 // (plaintext when nil); the group's HTTP client presents it too.
-func startGroupTLS(t *testing.T, n int, c *tlsconf.Config) *group {
+func startGroupTLS(t *testing.T, n int, c *tlsconf.Config, opts ...func(*Config)) *group {
 	t.Helper()
 	var peers []string
 	for range n {
@@ -54,8 +54,12 @@ func startGroupTLS(t *testing.T, n int, c *tlsconf.Config) *group {
 		g.hc.CloseIdleConnections()
 	})
 	for i, p := range peers {
-		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
-			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second, TLS: c})
+		cfg := Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
+			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second, TLS: c}
+		for _, opt := range opts {
+			opt(&cfg)
+		}
+		s, err := NewServer(cfg)
 		if err != nil {
 			t.Fatalf("scheduler %d: %v", i, err)
 		}

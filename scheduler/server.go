@@ -87,6 +87,15 @@ type Config struct {
 	// to the leader and the calls to task managers use mutual TLS. Nil is
 	// plaintext.
 	TLS *tlsconf.Config
+	// AuthTokens is a token file (`floe token create`, docs/security.md):
+	// when set, the REST API serves only users with a token from it, each
+	// as far as its role allows. Empty serves everyone.
+	AuthTokens string
+	// MemberToken is the token this member sends with its own requests to
+	// the other members of its group: announcing itself to the leader
+	// needs an admin's, asking a member's applied index a viewer's. It is
+	// needed when the members check tokens.
+	MemberToken string
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -108,6 +117,8 @@ type Server struct {
 	peers *http.Client
 	proxy *httputil.ReverseProxy
 	now   func() time.Time
+	// users are the REST API's users; nil when it serves everyone.
+	users *users
 
 	// wg tracks the goroutines the server starts; ctx ends them.
 	wg     sync.WaitGroup
@@ -236,6 +247,9 @@ func (s *Server) open() error {
 	s.grpc = grpc.NewServer(s.cfg.TLS.ServerOptions(tlsconf.TaskManager, tlsconf.Scheduler)...)
 	floev1.RegisterSchedulerServer(s.grpc, s)
 	if s.cfg.RESTAddr != "" {
+		if err := s.loadUsers(); err != nil {
+			return err
+		}
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
@@ -244,7 +258,11 @@ func (s *Server) open() error {
 			// or none, may connect; a member's forwarding presents its.
 			s.restLis = tls.NewListener(s.restLis, s.cfg.TLS.Server(true))
 		}
-		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
+		opts := rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, ViewerState: s.viewerState}
+		if s.users != nil {
+			opts.Users = s.users
+		}
+		h := rest.New(s, opts)
 		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
 	}
 	return nil

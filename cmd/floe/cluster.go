@@ -82,6 +82,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	haAddr := fs.String("ha-addr", "", "this scheduler's Raft address HOST:PORT in a group of schedulers (with --ha-peers); empty runs a single scheduler whose jobs are kept in --data-dir")
 	haPeers := fs.String("ha-peers", "", "the Raft addresses of every scheduler of the group, this one included, comma-separated: H1:P1,H2:P2,H3:P3")
 	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")
+	users := schedulerAuthFlags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
@@ -109,17 +110,23 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 2
 	}
-	s, err := scheduler.NewServer(scheduler.Config{
+	cfg := scheduler.Config{
 		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
 		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
 		RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection, TLS: tlsc,
-	})
+	}
+	if err := users.apply(&cfg); err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 2
+	}
+	s, err := scheduler.NewServer(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 1
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	go reloadOnHangup(ctx, s, log) // ends with ctx
 	fmt.Fprintf(stdout, "scheduler: REST on %s://%s, task managers connect to %s\n", restScheme(tlsc), s.RESTAddr(), s.RPCAddr())
 	if err := s.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)

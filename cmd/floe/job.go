@@ -50,7 +50,8 @@ Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
 is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
 unset. An https:// scheduler's certificate is checked against the CA in
---tls-ca FILE, default $FLOE_TLS_CA (docs/security.md).
+--tls-ca FILE, default $FLOE_TLS_CA. A scheduler that checks tokens needs
+--token TOKEN, or better $FLOE_TOKEN (docs/security.md).
 
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
 scheduler refused the request or cannot be reached, a waited-for job did not
@@ -130,6 +131,7 @@ type jobCLI struct {
 	fs             *flag.FlagSet
 	server         string
 	tls            *clientTLSFlags
+	token          string
 	stdout, stderr io.Writer
 }
 
@@ -151,6 +153,7 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API, or a comma-separated list of a scheduler group's: "+
 		"the first that answers is used; $FLOE_SERVER sets the default")
 	j.tls = addClientTLSFlags(j.fs)
+	j.fs.StringVar(&j.token, "token", "", tokenFlagHelp)
 	j.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
@@ -237,9 +240,9 @@ func (j *jobCLI) usageError(err error) int {
 func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	hc, err := j.tls.httpClient()
+	c, err := j.client()
 	if err == nil {
-		err = fn(ctx, client.New(j.server, hc))
+		err = fn(ctx, c)
 	}
 	switch {
 	case err == nil:
@@ -249,6 +252,8 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 		return 130
 	case errors.As(err, new(x509.UnknownAuthorityError)):
 		err = fmt.Errorf("the scheduler's certificate is not signed by a CA this client trusts: give the cluster CA with --tls-ca FILE or $FLOE_TLS_CA (%w)", err)
+	case errors.Is(err, api.ErrUnauthenticated):
+		err = j.unauthenticated(err)
 	case client.IsUnreachable(err) && !strings.Contains(j.server, ","):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
 	case client.IsUnreachable(err):

@@ -276,8 +276,11 @@ var (
 	ErrConflict   = errors.New("conflict")
 	ErrTooLarge   = errors.New("too large")
 	// ErrForbidden: the request is not allowed (a state not declared
-	// queryable).
+	// queryable, a user whose role may not).
 	ErrForbidden = errors.New("forbidden")
+	// ErrUnauthenticated: the request carries no token, or one the
+	// scheduler does not know.
+	ErrUnauthenticated = errors.New("unauthenticated")
 	// ErrUnavailable: try again soon (state moving during a restart or
 	// rescale).
 	ErrUnavailable = errors.New("unavailable")
@@ -294,6 +297,8 @@ func StatusOf(err error) int {
 		return 409
 	case errors.Is(err, ErrTooLarge):
 		return 413
+	case errors.Is(err, ErrUnauthenticated):
+		return 401
 	case errors.Is(err, ErrForbidden):
 		return 403
 	case errors.Is(err, ErrUnavailable):

@@ -32,6 +32,14 @@
 // %2F; mux.go gives it. A 503 (api.ErrUnavailable: the state is moving)
 // carries Retry-After.
 //
+// Every route of the table declares the least role a user needs to call it
+// (auth.Viewer, auth.Operator, auth.Admin, or auth.Anyone for /healthz).
+// With Options.Users, a request must carry "Authorization: Bearer TOKEN"
+// for a user whose role allows the route (auth.go): 401 with
+// WWW-Authenticate without a token or with an unknown one, 403 for a role
+// that may not. A read of queryable state also lets a viewer in when
+// Options.ViewerState says the job opens the state to viewers.
+//
 // docs/rest.md describes the API for users and docs/openapi.yaml formally; a
 // test keeps the route table and the OpenAPI paths in agreement.
 package rest
