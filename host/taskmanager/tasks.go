@@ -177,7 +177,7 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	case err != nil:
 		msg := redactor(req)(err.Error())
 		tm.log.Warn("task failed", "task", key, "err", msg)
-		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, msg)
+		tm.endedWith(r, floev1.TaskState_TASK_STATE_FAILED, msg, failureOf(err))
 	default:
 		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
 			// The state stays open, and on disk, for lookups.

@@ -29,6 +29,8 @@ var table = []binding{
 	{Route{http.MethodDelete, "/v1/jobs/{id}"}, (*handler).cancel},
 	{Route{http.MethodPatch, "/v1/jobs/{id}"}, (*handler).rescale},
 	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints"}, (*handler).checkpoints},
+	{Route{http.MethodGet, "/v1/jobs/{id}/exceptions"}, (*handler).exceptions},
+	{Route{http.MethodGet, "/v1/jobs/{id}/logs"}, (*handler).logs},
 	{Route{http.MethodPost, "/v1/jobs/{id}/savepoints"}, (*handler).savepoint},
 	{Route{http.MethodPost, "/v1/jobs/{id}/stop"}, (*handler).stop},
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}"}, (*handler).stateGet},
