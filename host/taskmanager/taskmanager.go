@@ -16,6 +16,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/metrics"
+	"github.com/floe-stream/floe/host/tasklog"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
@@ -119,6 +120,8 @@ type TaskManager struct {
 	modules  *modules
 	peers    *peers
 	stores   stores
+	// logs keeps the recent guest log lines of the subtasks (logs.go).
+	logs *tasklog.Store
 
 	// exporter has the tasks' metrics; metricsSrv serves them when
 	// Config.MetricsAddr is set.
@@ -215,6 +218,7 @@ func (tm *TaskManager) open() error {
 	}
 	tm.modules = newModules(tm.engine, tm.leader, filepath.Join(tm.cfg.DataDir, "artifacts"))
 	tm.peers = newPeers()
+	tm.logs = tasklog.New(tasklog.Config{})
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("taskmanager: listener: %w", err)
 	}
