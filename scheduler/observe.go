@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -88,43 +89,69 @@ func (s *Server) Logs(ctx context.Context, id string, q api.LogQuery) (api.Logs,
 	if err != nil {
 		return api.Logs{}, err
 	}
-	out := api.Logs{Lines: []api.LogLine{}, Next: q.Since}
-	var mu sync.Mutex
+	answers := make([]logAnswer, len(tms))
 	var wg sync.WaitGroup
-	for _, tm := range tms {
+	for i, tm := range tms {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(ctx, fetchLogsTimeout)
 			defer cancel()
-			resp, err := tm.client.FetchLogs(ctx, req)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				s.log.Warn("fetching logs", "job", id, "task manager", tm.id, "err", err)
-				out.Unreachable = append(out.Unreachable, tm.id)
-				return
-			}
-			out.More = out.More || resp.More
-			for _, l := range resp.Lines {
-				out.Lines = append(out.Lines, logLine(l, tm.id, names))
+			answers[i].tm = tm.id
+			answers[i].resp, answers[i].err = tm.client.FetchLogs(ctx, req)
+			if answers[i].err != nil {
+				s.log.Warn("fetching logs", "job", id, "task manager", tm.id, "err", answers[i].err)
 			}
 		}()
 	}
 	wg.Wait()
+	return mergeLogs(answers, names, q.Since, q.Limit), nil
+}
+
+// logAnswer is a task manager's answer to FetchLogs.
+type logAnswer struct {
+	tm   string
+	resp *floev1.FetchLogsResponse
+	err  error
+}
+
+// mergeLogs merges the task managers' answers to a query from since, of
+// at most limit lines, into one, ordered by seq. names are the job's
+// vertices by stage.
+func mergeLogs(answers []logAnswer, names []string, since int64, limit int) api.Logs {
+	out := api.Logs{Lines: []api.LogLine{}, Next: since}
+	// cutoff is the smallest last seq of the task managers that left lines
+	// out: past it, another's lines would come before some of theirs.
+	cutoff := int64(math.MaxInt64)
+	for _, a := range answers {
+		if a.err != nil {
+			out.Unreachable = append(out.Unreachable, a.tm)
+			continue
+		}
+		if n := len(a.resp.Lines); a.resp.More && n > 0 {
+			out.More, cutoff = true, min(cutoff, a.resp.Lines[n-1].Seq)
+		}
+		for _, l := range a.resp.Lines {
+			out.Lines = append(out.Lines, logLine(l, a.tm, names))
+		}
+	}
 	slices.Sort(out.Unreachable)
 	slices.SortFunc(out.Lines, func(a, b api.LogLine) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.TaskManager, b.TaskManager))
 	})
-	if len(out.Lines) > q.Limit {
-		// NB: every task manager sent its oldest lines after Since, so the
-		// oldest Limit of them all are a prefix of what each has.
-		out.Lines, out.More = out.Lines[:q.Limit], true
+	// NB: every task manager sent its oldest lines after since, so the
+	// lines up to cutoff, and of those the oldest limit, are all there are
+	// up to the last one kept: following from Next misses none.
+	if i := slices.IndexFunc(out.Lines, func(l api.LogLine) bool { return l.Seq > cutoff }); i >= 0 {
+		out.Lines = out.Lines[:i]
+	}
+	if len(out.Lines) > limit {
+		out.Lines, out.More = out.Lines[:limit], true
 	}
 	if n := len(out.Lines); n > 0 {
 		out.Next = out.Lines[n-1].Seq
 	}
-	return out, nil
+	return out
 }
 
 // logRequest resolves a log query against job id: the request to send,
