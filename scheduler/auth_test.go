@@ -129,7 +129,7 @@ func TestReloadAuthTokens(t *testing.T) {
 		s.Run(ctx)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	g := &group{hc: &http.Client{}}
+	g := &group{hc: &http.Client{}, scheme: "http"}
 	t.Cleanup(g.hc.CloseIdleConnections)
 	status := func(token string) int {
 		resp, _ := g.do(t, s, http.MethodGet, "/v1/jobs", "", bearer(token))

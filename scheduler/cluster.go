@@ -53,7 +53,7 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 	}
 	c := journal.Register{At: s.now(), Addr: req.RpcAddr, Hostname: req.Hostname, Slots: int(req.Slots), Previous: req.PreviousId}
 	for _, u := range req.Tasks {
-		c.Tasks = append(c.Tasks, lifecycle.Reported{Task: fromTaskID(u.Task), State: taskStates[u.State], Err: u.Error})
+		c.Tasks = append(c.Tasks, lifecycle.Reported{Task: fromTaskID(u.Task), State: taskStates[u.State], Err: u.Error, Failure: failure(u.Failure)})
 	}
 	s.dial(req.RpcAddr, conn)
 	r, err := s.propose(ctx, c)

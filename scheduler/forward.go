@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/floe-stream/floe/internal/tlsconf"
@@ -109,7 +110,7 @@ func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 // leader, with h, and forwards writes on a follower to the leader.
 func (s *Server) forwarding(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !leaderRead(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -131,6 +132,12 @@ func (s *Server) forwarding(h http.Handler) http.Handler {
 		}
 		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), leaderKey{}, target)))
 	})
+}
+
+// leaderRead reports whether a read needs the leader: a job's logs are
+// fetched from its task managers, whose connections only the leader has.
+func leaderRead(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/v1/jobs/") && strings.HasSuffix(r.URL.Path, "/logs")
 }
 
 // leaderREST returns the leader's REST address. It fails with

@@ -162,6 +162,12 @@ func TestFollowerForwardsWrites(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || resp.Header.Get(leaderHeader) != "" {
 		t.Errorf("GET through a follower: %s %s, %s %q; want it served by the follower", resp.Status, body, leaderHeader, resp.Header.Get(leaderHeader))
 	}
+	// Except a job's logs, which only the leader can fetch from the task
+	// managers.
+	resp, body = g.do(t, f, http.MethodGet, "/v1/jobs/nope/logs", "", nil)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "nope") || resp.Header.Get(leaderHeader) != leader.RESTAddr() {
+		t.Errorf("GET logs through a follower: %s %s, %s %q; want the leader's 404 from %s", resp.Status, body, leaderHeader, resp.Header.Get(leaderHeader), leader.RESTAddr())
+	}
 
 	// Every member has made its addresses known, and GET /v1/cluster on
 	// any member shows every member's applied index.

@@ -34,8 +34,11 @@ Commands:
          [--from-savepoint URL [--allow-non-restored-state]]
                   upload a job with its modules; prints the job id
   list            list the jobs, newest first
-  status ID       show a job: state, vertices and subtasks
+  status ID [--watch [--interval D]]
+                  show a job: state, vertices and subtasks
   checkpoints ID  list a job's checkpoints, newest first
+  exceptions ID   list a job's failures, newest first
+  logs ID [-f]    print the recent lines its guest code logged
   rescale ID [--parallelism N] [--operator uid=N]... [--wait]
                   change a running job's parallelism through a checkpoint
   savepoint ID [--dir URL]
@@ -89,6 +92,8 @@ var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"list":        jobListCmd,
 	"status":      jobStatusCmd,
 	"checkpoints": jobCheckpointsCmd,
+	"exceptions":  jobExceptionsCmd,
+	"logs":        jobLogsCmd,
 	"rescale":     jobRescaleCmd,
 	"savepoint":   jobSavepointCmd,
 	"stop":        jobStopCmd,
@@ -364,20 +369,31 @@ func formatTime(t time.Time) string {
 }
 
 func jobStatusCmd(args []string, stdout, stderr io.Writer) int {
-	j := newJobCLI("status", "ID [flags]",
+	j := newJobCLI("status", "ID [--watch [--interval D]] [flags]",
 		"Shows a job: its state and why it waits or failed, then each vertex (a stage\n"+
 			"of chained operators) with its parallelism, records in and out and\n"+
 			"back-pressure, and under it each subtask with its state and task manager.\n"+
-			"-o json prints the job as the REST API returns it.\n", stdout, stderr)
+			"-o json prints the job as the REST API returns it. With --watch it shows it\n"+
+			"again every --interval until the job ends or Ctrl-C: in place on a terminal,\n"+
+			"else one after another.\n", stdout, stderr)
 	output := j.outputFlag()
+	watch := j.fs.Bool("watch", false, "show the status again every --interval until the job ends")
+	interval := j.fs.Duration("interval", 2*time.Second, "with --watch, how often to refresh")
 	pos, code, ok := j.parse(args, "ID")
 	if !ok {
 		return code
 	}
-	if err := checkOutput(*output); err != nil {
+	err := checkOutput(*output)
+	if err == nil && *interval <= 0 {
+		err = fmt.Errorf("--interval %v: want a duration > 0", *interval)
+	}
+	if err != nil {
 		return j.usageError(err)
 	}
 	return j.run(func(ctx context.Context, c *client.Client) error {
+		if *watch {
+			return watchStatus(ctx, c, pos[0], *interval, *output == "json", stdout)
+		}
 		job, err := c.Job(ctx, pos[0])
 		if err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/metrics"
+	"github.com/floe-stream/floe/host/tasklog"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/tlsconf"
@@ -125,6 +126,8 @@ type TaskManager struct {
 	modules  *modules
 	peers    *peers
 	stores   stores
+	// logs keeps the recent guest log lines of the subtasks (logs.go).
+	logs *tasklog.Store
 
 	// exporter has the tasks' metrics; metricsSrv serves them when
 	// Config.MetricsAddr is set.
@@ -221,6 +224,7 @@ func (tm *TaskManager) open() error {
 	}
 	tm.modules = newModules(tm.engine, tm.leader, filepath.Join(tm.cfg.DataDir, "artifacts"))
 	tm.peers = newPeers(tm.cfg.TLS)
+	tm.logs = tasklog.New(tasklog.Config{})
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("taskmanager: listener: %w", err)
 	}

@@ -450,9 +450,10 @@ func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	if strings.Contains(in.stderr.String(), "out of memory") {
 		err = fmt.Errorf("out of memory: the instance reached its memory cap of %d MiB: %w", in.m.e.maxMemory>>20, err)
 	}
-	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
+	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Operator: in.cfg.Operator, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
 	if in.cur != nil && rec >= 0 && rec < len(in.cur.Records) {
 		ue.Value, ue.Size = prefix(in.cur.Records[rec].Value)
+		ue.Key, ue.KeySize = prefix(in.cur.Records[rec].Key)
 	}
 	return ue
 }

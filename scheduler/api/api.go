@@ -221,6 +221,13 @@ type Service interface {
 	// queryable), ErrConflict (job ended and past its retention) or
 	// ErrUnavailable (the state is moving: retry).
 	QueryState(ctx context.Context, id, state string, keys [][]byte) ([]StateValue, error)
+	// Exceptions lists a job's failures, newest first: ErrNotFound for an
+	// unknown job.
+	Exceptions(ctx context.Context, id string) (Exceptions, error)
+	// Logs returns the recent log lines of a job's subtasks that q selects,
+	// from the task managers that ran them: ErrNotFound for an unknown job
+	// or vertex, ErrBadRequest for a bad query.
+	Logs(ctx context.Context, id string, q LogQuery) (Logs, error)
 }
 
 // RescaleRequest is a new parallelism for a whole job (Parallelism, the

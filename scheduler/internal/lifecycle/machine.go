@@ -160,6 +160,7 @@ func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
 	for _, id := range m.order {
 		j := m.jobs[id]
 		if (j.State == api.JobDeploying || j.State == api.JobRunning) && j.uses(tm.ID) {
+			m.exception(j, nil, tm.ID, nil, reason)
 			m.failAttempt(j, reason)
 		}
 	}
@@ -273,6 +274,7 @@ func (m *Machine) place(j *Job) {
 	m.log.Info("deploying job", "job", j.ID, "attempt", j.Attempt, "slots", slots)
 	d, err := m.deployments(j)
 	if err != nil {
+		m.exception(j, nil, "", nil, err.Error())
 		m.failAttempt(j, err.Error())
 		return
 	}

@@ -130,6 +130,10 @@ func TestOpenAPISchemas(t *testing.T) {
 		"ClusterStatus":           reflect.TypeFor[api.ClusterStatus](),
 		"ClusterMember":           reflect.TypeFor[api.ClusterMember](),
 		"MemberRequest":           reflect.TypeFor[rest.MemberRequest](),
+		"Exceptions":              reflect.TypeFor[api.Exceptions](),
+		"Exception":               reflect.TypeFor[api.Exception](),
+		"Logs":                    reflect.TypeFor[api.Logs](),
+		"LogLine":                 reflect.TypeFor[api.LogLine](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

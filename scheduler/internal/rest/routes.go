@@ -40,6 +40,8 @@ var table = []binding{
 	{Route{http.MethodDelete, "/v1/jobs/{id}", auth.Operator}, (*handler).cancel, false},
 	{Route{http.MethodPatch, "/v1/jobs/{id}", auth.Operator}, (*handler).rescale, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints", auth.Viewer}, (*handler).checkpoints, false},
+	{Route{http.MethodGet, "/v1/jobs/{id}/exceptions", auth.Operator}, (*handler).exceptions, false},
+	{Route{http.MethodGet, "/v1/jobs/{id}/logs", auth.Operator}, (*handler).logs, false},
 	{Route{http.MethodPost, "/v1/jobs/{id}/savepoints", auth.Operator}, (*handler).savepoint, false},
 	{Route{http.MethodPost, "/v1/jobs/{id}/stop", auth.Operator}, (*handler).stop, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}", auth.Operator}, (*handler).stateGet, true},
