@@ -18,6 +18,7 @@ import (
 	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
@@ -54,6 +55,12 @@ type Config struct {
 	// all in one Exporter, at /metrics on this address (host:port; port 0
 	// picks a free port).
 	MetricsAddr string
+	// TLS, when set, is the identity of the scheduler and of every task
+	// manager: their gRPC connections, and the REST API, use TLS as a
+	// cluster's do (scheduler.Config.TLS). It must hold a scheduler's
+	// certificate, as the task managers check that the scheduler they
+	// dial presents one. Nil is plaintext.
+	TLS *tlsconf.Config
 }
 
 // Cluster is a running mini-cluster.
@@ -81,6 +88,9 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.TLS != nil && cfg.TLS.Role() != tlsconf.Scheduler {
+		return nil, fmt.Errorf("minicluster: the TLS certificate is for role %q; a mini-cluster runs a scheduler and needs a scheduler's certificate", cfg.TLS.Role())
+	}
 	// NB: the scheduler keeps its jobs in a log in its data directory, but a
 	// mini-cluster starts with new task managers, which could adopt no task
 	// of an old job: a job left running by a killed mini-cluster would only
@@ -92,7 +102,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		RPCAddr: "127.0.0.1:0", RESTAddr: cfg.RESTAddr, DataDir: filepath.Join(cfg.DataDir, "scheduler"),
 		Engine: cfg.Engine, Logger: cfg.Logger.With("component", "scheduler"),
 		CheckpointStorage: cfg.CheckpointStorage, HeartbeatTimeout: cfg.HeartbeatTimeout,
-		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore,
+		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore, TLS: cfg.TLS,
 	})
 	if err != nil {
 		return nil, err
@@ -115,7 +125,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
 			OpenStore: cfg.OpenStore, Metrics: exporter,
 			Logger:   cfg.Logger.With("component", "taskmanager", "index", i),
-			MaxTasks: cfg.MaxTasks,
+			MaxTasks: cfg.MaxTasks, TLS: cfg.TLS,
 		})
 		if err != nil {
 			c.Close()

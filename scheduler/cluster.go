@@ -9,9 +9,9 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/journal"
@@ -46,13 +46,15 @@ func (s *Server) Register(ctx context.Context, req *floev1.RegisterRequest) (*fl
 	if !s.isLeading() {
 		return nil, rpcError(errNotLeader)
 	}
-	conn, err := grpc.NewClient(req.RpcAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// A task manager's certificate, or a scheduler's: `floe run` serves
+	// its task managers with the scheduler's identity.
+	conn, err := grpc.NewClient(req.RpcAddr, s.cfg.TLS.DialOption(tlsconf.TaskManager, tlsconf.Scheduler))
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "register: %v", err)
 	}
 	c := journal.Register{At: s.now(), Addr: req.RpcAddr, Hostname: req.Hostname, Slots: int(req.Slots), Previous: req.PreviousId}
 	for _, u := range req.Tasks {
-		c.Tasks = append(c.Tasks, lifecycle.Reported{Task: fromTaskID(u.Task), State: taskStates[u.State], Err: u.Error})
+		c.Tasks = append(c.Tasks, lifecycle.Reported{Task: fromTaskID(u.Task), State: taskStates[u.State], Err: u.Error, Failure: failure(u.Failure)})
 	}
 	s.dial(req.RpcAddr, conn)
 	r, err := s.propose(ctx, c)

@@ -82,7 +82,8 @@ func (s *Server) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStatusUpdat
 		// when it registers.
 		return nil, status.Errorf(codes.Unavailable, "task manager %s is not registered with this scheduler; register first", u.TaskManagerId)
 	}
-	c := journal.TaskStatus{At: s.now(), TaskManager: u.TaskManagerId, Task: task, State: taskStates[u.State], Message: u.Error, States: states}
+	c := journal.TaskStatus{At: s.now(), TaskManager: u.TaskManagerId, Task: task, State: taskStates[u.State], Message: u.Error, States: states,
+		Failure: failure(u.Failure)}
 	if _, err := s.propose(ctx, c); err != nil {
 		return nil, rpcError(err)
 	}

@@ -9,8 +9,10 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
@@ -52,13 +54,27 @@ const peerDialTimeout = 2 * time.Second
 type leaderKey struct{}
 
 // newPeerTransport returns the transport the server's requests to other
-// members go through, forwarded ones included.
-func newPeerTransport() *http.Transport {
-	return &http.Transport{
+// members go through, forwarded ones included. With TLS, it presents this
+// scheduler's certificate and accepts only another scheduler's.
+func newPeerTransport(c *tlsconf.Config) *http.Transport {
+	t := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: peerDialTimeout}).DialContext,
 		MaxIdleConnsPerHost: 8,
 		IdleConnTimeout:     time.Minute,
 	}
+	if c != nil {
+		t.TLSClientConfig = c.Client(tlsconf.Scheduler)
+	}
+	return t
+}
+
+// peerScheme is the URL scheme of the other members' REST APIs: https
+// when the group runs TLS.
+func (s *Server) peerScheme() string {
+	if s.cfg.TLS != nil {
+		return "https"
+	}
+	return "http"
 }
 
 // newProxy returns the reverse proxy that forwards a request to the
@@ -69,7 +85,7 @@ func newPeerTransport() *http.Transport {
 func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(&url.URL{Scheme: "http", Host: pr.In.Context().Value(leaderKey{}).(string)})
+			pr.SetURL(&url.URL{Scheme: s.peerScheme(), Host: pr.In.Context().Value(leaderKey{}).(string)})
 			pr.Out.Host = pr.In.Host
 			pr.SetXForwarded()
 			pr.Out.Header.Set(forwardedBy, s.rlog.ID())
@@ -94,7 +110,7 @@ func (s *Server) newProxy(t http.RoundTripper) *httputil.ReverseProxy {
 // leader, with h, and forwards writes on a follower to the leader.
 func (s *Server) forwarding(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !leaderRead(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -116,6 +132,12 @@ func (s *Server) forwarding(h http.Handler) http.Handler {
 		}
 		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), leaderKey{}, target)))
 	})
+}
+
+// leaderRead reports whether a read needs the leader: a job's logs are
+// fetched from its task managers, whose connections only the leader has.
+func leaderRead(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/v1/jobs/") && strings.HasSuffix(r.URL.Path, "/logs")
 }
 
 // leaderREST returns the leader's REST address. It fails with

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -22,18 +23,30 @@ type group struct {
 	// stop stops each server and waits until it has.
 	stop []func()
 	hc   *http.Client
+	// scheme is the REST API's: https when the group runs TLS.
+	scheme string
 }
 
 // startGroup starts n schedulers as one group, each serving REST on a
-// free port, and waits until one leads. The group stops at the test's
-// end.
-func startGroup(t *testing.T, n int) *group {
+// free port, and waits until one leads. Each opt changes every member's
+// config. The group stops at the test's end.
+func startGroup(t *testing.T, n int, opts ...func(*Config)) *group {
+	t.Helper()
+	return startGroupTLS(t, n, nil, opts...)
+}
+
+// startGroupTLS starts a group whose members share the TLS identity c
+// (plaintext when nil); the group's HTTP client presents it too.
+func startGroupTLS(t *testing.T, n int, c *tlsconf.Config, opts ...func(*Config)) *group {
 	t.Helper()
 	var peers []string
 	for range n {
 		peers = append(peers, freeAddr(t))
 	}
-	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}}
+	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}, scheme: "http"}
+	if c != nil {
+		g.hc.Transport, g.scheme = &http.Transport{TLSClientConfig: c.Client(tlsconf.Scheduler)}, "https"
+	}
 	t.Cleanup(func() {
 		for _, stop := range g.stop {
 			stop()
@@ -41,8 +54,12 @@ func startGroup(t *testing.T, n int) *group {
 		g.hc.CloseIdleConnections()
 	})
 	for i, p := range peers {
-		s, err := NewServer(Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
-			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second})
+		cfg := Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), p),
+			RaftAddr: p, RaftPeers: peers, ElectionTimeout: time.Second, TLS: c}
+		for _, opt := range opts {
+			opt(&cfg)
+		}
+		s, err := NewServer(cfg)
 		if err != nil {
 			t.Fatalf("scheduler %d: %v", i, err)
 		}
@@ -89,7 +106,7 @@ func (g *group) follower() *Server {
 // with its body read.
 func (g *group) do(t *testing.T, s *Server, method, path, body string, header http.Header) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://"+s.RESTAddr()+path, strings.NewReader(body))
+	req, err := http.NewRequest(method, g.scheme+"://"+s.RESTAddr()+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +161,12 @@ func TestFollowerForwardsWrites(t *testing.T) {
 	resp, body = g.do(t, f, http.MethodGet, "/v1/jobs", "", nil)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get(leaderHeader) != "" {
 		t.Errorf("GET through a follower: %s %s, %s %q; want it served by the follower", resp.Status, body, leaderHeader, resp.Header.Get(leaderHeader))
+	}
+	// Except a job's logs, which only the leader can fetch from the task
+	// managers.
+	resp, body = g.do(t, f, http.MethodGet, "/v1/jobs/nope/logs", "", nil)
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "nope") || resp.Header.Get(leaderHeader) != leader.RESTAddr() {
+		t.Errorf("GET logs through a follower: %s %s, %s %q; want the leader's 404 from %s", resp.Status, body, leaderHeader, resp.Header.Get(leaderHeader), leader.RESTAddr())
 	}
 
 	// Every member has made its addresses known, and GET /v1/cluster on

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -98,10 +99,11 @@ func (s *Server) Cluster(ctx context.Context) (api.ClusterStatus, error) {
 func (s *Server) askApplied(ctx context.Context, m *api.ClusterMember) {
 	ctx, cancel := context.WithTimeout(ctx, memberTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+m.RESTAddr+"/v1/cluster/self", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.peerScheme()+"://"+m.RESTAddr+"/v1/cluster/self", nil)
 	if err != nil {
 		return
 	}
+	s.asMember(req)
 	resp, err := s.peers.Do(req)
 	if err != nil {
 		s.log.Debug("asking a member for its applied index", "member", m.ID, "err", err)
@@ -134,6 +136,7 @@ func (s *Server) Join(ctx context.Context, m api.ClusterMember) error {
 func (s *Server) announcing() {
 	t := time.NewTicker(announceInterval)
 	defer t.Stop()
+	warned := false // about a refused token, once
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -141,7 +144,12 @@ func (s *Server) announcing() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, memberTimeout)
-		if err := s.announce(ctx); err != nil && s.ctx.Err() == nil {
+		err := s.announce(ctx)
+		switch {
+		case err != nil && errors.Is(err, errMemberRefused) && !warned:
+			warned = true
+			s.log.Warn("the leader refuses this member's token: give it an admin's with --ha-token-file (docs/security.md)", "err", err)
+		case err != nil && s.ctx.Err() == nil:
 			s.log.Debug("announcing this scheduler's addresses to the group", "err", err)
 		}
 		cancel()
@@ -169,17 +177,21 @@ func (s *Server) announce(ctx context.Context) error {
 	if err != nil {
 		panic(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, "http://"+target+"/v1/cluster/members/"+url.PathEscape(me.ID), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, s.peerScheme()+"://"+target+"/v1/cluster/members/"+url.PathEscape(me.ID), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(forwardedBy, me.ID) // a member that does not lead must not forward it again
+	s.asMember(req)
 	resp, err := s.peers.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: the leader at %s answered %s", errMemberRefused, target, resp.Status)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("the leader at %s answered %s", target, resp.Status)
 	}

@@ -52,6 +52,9 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	if err := s.checkCapacity(p, sub.WaitForSlots); err != nil {
+		return "", err
+	}
 	digests, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
@@ -93,6 +96,22 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	return id, nil
 }
 
+// checkCapacity refuses a job that needs more slots than the live task
+// managers have in all, used or not: it would wait for task managers that
+// may never come. waitForSlots accepts it (its status says it waits), and so
+// does a cluster with no task manager yet, which is still starting.
+func (s *Server) checkCapacity(p *plan.Plan, waitForSlots bool) error {
+	need := lifecycle.NeededSlots(p)
+	s.mu.Lock()
+	have, tms := s.machine().Capacity(s.now())
+	s.mu.Unlock()
+	if waitForSlots || tms == 0 || need <= have {
+		return nil
+	}
+	return fmt.Errorf("%w: the job needs %d slots (one per subtask of its widest stage) and the cluster's %d task manager(s) have %d in all; "+
+		"lower its parallelism, add task managers, or submit with --wait-for-slots to wait for them", api.ErrConflict, need, tms, have)
+}
+
 // storeModules checks that the upload holds exactly the spec's modules,
 // each valid for this host, and stores them by digest.
 func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[string][]byte) (map[string]string, error) {
@@ -110,18 +129,47 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, errors.Join(errs...))
 	}
-	digests := map[string]string{}
+	tables := map[string]map[string]jobspec.FunctionKind{}
 	for name, wasm := range mods {
-		m, err := s.engine.Compile(ctx, name, wasm)
+		table, err := s.functions(ctx, name, wasm)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 		}
-		m.Close(ctx)
+		if table != nil {
+			tables[name] = table
+		}
+	}
+	if err := spec.CheckFunctions("", tables); err != nil {
+		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+	}
+	digests := map[string]string{}
+	for name, wasm := range mods {
+		var err error
 		if digests[name], err = s.artifacts.Put(wasm); err != nil {
 			return nil, err
 		}
 	}
 	return digests, nil
+}
+
+// functions compiles a module, which checks it, and returns the functions
+// it registers with their kinds, or nil for a module whose SDK does not
+// list them.
+func (s *Server) functions(ctx context.Context, name string, wasm []byte) (map[string]jobspec.FunctionKind, error) {
+	m, err := s.engine.Compile(ctx, name, wasm)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close(ctx)
+	fns, ok, err := m.Functions(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	table := make(map[string]jobspec.FunctionKind, len(fns))
+	for f, kind := range fns {
+		table[f] = jobspec.FunctionKind(kind)
+	}
+	return table, nil
 }
 
 // journalModules replicates the modules of a submission that the log does

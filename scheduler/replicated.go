@@ -29,7 +29,7 @@ var errNotLeader = fmt.Errorf("%w: this scheduler is not the leader", api.ErrUna
 func (s *Server) openLog() error {
 	dir := filepath.Join(s.cfg.DataDir, "raft")
 	l, err := replog.Open(replog.Config{Dir: dir, Bind: s.cfg.RaftAddr, Peers: s.cfg.RaftPeers,
-		ElectionTimeout: s.cfg.ElectionTimeout, Logger: s.log.With("component", "raft")}, fsmAdapter{s})
+		ElectionTimeout: s.cfg.ElectionTimeout, TLS: s.cfg.TLS, Logger: s.log.With("component", "raft")}, fsmAdapter{s})
 	if err != nil {
 		return fmt.Errorf("scheduler: opening the job log in %s: %w", dir, err)
 	}

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/auth"
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
@@ -79,6 +82,22 @@ type Config struct {
 	RaftAddr        string
 	RaftPeers       []string
 	ElectionTimeout time.Duration
+	// TLS, when set, secures every connection of the scheduler's: the
+	// gRPC endpoint admits only task managers and schedulers with
+	// certificates from the cluster CA, the REST API is HTTPS (client
+	// certificates optional), and the Raft log, the forwarding of writes
+	// to the leader and the calls to task managers use mutual TLS. Nil is
+	// plaintext.
+	TLS *tlsconf.Config
+	// AuthTokens is a token file (`floe token create`, docs/security.md):
+	// when set, the REST API serves only users with a token from it, each
+	// as far as its role allows. Empty serves everyone.
+	AuthTokens string
+	// MemberToken is the token this member sends with its own requests to
+	// the other members of its group: announcing itself to the leader
+	// needs an admin's, asking a member's applied index a viewer's. It is
+	// needed when the members check tokens.
+	MemberToken string
 }
 
 // Server is a running scheduler. It implements api.Service.
@@ -101,6 +120,8 @@ type Server struct {
 	peers *http.Client
 	proxy *httputil.ReverseProxy
 	now   func() time.Time
+	// users are the REST API's users; nil when it serves everyone.
+	users *users
 
 	// wg tracks the goroutines the server starts; ctx ends them.
 	wg     sync.WaitGroup
@@ -173,7 +194,7 @@ func NewServer(cfg Config) (*Server, error) {
 		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
 		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	t := newPeerTransport()
+	t := newPeerTransport(cfg.TLS)
 	s.peers, s.proxy = &http.Client{Transport: t}, s.newProxy(t)
 	if err := s.open(); err != nil {
 		s.close()
@@ -223,15 +244,31 @@ func (s *Server) open() error {
 	if s.rpcLis, err = net.Listen("tcp", s.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("scheduler: rpc listener: %w", err)
 	}
-	s.grpc = grpc.NewServer()
+	// Task managers register, heartbeat and report; a scheduler's
+	// certificate is admitted too, as `floe run` hosts its task managers
+	// in the scheduler's process with one identity.
+	s.grpc = grpc.NewServer(s.cfg.TLS.ServerOptions(tlsconf.TaskManager, tlsconf.Scheduler)...)
 	floev1.RegisterSchedulerServer(s.grpc, s)
 	if s.cfg.RESTAddr != "" {
+		if err := s.loadUsers(); err != nil {
+			return err
+		}
 		if s.restLis, err = net.Listen("tcp", s.cfg.RESTAddr); err != nil {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
+		if s.cfg.TLS != nil {
+			// Users come with bearer tokens, not certificates: any role,
+			// or none, may connect; a member's forwarding presents its.
+			s.restLis = tls.NewListener(s.restLis, s.cfg.TLS.Server(true))
+		}
 		s.metrics = schedmetrics.New(s.metricsSnapshot)
-		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, Observe: s.metrics.ObserveRequest})
-		s.http = newHTTPServer(withMetrics(s.forwarding(h), s.metrics.Handler()), restTimeouts)
+		opts := rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, ViewerState: s.viewerState, Observe: s.metrics.ObserveRequest}
+		if s.users != nil {
+			opts.Users = s.users
+		}
+		h := rest.New(s, opts)
+		metrics := rest.Protect(opts, http.MethodGet, "/metrics", auth.Viewer, s.metrics.Handler())
+		s.http = newHTTPServer(withMetrics(s.forwarding(h), metrics), restTimeouts)
 	}
 	return nil
 }

@@ -82,9 +82,11 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	haAddr := fs.String("ha-addr", "", "this scheduler's Raft address HOST:PORT in a group of schedulers (with --ha-peers); empty runs a single scheduler whose jobs are kept in --data-dir")
 	haPeers := fs.String("ha-peers", "", "the Raft addresses of every scheduler of the group, this one included, comma-separated: H1:P1,H2:P2,H3:P3")
 	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")
+	users := schedulerAuthFlags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\n"+tlsUsage+"\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -100,18 +102,32 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 2
 	}
-	s, err := scheduler.NewServer(scheduler.Config{
+	tlsc, err := tlsf.load()
+	if err == nil {
+		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"rest-addr", *rest}, listenAddr{"ha-addr", *haAddr})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 2
+	}
+	cfg := scheduler.Config{
 		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
 		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
-		RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection,
-	})
+		RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection, TLS: tlsc,
+	}
+	if err := users.apply(&cfg); err != nil {
+		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+		return 2
+	}
+	s, err := scheduler.NewServer(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 1
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	fmt.Fprintf(stdout, "scheduler: REST on http://%s, task managers connect to %s\n", s.RESTAddr(), s.RPCAddr())
+	go reloadOnHangup(ctx, s, log) // ends with ctx
+	fmt.Fprintf(stdout, "scheduler: REST on %s://%s, task managers connect to %s\n", restScheme(tlsc), s.RESTAddr(), s.RPCAddr())
 	if err := s.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 1
@@ -138,8 +154,9 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
 	s3 := s3Flags(fs)
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\n"+tlsUsage+"\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
@@ -155,11 +172,19 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
 		return 2
 	}
+	tlsc, err := tlsf.load()
+	if err == nil {
+		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+		return 2
+	}
 	tm, err := taskmanager.New(taskmanager.Config{
 		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
 		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: *stateMemory,
+		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: *stateMemory, TLS: tlsc,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

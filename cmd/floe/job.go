@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,9 +34,12 @@ Commands:
          [--from-savepoint URL [--allow-non-restored-state]]
                   upload a job with its modules; prints the job id
   list            list the jobs, newest first
-  status ID       show a job: state, vertices and subtasks
+  status ID [--watch [--interval D]]
+                  show a job: state, vertices and subtasks
   checkpoints ID  list a job's checkpoints, newest first
   metrics ID      show a job's records, rates, back-pressure and progress
+  exceptions ID   list a job's failures, newest first
+  logs ID [-f]    print the recent lines its guest code logged
   rescale ID [--parallelism N] [--operator uid=N]... [--wait]
                   change a running job's parallelism through a checkpoint
   savepoint ID [--dir URL]
@@ -49,7 +53,9 @@ Commands:
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
 is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
-unset.
+unset. An https:// scheduler's certificate is checked against the CA in
+--tls-ca FILE, default $FLOE_TLS_CA. A scheduler that checks tokens needs
+--token TOKEN, or better $FLOE_TOKEN (docs/security.md).
 
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
 scheduler refused the request or cannot be reached, a waited-for job did not
@@ -88,6 +94,8 @@ var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"status":      jobStatusCmd,
 	"checkpoints": jobCheckpointsCmd,
 	"metrics":     jobMetricsCmd,
+	"exceptions":  jobExceptionsCmd,
+	"logs":        jobLogsCmd,
 	"rescale":     jobRescaleCmd,
 	"savepoint":   jobSavepointCmd,
 	"stop":        jobStopCmd,
@@ -129,6 +137,8 @@ type jobCLI struct {
 	name           string
 	fs             *flag.FlagSet
 	server         string
+	tls            *clientTLSFlags
+	token          string
 	stdout, stderr io.Writer
 }
 
@@ -149,6 +159,8 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 	}
 	j.fs.StringVar(&j.server, "server", server, "`URL` of the scheduler's REST API, or a comma-separated list of a scheduler group's: "+
 		"the first that answers is used; $FLOE_SERVER sets the default")
+	j.tls = addClientTLSFlags(j.fs)
+	j.fs.StringVar(&j.token, "token", "", tokenFlagHelp)
 	j.fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
 		j.fs.PrintDefaults()
@@ -235,13 +247,20 @@ func (j *jobCLI) usageError(err error) int {
 func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fn(ctx, client.New(j.server, nil))
+	c, err := j.client()
+	if err == nil {
+		err = fn(ctx, c)
+	}
 	switch {
 	case err == nil:
 		return 0
 	case ctx.Err() != nil:
 		fmt.Fprintf(j.stderr, "floe %s %s: interrupted\n", j.group, j.name)
 		return 130
+	case errors.As(err, new(x509.UnknownAuthorityError)):
+		err = fmt.Errorf("the scheduler's certificate is not signed by a CA this client trusts: give the cluster CA with --tls-ca FILE or $FLOE_TLS_CA (%w)", err)
+	case errors.Is(err, api.ErrUnauthenticated):
+		err = j.unauthenticated(err)
 	case client.IsUnreachable(err) && !strings.Contains(j.server, ","):
 		err = fmt.Errorf("cannot reach the scheduler at %s: is `floe scheduler` running? (%w)", j.server, err)
 	case client.IsUnreachable(err):
@@ -265,6 +284,7 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	from := j.fs.String("from-savepoint", "", fromSavepointHelp)
 	allow := j.fs.Bool("allow-non-restored-state", false, allowNonRestoredHelp)
+	wait := j.fs.Bool("wait-for-slots", false, "accept the job even if it needs more slots than the cluster's task managers have; it waits for more to register")
 	pos, code, ok := j.parse(args, "JOB.yaml")
 	if !ok {
 		return code
@@ -281,7 +301,7 @@ func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
 		return j.usageError(err)
 	}
 	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
-		FromSavepoint: *from, AllowNonRestoredState: *allow}
+		FromSavepoint: *from, AllowNonRestoredState: *allow, WaitForSlots: *wait}
 	return j.run(func(ctx context.Context, c *client.Client) error {
 		id, err := c.SubmitFiles(ctx, pos[0], opts)
 		if err == nil {
@@ -351,20 +371,31 @@ func formatTime(t time.Time) string {
 }
 
 func jobStatusCmd(args []string, stdout, stderr io.Writer) int {
-	j := newJobCLI("status", "ID [flags]",
+	j := newJobCLI("status", "ID [--watch [--interval D]] [flags]",
 		"Shows a job: its state and why it waits or failed, then each vertex (a stage\n"+
 			"of chained operators) with its parallelism, records in and out and\n"+
 			"back-pressure, and under it each subtask with its state and task manager.\n"+
-			"-o json prints the job as the REST API returns it.\n", stdout, stderr)
+			"-o json prints the job as the REST API returns it. With --watch it shows it\n"+
+			"again every --interval until the job ends or Ctrl-C: in place on a terminal,\n"+
+			"else one after another.\n", stdout, stderr)
 	output := j.outputFlag()
+	watch := j.fs.Bool("watch", false, "show the status again every --interval until the job ends")
+	interval := j.fs.Duration("interval", 2*time.Second, "with --watch, how often to refresh")
 	pos, code, ok := j.parse(args, "ID")
 	if !ok {
 		return code
 	}
-	if err := checkOutput(*output); err != nil {
+	err := checkOutput(*output)
+	if err == nil && *interval <= 0 {
+		err = fmt.Errorf("--interval %v: want a duration > 0", *interval)
+	}
+	if err != nil {
 		return j.usageError(err)
 	}
 	return j.run(func(ctx context.Context, c *client.Client) error {
+		if *watch {
+			return watchStatus(ctx, c, pos[0], *interval, *output == "json", stdout)
+		}
 		job, err := c.Job(ctx, pos[0])
 		if err != nil {
 			return err

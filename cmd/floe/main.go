@@ -34,6 +34,8 @@ Usage:
                     write a ready-to-build operator project
   floe certs init DIR [--hosts H1,H2]
                     write a development CA and certificates for each role
+  floe token create NAME --role viewer|operator|admin --file FILE
+                    make a REST API user's bearer token
   floe version      print the version
   floe help [COMMAND]
 
@@ -61,6 +63,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		return clusterCmd(args[1:], stdout, stderr)
 	case "certs":
 		return certsCmd(args[1:], stdout, stderr)
+	case "token":
+		return tokenCmd(args[1:], stdout, stderr)
 	case "new":
 		return newCmd(args[1:], stdout, stderr)
 	case "scheduler":
@@ -89,6 +93,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(args) > 1 && args[1] == "state" {
 			return stateCmd(append([]string{"help"}, args[2:]...), stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "token" {
+			return tokenCmd([]string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "certs" {
 			return certsCmd([]string{"--help"}, stdout, stderr)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
@@ -138,17 +137,4 @@ func (p *progressLine) end() {
 		fmt.Fprintln(p.w)
 		p.open = false
 	}
-}
-
-// isTerminal reports whether w is a character device, a terminal: an
-// interactive stderr rather than a file or a pipe.
-//
-// NB: /dev/null is one too; what is written there goes nowhere anyway.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

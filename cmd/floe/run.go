@@ -49,6 +49,8 @@ type runFlags struct {
 	runtime *taskmanager.Runtime
 	// metricsAddr serves the task managers' Prometheus metrics when set.
 	metricsAddr string
+	// tls secures the mini-cluster's connections when given.
+	tls *tlsFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -65,6 +67,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
+	f.tls = addTLSFlags(fs, false)
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
@@ -134,6 +137,11 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
 		return 2
 	}
+	tlsc, err := f.tls.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "floe run: %v\n", err)
+		return 2
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	dataDir := f.dataDir
@@ -155,7 +163,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
 		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
-		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr,
+		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr, TLS: tlsc,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)

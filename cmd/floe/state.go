@@ -31,7 +31,9 @@ Commands:
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
 is used; the default is $FLOE_SERVER, or http://127.0.0.1:8081 if that is
-unset.
+unset. An https:// scheduler's certificate is checked against the CA in
+--tls-ca FILE, default $FLOE_TLS_CA. A scheduler that checks tokens needs
+--token TOKEN, or better $FLOE_TOKEN (docs/security.md).
 
 Exit codes: 0 every key was found; 1 a key was not found, or the scheduler
 refused the request or cannot be reached; 2 bad command line; 130

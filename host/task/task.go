@@ -63,6 +63,10 @@ type Env struct {
 	Stdout io.Writer
 	// Logger receives task and guest logs.
 	Logger *slog.Logger
+	// GuestLogger, if set, receives the guests' log calls instead of
+	// Logger (a task manager keeps them for users to read, package
+	// tasklog).
+	GuestLogger *slog.Logger
 	// BatchSize is the number of records per batch; 0 means
 	// DefaultBatchSize.
 	BatchSize int
@@ -167,6 +171,9 @@ func New(spec Spec, env Env, io IO) *Task {
 	}
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	if env.GuestLogger == nil {
+		env.GuestLogger = env.Logger
 	}
 	if env.Now == nil {
 		env.Now = time.Now
@@ -385,7 +392,7 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 	cfg := udf.InstanceConfig{
 		Function: op.Function, Operator: op.UID, Params: params,
 		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
-		Logger:        t.env.Logger.With("task", t.name, "operator", op.UID),
+		Logger:        t.env.GuestLogger.With("task", t.name, "operator", op.UID),
 		OperatorState: t.lists,
 		StatePoint:    t.stateGate.cutIn,
 	}

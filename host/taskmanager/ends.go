@@ -19,8 +19,13 @@ import (
 // ends, in one step so that a re-registration sees it in one or the other,
 // and reports it.
 func (tm *TaskManager) ended(r *running, state floev1.TaskState, msg string) {
+	tm.endedWith(r, state, msg, nil)
+}
+
+// endedWith is ended with where a failure arose (nil: not known).
+func (tm *TaskManager) endedWith(r *running, state floev1.TaskState, msg string, f *floev1.Failure) {
 	key := keyOf(r.id)
-	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: cutError(msg, maxReportedError), Metrics: r.metrics(r.id)}
+	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: cutError(msg, maxReportedError), Metrics: r.metrics(r.id), Failure: f}
 	tm.mu.Lock()
 	if tm.tasks[key] == r {
 		delete(tm.tasks, key)

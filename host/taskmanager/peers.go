@@ -4,17 +4,24 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/floe-stream/floe/internal/tlsconf"
 )
 
 // peers holds one client connection per other task manager, shared by every
 // channel to it.
 type peers struct {
+	// creds dial a task manager, or a scheduler's process hosting task
+	// managers (`floe run`).
+	creds grpc.DialOption
 	mu    sync.Mutex
 	conns map[string]*grpc.ClientConn
 }
 
-func newPeers() *peers { return &peers{conns: map[string]*grpc.ClientConn{}} }
+// newPeers dials with c, or in plaintext when c is nil.
+func newPeers(c *tlsconf.Config) *peers {
+	return &peers{creds: c.DialOption(tlsconf.TaskManager, tlsconf.Scheduler), conns: map[string]*grpc.ClientConn{}}
+}
 
 func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	p.mu.Lock()
@@ -22,7 +29,7 @@ func (p *peers) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := p.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err := grpc.NewClient(addr, p.creds)
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/metrics"
+	"github.com/floe-stream/floe/host/tasklog"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
@@ -90,6 +91,12 @@ type Config struct {
 	// the task manager's own. Task managers in one process share one, and
 	// serve it once.
 	Metrics *metrics.Exporter
+	// TLS, when set, makes every connection mutual TLS: the task manager
+	// serves only schedulers and task managers with certificates from the
+	// cluster CA, and accepts only a scheduler's certificate from the
+	// schedulers it dials and a task manager's (or a scheduler's) from its
+	// peers. Nil is plaintext.
+	TLS *tlsconf.Config
 }
 
 // DefaultTaskNice is Config.TaskNice's default. On 2 CPUs with a job at
@@ -119,6 +126,8 @@ type TaskManager struct {
 	modules  *modules
 	peers    *peers
 	stores   stores
+	// logs keeps the recent guest log lines of the subtasks (logs.go).
+	logs *tasklog.Store
 
 	// exporter has the tasks' metrics; metricsSrv serves them when
 	// Config.MetricsAddr is set.
@@ -203,7 +212,7 @@ func (tm *TaskManager) open() error {
 		tm.ownsEng = true
 	}
 	for _, addr := range tm.cfg.Schedulers {
-		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		conn, err := grpc.NewClient(addr, tm.cfg.TLS.DialOption(tlsconf.Scheduler))
 		if err != nil {
 			return fmt.Errorf("taskmanager: scheduler address %q: %w", addr, err)
 		}
@@ -214,12 +223,16 @@ func (tm *TaskManager) open() error {
 		tm.stores.opener = ckstore.OpenerFor(tm.cfg.CheckpointOptions)
 	}
 	tm.modules = newModules(tm.engine, tm.leader, filepath.Join(tm.cfg.DataDir, "artifacts"))
-	tm.peers = newPeers()
+	tm.peers = newPeers(tm.cfg.TLS)
+	tm.logs = tasklog.New(tasklog.Config{})
 	if tm.lis, err = net.Listen("tcp", tm.cfg.RPCAddr); err != nil {
 		return fmt.Errorf("taskmanager: listener: %w", err)
 	}
 	tm.exchange = transport.NewServer(transport.ServerOptions{})
-	tm.grpc = grpc.NewServer(transport.GRPCServerOptions()...)
+	// The scheduler deploys, cancels and queries; peers send their
+	// channels. `floe run` hosts task managers in the scheduler's process,
+	// with the scheduler's identity.
+	tm.grpc = grpc.NewServer(append(transport.GRPCServerOptions(), tm.cfg.TLS.ServerOptions(tlsconf.Scheduler, tlsconf.TaskManager)...)...)
 	floev1.RegisterTaskManagerServer(tm.grpc, tm)
 	floev1.RegisterExchangeServer(tm.grpc, tm.exchange)
 	return nil

@@ -181,7 +181,7 @@ func (tm *TaskManager) runTask(ctx context.Context, r *running, req *floev1.Depl
 	case err != nil:
 		msg := redactor(req)(err.Error())
 		tm.log.Warn("task failed", "task", key, "err", msg)
-		tm.ended(r, floev1.TaskState_TASK_STATE_FAILED, msg)
+		tm.endedWith(r, floev1.TaskState_TASK_STATE_FAILED, msg, failureOf(err))
 	default:
 		if retention := time.Duration(req.StateRetentionMs) * time.Millisecond; retention > 0 && t != nil {
 			// The state stays open, and on disk, for lookups.
@@ -242,7 +242,7 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 		OpenState: func(stage, sub int) (task.StateBackend, error) {
 			return task.OpenStateWithin(p.Job.State.Backend, stateDir, tm.stateMemory())
 		},
-		Stdout: tm.cfg.Stdout, Logger: redactLogger(tm.log, p.Job.Redact), BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
+		Stdout: tm.cfg.Stdout, Logger: redactLogger(tm.log, p.Job.Redact), GuestLogger: tm.guestLogger(id, p.Job.Redact), BatchSize: tm.cfg.BatchSize, CallTimeout: tm.cfg.CallTimeout,
 		Checkpoints: ckpts, RetainState: req.StateRetentionMs > 0,
 		Started: func(t *task.Task) {
 			tm.reportStates(r, floev1.TaskState_TASK_STATE_RUNNING, declaredStates(t))

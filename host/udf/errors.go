@@ -27,6 +27,7 @@ var ErrBadModule = errors.New("bad module")
 type UDFError struct {
 	Module   string // the module's name in the job spec
 	Function string // the function the operator runs
+	Operator string // the operator's uid, when the task gave it
 	Export   string // the export that failed, e.g. floe_process
 	// Record is the index of the input record being processed in its batch,
 	// or -1 when the failure is not tied to a record.
@@ -35,6 +36,10 @@ type UDFError struct {
 	// Size its length.
 	Value []byte
 	Size  int
+	// Key holds the first bytes of that record's key (empty for a record
+	// without one), and KeySize its length.
+	Key     []byte
+	KeySize int
 	// Stderr is the tail of what the guest wrote to stderr.
 	Stderr string
 	Err    error

@@ -126,3 +126,22 @@ func TestUnknownFunctionFailsAtOpen(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestUDFErrorNamesTheRecordsKey checks that a failure tied to a record
+// carries its key and the operator, for the job's exceptions.
+func TestUDFErrorNamesTheRecordsKey(t *testing.T) {
+	e := newEngine(t, Config{})
+	in := instance(t, e, InstanceConfig{Function: "misbehave", Operator: "op"})
+	var b, out record.Batch
+	b.Append([]byte("k0"), []byte("fine"), record.NoTimestamp)
+	b.Append([]byte("user-7"), []byte("error"), record.NoTimestamp)
+	err := in.Process(context.Background(), &b, &out)
+	var ue *UDFError
+	if !errors.As(err, &ue) {
+		t.Fatalf("error %v (%T), want a *UDFError", err, err)
+	}
+	if ue.Record != 1 || string(ue.Key) != "user-7" || ue.KeySize != 6 || string(ue.Value) != "error" || ue.Operator != "op" {
+		t.Errorf("failure on record %d key %q (%d bytes) value %q in operator %q; want 1, \"user-7\" (6), \"error\", \"op\"",
+			ue.Record, ue.Key, ue.KeySize, ue.Value, ue.Operator)
+	}
+}

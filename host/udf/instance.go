@@ -56,18 +56,19 @@ type InstanceConfig struct {
 // Instance is one running copy of a module: one operator subtask. It is not
 // safe for concurrent use.
 type Instance struct {
-	m       *Module
-	cfg     InstanceConfig
-	mod     api.Module
-	mem     api.Memory
-	alloc   api.Function
-	open    api.Function
-	process api.Function
-	close   api.Function
-	onTimer api.Function // nil when the module exports no floe_on_timer
-	window  api.Function // nil when the module exports no floe_window
-	stack   []uint64
-	stderr  *head
+	m         *Module
+	cfg       InstanceConfig
+	mod       api.Module
+	mem       api.Memory
+	alloc     api.Function
+	open      api.Function
+	process   api.Function
+	close     api.Function
+	onTimer   api.Function // nil when the module exports no floe_on_timer
+	window    api.Function // nil when the module exports no floe_window
+	functions api.Function // nil when the module exports no floe_functions
+	stack     []uint64
+	stderr    *head
 
 	buf, bufCap uint32 // the guest's input buffer
 
@@ -139,6 +140,20 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	if cfg.OperatorState == nil {
 		cfg.OperatorState = NewOperatorLists()
 	}
+	in, err := m.instantiate(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.openOperator(ctx); err != nil {
+		in.mod.Close(context.Background())
+		return nil, err
+	}
+	return in, nil
+}
+
+// instantiate makes an instance of m and runs its start function, without
+// opening an operator.
+func (m *Module) instantiate(ctx context.Context, cfg InstanceConfig) (*Instance, error) {
 	in := &Instance{m: m, cfg: cfg, keyed: cfg.KeyedInput, stderr: &head{max: 1024}, stack: make([]uint64, 4), watermark: record.NoTimestamp}
 	in.logs = newLogLimiter(m.e.limits.logLines, m.e.limits.logBytes, cfg.Now())
 	mc := wazero.NewModuleConfig().
@@ -164,10 +179,7 @@ func (m *Module) Instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	in.close = mod.ExportedFunction("floe_close")
 	in.onTimer = mod.ExportedFunction("floe_on_timer")
 	in.window = mod.ExportedFunction("floe_window")
-	if err := in.openOperator(ctx); err != nil {
-		in.mod.Close(context.Background())
-		return nil, err
-	}
+	in.functions = mod.ExportedFunction("floe_functions")
 	return in, nil
 }
 
@@ -372,7 +384,7 @@ func (in *Instance) call(ctx context.Context, f api.Function, export string, rec
 	if in.mem != nil {
 		in.stats.MemoryBytes.Store(int64(in.mem.Size()))
 	}
-	if err == nil && in.stack[0] != 0 && export != "floe_alloc" {
+	if err == nil && in.stack[0] != 0 && export != "floe_alloc" && export != "floe_functions" {
 		err = errors.New(in.failMessage())
 		rec = int(in.failRec)
 	} else if err != nil && in.failed && !in.timedOut {
@@ -438,9 +450,10 @@ func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	if strings.Contains(in.stderr.String(), "out of memory") {
 		err = fmt.Errorf("out of memory: the instance reached its memory cap of %d MiB: %w", in.m.e.maxMemory>>20, err)
 	}
-	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
+	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Operator: in.cfg.Operator, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
 	if in.cur != nil && rec >= 0 && rec < len(in.cur.Records) {
 		ue.Value, ue.Size = prefix(in.cur.Records[rec].Value)
+		ue.Key, ue.KeySize = prefix(in.cur.Records[rec].Key)
 	}
 	return ue
 }

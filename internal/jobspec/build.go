@@ -30,6 +30,8 @@ type builder struct {
 	owners map[string]string
 	// jobName is the job's name, for the connectors' defaults.
 	jobName string
+	// calls are the Wasm functions the spec names.
+	calls []Call
 }
 
 // build returns the Job that raw describes, with module paths resolved
@@ -55,6 +57,7 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 	if raw.RestartStrategy == nil {
 		j.RestartStrategy = defaultRestart(j.Checkpoints != nil)
 	}
+	j.calls = b.calls
 	b.checkMaxParallelism(j)
 	b.checkJob(j)
 	return j

@@ -39,6 +39,18 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"  - {type: process, uid: c, module: wc, function: count}"),
 		want: []string{`line 8: operators[2].module: "wc" is not declared in modules (declared: wordcount)`},
 	}, {
+		name: "state readable by an unknown role",
+		spec: y(okName, okSource, okSink, "state:", "  readableBy: {counts: everyone, totals: admin, '': viewer, ok: viewer}"),
+		want: []string{
+			`line 5: state.readableBy.: a state's name must not be empty`,
+			`line 5: state.readableBy.counts: unknown role "everyone" (want viewer or operator)`,
+			`line 5: state.readableBy.totals: unknown role "admin" (want viewer or operator)`,
+		},
+	}, {
+		name: "state readableBy not a mapping",
+		spec: y(okName, okSource, okSink, "state: {readableBy: [counts]}"),
+		want: []string{`line 4: state.readableBy: must be a mapping, got a list`},
+	}, {
 		name: "too many operators",
 		spec: y(okName, okSource, okSink, okModule, "operators:",
 			strings.Repeat("  - {type: map, module: wordcount, function: f}\n", 1001)),

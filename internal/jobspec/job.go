@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"slices"
 	"strconv"
 	"time"
 )
@@ -41,6 +42,9 @@ type Job struct {
 	// Checkpoints configures periodic checkpoints; nil means the job takes
 	// none.
 	Checkpoints *Checkpoints
+
+	// calls are the Wasm functions the spec names (Calls).
+	calls []Call
 }
 
 // SourceType is the kind of a job's source: the name its connector
@@ -215,6 +219,17 @@ const (
 // State configures keyed state.
 type State struct {
 	Backend StateBackend
+	// OpenToViewers names, sorted, the queryable states that users with
+	// the viewer role may read over the REST API (state.readableBy:
+	// {NAME: viewer}); the others need the operator role.
+	OpenToViewers []string
+}
+
+// OpenToViewer reports whether users with the viewer role may read the
+// queryable state name.
+func (s State) OpenToViewer(name string) bool {
+	_, ok := slices.BinarySearch(s.OpenToViewers, name)
+	return ok
 }
 
 // Checkpoints configures periodic checkpoints.

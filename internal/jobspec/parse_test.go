@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -187,6 +188,35 @@ checkpoints: {interval: 10s}
 // TestParseDefaultRestart checks which restart strategy a spec that names
 // none gets: none without checkpoints, exponentialDelay with them, also
 // when --checkpoint-interval turns them on; a named strategy stays.
+// TestParseReadableBy checks which queryable states state.readableBy
+// opens to viewers.
+func TestParseReadableBy(t *testing.T) {
+	tests := []struct {
+		state string
+		want  []string
+	}{
+		{"", nil},
+		{"state: {backend: memory}", nil},
+		{"state: {readableBy: {counts: viewer}}", []string{"counts"}},
+		{"state: {readableBy: {totals: viewer, counts: viewer, secret: operator}}", []string{"counts", "totals"}},
+		{"state: {readableBy: {secret: operator}}", nil},
+	}
+	for _, tt := range tests {
+		got, err := Parse([]byte("name: j\nsource: {type: generator, uid: src}\nsink: {type: stdout, uid: out}\n"+tt.state+"\n"), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.state, err)
+		}
+		if !slices.Equal(got.State.OpenToViewers, tt.want) {
+			t.Errorf("%s: OpenToViewers = %q, want %q", tt.state, got.State.OpenToViewers, tt.want)
+		}
+		for _, name := range []string{"counts", "totals", "secret", "other"} {
+			if open := got.State.OpenToViewer(name); open != slices.Contains(tt.want, name) {
+				t.Errorf("%s: OpenToViewer(%q) = %v", tt.state, name, open)
+			}
+		}
+	}
+}
+
 func TestParseDefaultRestart(t *testing.T) {
 	exponential := RestartStrategy{Type: RestartExponentialDelay, InitialBackoff: time.Second,
 		MaxBackoff: time.Minute, ResetAfter: time.Hour, Default: true}
@@ -267,6 +297,8 @@ func assertJob(t *testing.T, got, want *Job) {
 	if len(got.Operators) == 0 && len(want.Operators) == 0 {
 		got.Operators, want.Operators = nil, nil
 	}
+	// NB: where the spec names functions is checked by TestCheckFunctions.
+	ForgetCalls(got)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("job mismatch\n got: %s\nwant: %s", dump(got), dump(want))
 	}

@@ -88,7 +88,8 @@ type rawRestart struct {
 }
 
 type rawState struct {
-	Backend Scalar `yaml:"backend"`
+	Backend    Scalar            `yaml:"backend"`
+	ReadableBy map[string]Scalar `yaml:"readableBy"`
 }
 
 type rawCheckpoints struct {

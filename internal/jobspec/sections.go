@@ -2,6 +2,8 @@ package jobspec
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -78,7 +80,26 @@ func (b *builder) state(r *rawState) State {
 		return State{Backend: StatePebble}
 	}
 	backend := b.p.choice("state.backend", r.Backend, "state backend", string(StatePebble), string(StateMemory), string(StatePebble))
-	return State{Backend: StateBackend(backend)}
+	return State{Backend: StateBackend(backend), OpenToViewers: b.readableBy(r.ReadableBy)}
+}
+
+// readableBy returns the states that state.readableBy opens to viewers,
+// sorted. It maps a queryable state's name to the least role that may
+// read it: viewer, or operator, the default. The spec cannot know which
+// states the modules declare queryable, so any name is taken.
+func (b *builder) readableBy(raw map[string]Scalar) []string {
+	var open []string
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		path := childPath("state.readableBy", name)
+		if strings.TrimSpace(name) == "" {
+			b.p.reject(path, "a state's name must not be empty")
+			continue
+		}
+		if b.p.choice(path, raw[name], "role", "", "viewer", "operator") == "viewer" {
+			open = append(open, name)
+		}
+	}
+	return open
 }
 
 // checkpoints returns the job's checkpoint settings, or nil when the spec

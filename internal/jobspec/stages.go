@@ -67,6 +67,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
+		b.called(path+".function", op.Module, op.Function, FunctionKind(op.Type))
 	}
 	if op.Type != OperatorWindow {
 		b.notWindow(path, r)
@@ -94,6 +95,7 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 	switch op.Key.Kind {
 	case KeyFunction:
 		op.Module, op.Function = b.function(path, r)
+		b.called(path+".function", op.Module, op.Function, FunctionKeySelector)
 	case KeyValue, KeyCSV:
 		b.p.only(path+".module", r.Module, "a keyBy whose key is function")
 		b.p.only(path+".function", r.Function, "a keyBy whose key is function")

@@ -113,6 +113,11 @@ func (b *builder) window(path string, r *rawOperator, op *Operator) {
 	}
 	b.p.only(path+".function", r.Function, "map, filter, flatMap and process operators (a window names aggregate or process)")
 	op.Module = b.module(path+".module", r.Module)
+	if w.Aggregate {
+		b.called(path+".aggregate", op.Module, op.Function, FunctionAggregate)
+	} else {
+		b.called(path+".process", op.Module, op.Function, FunctionProcessWindow)
+	}
 }
 
 // notWindow rejects window fields on other operators.

@@ -133,8 +133,8 @@ var libraries = []library{
 		// The generated proto/ package carries grpc's service stubs, so
 		// importing it counts as importing grpc.
 		paths:   []string{"google.golang.org/grpc", module + "/proto"},
-		allowed: []string{"proto/...", "host/transport", "host/taskmanager", "scheduler", "tests/..."},
-		why:     "grpc is the wire between the scheduler and the task managers and between exchanges; only the packages that serve or dial it import it",
+		allowed: []string{"proto/...", "host/transport", "host/taskmanager", "scheduler", "internal/tlsconf", "tests/..."},
+		why:     "grpc is the wire between the scheduler and the task managers and between exchanges; only the packages that serve or dial it import it, and internal/tlsconf, which turns the cluster's TLS identity into grpc's credentials and the interceptor that checks a caller's role, for the scheduler and the task managers alike",
 	},
 	{
 		name:    "minio-go",

@@ -57,13 +57,9 @@ func Load(f Files) (*Config, error) {
 	if f.CA == "" || f.Cert == "" || f.Key == "" {
 		return nil, fmt.Errorf("tls: need a CA, a certificate and a key (--tls-dir DIR, or --tls-ca, --tls-cert and --tls-key together); got ca %q, cert %q, key %q", f.CA, f.Cert, f.Key)
 	}
-	caPEM, err := os.ReadFile(f.CA)
+	pool, err := loadPool(f.CA)
 	if err != nil {
-		return nil, fmt.Errorf("tls: read CA: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(caPEM) {
-		return nil, fmt.Errorf("tls: %s holds no PEM certificate", f.CA)
+		return nil, err
 	}
 	cert, err := tls.LoadX509KeyPair(f.Cert, f.Key)
 	if err != nil {
@@ -151,4 +147,45 @@ func checkRole(chains [][]*x509.Certificate, allowed []Role) error {
 		return errors.New("tls: the peer's certificate names no floe role")
 	}
 	return fmt.Errorf("tls: the peer's certificate is for a %s, not a %v", r, allowed)
+}
+
+// LoadClient returns the configuration of a command-line client of the
+// REST API: it trusts the CA in f.CA (required) and accepts only a
+// scheduler's certificate; it presents f.Cert and f.Key when both are
+// named, and no certificate when neither is.
+func LoadClient(f Files) (*tls.Config, error) {
+	if f.CA == "" {
+		return nil, errors.New("tls: need the CA's certificate to check the scheduler's (--tls-ca FILE or $FLOE_TLS_CA)")
+	}
+	if f.Cert != "" || f.Key != "" {
+		c, err := Load(f)
+		if err != nil {
+			return nil, err
+		}
+		return c.Client(Scheduler), nil
+	}
+	pool, err := loadPool(f.CA)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		RootCAs:    pool,
+		VerifyPeerCertificate: func(_ [][]byte, chains [][]*x509.Certificate) error {
+			return checkRole(chains, []Role{Scheduler})
+		},
+	}, nil
+}
+
+// loadPool reads the CA's certificates from path.
+func loadPool(path string) (*x509.CertPool, error) {
+	caPEM, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tls: read CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, fmt.Errorf("tls: %s holds no PEM certificate", path)
+	}
+	return pool, nil
 }

@@ -67,6 +67,11 @@ type Submission struct {
 	// AllowNonRestoredState accepts a savepoint with state for operators
 	// the job no longer has (that state is dropped).
 	AllowNonRestoredState bool
+	// WaitForSlots accepts a job that needs more slots than the live task
+	// managers have in all: it waits for more to register. Without it such
+	// a job is refused (ErrConflict), unless no task manager is registered
+	// at all (a cluster still starting).
+	WaitForSlots bool
 }
 
 // Savepoint is a completed savepoint.
@@ -216,6 +221,13 @@ type Service interface {
 	// queryable), ErrConflict (job ended and past its retention) or
 	// ErrUnavailable (the state is moving: retry).
 	QueryState(ctx context.Context, id, state string, keys [][]byte) ([]StateValue, error)
+	// Exceptions lists a job's failures, newest first: ErrNotFound for an
+	// unknown job.
+	Exceptions(ctx context.Context, id string) (Exceptions, error)
+	// Logs returns the recent log lines of a job's subtasks that q selects,
+	// from the task managers that ran them: ErrNotFound for an unknown job
+	// or vertex, ErrBadRequest for a bad query.
+	Logs(ctx context.Context, id string, q LogQuery) (Logs, error)
 }
 
 // RescaleRequest is a new parallelism for a whole job (Parallelism, the
@@ -271,8 +283,11 @@ var (
 	ErrConflict   = errors.New("conflict")
 	ErrTooLarge   = errors.New("too large")
 	// ErrForbidden: the request is not allowed (a state not declared
-	// queryable).
+	// queryable, a user whose role may not).
 	ErrForbidden = errors.New("forbidden")
+	// ErrUnauthenticated: the request carries no token, or one the
+	// scheduler does not know.
+	ErrUnauthenticated = errors.New("unauthenticated")
 	// ErrUnavailable: try again soon (state moving during a restart or
 	// rescale).
 	ErrUnavailable = errors.New("unavailable")
@@ -289,6 +304,8 @@ func StatusOf(err error) int {
 		return 409
 	case errors.Is(err, ErrTooLarge):
 		return 413
+	case errors.Is(err, ErrUnauthenticated):
+		return 401
 	case errors.Is(err, ErrForbidden):
 		return 403
 	case errors.Is(err, ErrUnavailable):

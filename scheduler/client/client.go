@@ -27,6 +27,8 @@ type Client struct {
 	// answered.
 	cur atomic.Int32
 	hc  *http.Client
+	// token, if set, goes with every request as a bearer token.
+	token string
 }
 
 var _ api.Service = (*Client)(nil)
@@ -105,7 +107,7 @@ func (e *Error) Error() string { return e.Message }
 // e.StatusCode, or nil.
 func (e *Error) Unwrap() error {
 	for _, s := range []error{api.ErrBadRequest, api.ErrNotFound, api.ErrConflict, api.ErrTooLarge,
-		api.ErrForbidden, api.ErrUnavailable} {
+		api.ErrForbidden, api.ErrUnauthenticated, api.ErrUnavailable} {
 		if api.StatusOf(s) == e.StatusCode {
 			return s
 		}
@@ -166,6 +168,7 @@ func (c *Client) doAt(ctx context.Context, base string, r request) (next bool, e
 		req.Header.Set("Expect", "100-continue")
 	}
 	req.Header.Set("Accept", "application/json")
+	c.authorize(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		idempotent := r.method == http.MethodGet || r.method == http.MethodHead

@@ -10,7 +10,8 @@
 // and the module files the spec names, as `floe job submit` does, Wait
 // polls a job until it ends, and GetInt64 reads one key of a queryable
 // int64 state, such as a counter (docs/queryable-state.md). Cluster reads
-// the scheduler group's members and leader.
+// the scheduler group's members and leader. WithToken returns a client that
+// sends a bearer token, for a scheduler that checks them (docs/security.md).
 //
 // A client may be given the REST addresses of every scheduler of a group,
 // comma-separated: it talks to one and moves to the next when that one

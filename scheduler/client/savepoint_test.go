@@ -62,14 +62,18 @@ func TestSubmitSavepointFields(t *testing.T) {
 		{FromSavepoint: "s3://floe/sp/savepoint-abcdef-3"},
 		{FromSavepoint: "file:///sp/savepoint-abcdef-3", AllowNonRestoredState: true},
 		{AllowNonRestoredState: true},
+		{WaitForSlots: true},
+		{FromSavepoint: "file:///sp/savepoint-abcdef-3", WaitForSlots: true},
 	} {
 		s.Spec, s.Modules = []byte(spec), map[string][]byte{"ops": []byte("wasm")}
 		if _, err := c.Submit(context.Background(), s); err != nil {
 			t.Fatalf("%+v: %v", s, err)
 		}
 		subs := fake.Submissions()
-		if got := subs[len(subs)-1]; got.FromSavepoint != s.FromSavepoint || got.AllowNonRestoredState != s.AllowNonRestoredState {
-			t.Errorf("%q, %v arrived as %q, %v", s.FromSavepoint, s.AllowNonRestoredState, got.FromSavepoint, got.AllowNonRestoredState)
+		if got := subs[len(subs)-1]; got.FromSavepoint != s.FromSavepoint || got.AllowNonRestoredState != s.AllowNonRestoredState ||
+			got.WaitForSlots != s.WaitForSlots {
+			t.Errorf("%q, %v, %v arrived as %q, %v, %v", s.FromSavepoint, s.AllowNonRestoredState, s.WaitForSlots,
+				got.FromSavepoint, got.AllowNonRestoredState, got.WaitForSlots)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type SubmitOptions struct {
 	// the job no longer has; that state is dropped. Without it, such a
 	// savepoint is refused.
 	AllowNonRestoredState bool
+	// WaitForSlots accepts the job even if it needs more slots than the
+	// cluster's task managers have in all; it waits for more to register.
+	WaitForSlots bool
 }
 
 // SubmitFiles uploads the job whose spec is the file at specPath, as
@@ -73,7 +76,7 @@ func readSubmission(specPath string, opts SubmitOptions) (api.Submission, error)
 	}
 	s := api.Submission{Spec: spec, Params: opts.Set, Parallelism: opts.Parallelism,
 		CheckpointInterval: opts.CheckpointInterval, FromSavepoint: opts.FromSavepoint,
-		AllowNonRestoredState: opts.AllowNonRestoredState, Modules: make(map[string][]byte)}
+		AllowNonRestoredState: opts.AllowNonRestoredState, WaitForSlots: opts.WaitForSlots, Modules: make(map[string][]byte)}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
 		if s.Modules[name], err = os.ReadFile(job.Modules[name]); err != nil {
 			return api.Submission{}, fmt.Errorf("module %q: %w", name, err)
@@ -105,7 +108,7 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 			return nil, "", err
 		}
 	}
-	if err := writeSavepoint(w, s); err != nil {
+	if err := writeOptions(w, s); err != nil {
 		return nil, "", err
 	}
 	if err := writeModules(w, s.Modules); err != nil {
@@ -117,16 +120,21 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
-// writeSavepoint writes the fields of a start from a savepoint, those that
-// are set.
-func writeSavepoint(w *multipart.Writer, s api.Submission) error {
+// writeOptions writes the fields of a start from a savepoint and the wait
+// for slots, those that are set.
+func writeOptions(w *multipart.Writer, s api.Submission) error {
 	if s.FromSavepoint != "" {
 		if err := w.WriteField("fromSavepoint", s.FromSavepoint); err != nil {
 			return err
 		}
 	}
 	if s.AllowNonRestoredState {
-		return w.WriteField("allowNonRestoredState", "true")
+		if err := w.WriteField("allowNonRestoredState", "true"); err != nil {
+			return err
+		}
+	}
+	if s.WaitForSlots {
+		return w.WriteField("waitForSlots", "true")
 	}
 	return nil
 }

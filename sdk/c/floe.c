@@ -429,6 +429,10 @@ static int compare_names(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int compare_functions(const void *a, const void *b) {
+    return strcmp((*(const floe_function *const *)a)->name, (*(const floe_function *const *)b)->name);
+}
+
 /* unknown_function fails the open naming the function and the module's
  * functions, sorted. */
 static int unknown_function(const char *name) {
@@ -455,15 +459,57 @@ static int unknown_function(const char *name) {
     return FLOE_FAILED;
 }
 
-/* open selects the function named by the parameters and runs the open
- * hooks. */
-static int open_operator(int32_t n) {
+/* init_once runs the module's floe_init, which registers its functions,
+ * the first time it is called. */
+static void init_once(void) {
     static bool initialised;
-    if (decode_params(op.in, (size_t)n) != 0) return FLOE_FAILED;
     if (!initialised) {
         initialised = true;
         floe_init();
     }
+}
+
+static const char *const kind_names[] = {
+    [K_MAP] = "map", [K_FILTER] = "filter", [K_FLAT_MAP] = "flatMap",
+    [K_PROCESS] = "process", [K_KEY_SELECTOR] = "keySelector",
+};
+
+static void append_u32(floe_buf *b, uint32_t v) {
+    uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    floe_buf_append(b, le, 4);
+}
+
+/* floe_functions lays out the registered functions and their kinds, sorted
+ * by name (u32 count, then count x {u32 name_len, name, u32 kind_len,
+ * kind}), and returns its address << 32 | its length. */
+__attribute__((export_name("floe_functions"))) int64_t floe__export_functions(void) {
+    static floe_buf table;
+    init_once();
+    size_t n = 0;
+    for (floe_function *f = reg.functions; f; f = f->next) n++;
+    const floe_function **fns = (const floe_function **)calloc(n ? n : 1, sizeof *fns);
+    if (!fns) oom();
+    n = 0;
+    for (floe_function *f = reg.functions; f; f = f->next) fns[n++] = f;
+    qsort(fns, n, sizeof *fns, compare_functions);
+    table.len = 0;
+    append_u32(&table, (uint32_t)n);
+    for (size_t i = 0; i < n; i++) {
+        const char *kind = kind_names[fns[i]->kind];
+        append_u32(&table, (uint32_t)strlen(fns[i]->name));
+        floe_buf_append_str(&table, fns[i]->name);
+        append_u32(&table, (uint32_t)strlen(kind));
+        floe_buf_append_str(&table, kind);
+    }
+    free(fns);
+    return (int64_t)(uint32_t)(uintptr_t)table.data << 32 | (int64_t)table.len;
+}
+
+/* open selects the function named by the parameters and runs the open
+ * hooks. */
+static int open_operator(int32_t n) {
+    if (decode_params(op.in, (size_t)n) != 0) return FLOE_FAILED;
+    init_once();
     if (reg.duplicate) return sdk_error("function \"%s\" registered twice", reg.duplicate);
     const char *name = floe_param_or("floe.function", "");
     for (floe_function *f = reg.functions; f; f = f->next)

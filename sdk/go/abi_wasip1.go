@@ -26,6 +26,15 @@ func floeOnTimer(domain int32, ts int64, keyLen int32) int32 {
 	return op.onTimer(TimeDomain(domain), ts, int(keyLen))
 }
 
+// table keeps the function table alive for the host to read.
+var table []byte
+
+//go:wasmexport floe_functions
+func floeFunctions() int64 {
+	table = functionTable()
+	return int64(uint32(ptr(table)))<<32 | int64(len(table))
+}
+
 // ptr returns the address of b's first byte in linear memory.
 func ptr(b []byte) int32 {
 	if cap(b) == 0 {

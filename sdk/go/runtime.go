@@ -1,8 +1,10 @@
 package floe
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // outputFlushSize is how much output the SDK buffers before handing it to
@@ -193,4 +195,28 @@ func recovered(r any) error {
 func failWith(rec int32, err error) int32 {
 	hostFail(rec, err.Error())
 	return 1
+}
+
+// kindNames are the kinds as the function table names them (sdk/ABI.md,
+// "Function table").
+var kindNames = [...]string{
+	kindMap: "map", kindFilter: "filter", kindFlatMap: "flatMap", kindProcess: "process",
+	kindKeySelector: "keySelector", kindAggregate: "aggregate", kindWindow: "processWindow",
+}
+
+// functionTable lays out the registered functions and their kinds, sorted
+// by name, for floe_functions: u32 count, then count × {u32 name_len, name,
+// u32 kind_len, kind}.
+func functionTable() []byte {
+	names := registeredNames()
+	slices.Sort(names)
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(names)))
+	for _, n := range names {
+		k := kindNames[registry[n].kind]
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(n)))
+		b = append(b, n...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(k)))
+		b = append(b, k...)
+	}
+	return b
 }

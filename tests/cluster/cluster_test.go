@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -47,6 +48,9 @@ type cluster struct {
 	client *client.Client
 	// wg tracks the goroutines that reap the processes.
 	wg sync.WaitGroup
+	// certs, when not empty, is the directory `floe certs init` wrote:
+	// every process runs mutual TLS and the REST API is HTTPS.
+	certs string
 }
 
 // clusterConfig says what to start.
@@ -57,6 +61,9 @@ type clusterConfig struct {
 	// every floe taskmanager.
 	schedulerArgs   []string
 	taskManagerArgs []string
+	// tls runs every process with a certificate of its role from a CA
+	// that `floe certs init` writes.
+	tls bool
 }
 
 // newCluster starts a scheduler and cfg.taskManagers task managers with
@@ -69,11 +76,25 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 	tr := &http.Transport{ExpectContinueTimeout: 5 * time.Second, MaxIdleConnsPerHost: 4}
 	c := &cluster{t: t, dir: t.TempDir(), hc: &http.Client{Transport: tr, Timeout: time.Minute}}
 	t.Cleanup(c.close)
+	if cfg.tls {
+		c.initCerts()
+		tr.TLSClientConfig = &tls.Config{RootCAs: c.caPool()}
+		cfg.schedulerArgs = append(cfg.schedulerArgs, "--tls-dir", filepath.Join(c.certs, "scheduler"))
+		cfg.taskManagerArgs = append(cfg.taskManagerArgs, "--tls-dir", filepath.Join(c.certs, "taskmanager"))
+	}
 	c.startScheduler(cfg.schedulerArgs)
 	for range cfg.taskManagers {
 		c.startTaskManager(cfg.slots, cfg.taskManagerArgs...)
 	}
 	return c
+}
+
+// scheme is the REST API's URL scheme.
+func (c *cluster) scheme() string {
+	if c.certs != "" {
+		return "https"
+	}
+	return "http"
 }
 
 // close stops every process, reporting those that did not stop cleanly on
@@ -144,7 +165,7 @@ func (c *cluster) runScheduler(rest, rpc string) error {
 		"--data-dir", filepath.Join(c.dir, "scheduler"),
 		"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout}, c.schedArgs...)
 	p := startProc(c.t, &c.wg, "scheduler", args...)
-	c.sched, c.server, c.rpc = p, "http://"+rest, rpc
+	c.sched, c.server, c.rpc = p, c.scheme()+"://"+rest, rpc
 	c.client = client.New(c.server, c.hc)
 	return c.poll(startTimeout, func() (bool, error) {
 		if p.exited() {
@@ -166,7 +187,7 @@ func (c *cluster) restartScheduler() {
 	old := c.sched
 	old.kill()
 	c.others = append(c.others, old)
-	rest := strings.TrimPrefix(c.server, "http://")
+	rest := strings.TrimPrefix(c.server, c.scheme()+"://")
 	if err := c.runScheduler(rest, c.rpc); err != nil {
 		c.t.Fatalf("scheduler did not start again: %v\n%s", err, c.sched.logTail())
 	}
@@ -257,10 +278,15 @@ func (c *cluster) poll(timeout time.Duration, cond func() (bool, error)) error {
 }
 
 // floe runs a floe command against the cluster's scheduler, which it finds
-// through $FLOE_SERVER.
+// through $FLOE_SERVER, trusting the cluster's CA through $FLOE_TLS_CA when
+// it runs TLS.
 func (c *cluster) floe(timeout time.Duration, args ...string) result {
 	c.t.Helper()
-	return runFloe(c.t, timeout, []string{"FLOE_SERVER=" + c.server}, args...)
+	env := []string{"FLOE_SERVER=" + c.server}
+	if c.certs != "" {
+		env = append(env, "FLOE_TLS_CA="+filepath.Join(c.certs, "ca.pem"))
+	}
+	return runFloe(c.t, timeout, env, args...)
 }
 
 // jobID matches what floe job submit prints.

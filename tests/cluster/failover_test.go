@@ -67,13 +67,16 @@ func (c *cluster) startGroup(n int) []*member {
 	for i := range n {
 		m := &member{name: fmt.Sprintf("scheduler-%d", i+1), rest: freeAddr(c.t), rpc: freeAddr(c.t), raft: freeAddr(c.t)}
 		ms = append(ms, m)
-		peers, rests, rpcs = append(peers, m.raft), append(rests, "http://"+m.rest), append(rpcs, m.rpc)
+		peers, rests, rpcs = append(peers, m.raft), append(rests, c.scheme()+"://"+m.rest), append(rpcs, m.rpc)
 	}
 	for i, m := range ms {
 		m.args = []string{"scheduler", "--rest-addr", m.rest, "--rpc-addr", m.rpc,
 			"--data-dir", filepath.Join(c.dir, m.name),
 			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout,
 			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms"}
+		if c.certs != "" {
+			m.args = append(m.args, "--tls-dir", filepath.Join(c.certs, "scheduler"))
+		}
 		m.p = startProc(c.t, &c.wg, m.name, m.args...)
 		if i == 0 {
 			c.sched = m.p
@@ -97,7 +100,7 @@ func (c *cluster) awaitMember(m *member) {
 		if m.p.exited() {
 			return false, fmt.Errorf("exited with %v", m.p.cmd.ProcessState)
 		}
-		resp, err := c.hc.Get("http://" + m.rest + "/healthz")
+		resp, err := c.hc.Get(c.scheme() + "://" + m.rest + "/healthz")
 		if err != nil {
 			return false, nil
 		}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -165,8 +166,19 @@ func TestJobWaitsForSlots(t *testing.T) {
 	c := newCluster(t, clusterConfig{taskManagers: 1, slots: 2})
 	in := newInput(t, 50_000, 7)
 	out := filepath.Join(t.TempDir(), "out")
-	id := c.submit(wordcountSpec(t, "wordcount-waits", ""),
-		"--set", "input="+in.path, "--set", "output="+out, "--parallelism", "4")
+	spec := wordcountSpec(t, "wordcount-waits", "")
+	args := []string{"--set", "input=" + in.path, "--set", "output=" + out, "--parallelism", "4"}
+	// Refused unless the user says to wait: 4 slots of a 2-slot cluster.
+	r := c.floe(time.Minute, append([]string{"job", "submit", spec}, args...)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "needs 4 slots") || !strings.Contains(r.stderr, "have 2 in all") ||
+		!strings.Contains(r.stderr, "--wait-for-slots") {
+		t.Fatalf("floe job submit of a job larger than the cluster: exit %d, stdout %q, stderr %q; want a refusal naming the slots and --wait-for-slots",
+			r.code, r.stdout, r.stderr)
+	}
+	if jobs, err := c.client.Jobs(context.Background()); err != nil || len(jobs) != 0 {
+		t.Fatalf("jobs after a refused submit: %v, %v", jobs, err)
+	}
+	id := c.submit(append([]string{spec, "--wait-for-slots"}, args...)...)
 	job := c.waitJob(id, time.Minute, "waiting for slots", func(j api.JobStatus) bool {
 		return j.State == api.JobWaiting && strings.Contains(j.Message, "slots")
 	})
@@ -175,7 +187,7 @@ func TestJobWaitsForSlots(t *testing.T) {
 			t.Errorf("message %q does not say %q", job.Message, w)
 		}
 	}
-	r := c.floe(time.Minute, "job", "status", id)
+	r = c.floe(time.Minute, "job", "status", id)
 	if r.code != 0 || !strings.Contains(r.stdout, "WAITING") || !strings.Contains(r.stdout, "needs 4 slots") {
 		t.Errorf("floe job status: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

@@ -545,7 +545,10 @@ type TaskStatusUpdate struct {
 	Metrics *TaskMetrics `protobuf:"bytes,5,opt,name=metrics,proto3" json:"metrics,omitempty"`
 	// states are the keyed states the task's operators declared, sent with
 	// RUNNING.
-	States        []*DeclaredState `protobuf:"bytes,6,rep,name=states,proto3" json:"states,omitempty"`
+	States []*DeclaredState `protobuf:"bytes,6,rep,name=states,proto3" json:"states,omitempty"`
+	// failure is what the task manager knows of where a FAILED task's
+	// failure arose, when it arose in an operator's module.
+	Failure       *Failure `protobuf:"bytes,7,opt,name=failure,proto3" json:"failure,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -622,6 +625,120 @@ func (x *TaskStatusUpdate) GetStates() []*DeclaredState {
 	return nil
 }
 
+func (x *TaskStatusUpdate) GetFailure() *Failure {
+	if x != nil {
+		return x.Failure
+	}
+	return nil
+}
+
+// Failure places a task's failure in its operator, module and function,
+// and the record being processed, when known.
+type Failure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// operator is the uid of the operator, module its module's name in the
+	// job spec and function the function it runs.
+	Operator string `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	Module   string `protobuf:"bytes,2,opt,name=module,proto3" json:"module,omitempty"`
+	Function string `protobuf:"bytes,3,opt,name=function,proto3" json:"function,omitempty"`
+	// key is the first bytes of the key of the record being processed (of
+	// key_size bytes); has_record tells that the failure is tied to a
+	// record, whose first bytes are value (of value_size bytes).
+	Key           []byte `protobuf:"bytes,4,opt,name=key,proto3" json:"key,omitempty"`
+	KeySize       int32  `protobuf:"varint,5,opt,name=key_size,json=keySize,proto3" json:"key_size,omitempty"`
+	HasRecord     bool   `protobuf:"varint,6,opt,name=has_record,json=hasRecord,proto3" json:"has_record,omitempty"`
+	Value         []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
+	ValueSize     int32  `protobuf:"varint,8,opt,name=value_size,json=valueSize,proto3" json:"value_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Failure) Reset() {
+	*x = Failure{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Failure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Failure) ProtoMessage() {}
+
+func (x *Failure) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Failure.ProtoReflect.Descriptor instead.
+func (*Failure) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Failure) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *Failure) GetModule() string {
+	if x != nil {
+		return x.Module
+	}
+	return ""
+}
+
+func (x *Failure) GetFunction() string {
+	if x != nil {
+		return x.Function
+	}
+	return ""
+}
+
+func (x *Failure) GetKey() []byte {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *Failure) GetKeySize() int32 {
+	if x != nil {
+		return x.KeySize
+	}
+	return 0
+}
+
+func (x *Failure) GetHasRecord() bool {
+	if x != nil {
+		return x.HasRecord
+	}
+	return false
+}
+
+func (x *Failure) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *Failure) GetValueSize() int32 {
+	if x != nil {
+		return x.ValueSize
+	}
+	return 0
+}
+
 type DeclaredState struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -637,7 +754,7 @@ type DeclaredState struct {
 
 func (x *DeclaredState) Reset() {
 	*x = DeclaredState{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -649,7 +766,7 @@ func (x *DeclaredState) String() string {
 func (*DeclaredState) ProtoMessage() {}
 
 func (x *DeclaredState) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -662,7 +779,7 @@ func (x *DeclaredState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclaredState.ProtoReflect.Descriptor instead.
 func (*DeclaredState) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DeclaredState) GetName() string {
@@ -708,7 +825,7 @@ type UpdateTaskStatusResponse struct {
 
 func (x *UpdateTaskStatusResponse) Reset() {
 	*x = UpdateTaskStatusResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -720,7 +837,7 @@ func (x *UpdateTaskStatusResponse) String() string {
 func (*UpdateTaskStatusResponse) ProtoMessage() {}
 
 func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -733,7 +850,7 @@ func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskStatusResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskStatusResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 type FetchArtifactRequest struct {
@@ -745,7 +862,7 @@ type FetchArtifactRequest struct {
 
 func (x *FetchArtifactRequest) Reset() {
 	*x = FetchArtifactRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +874,7 @@ func (x *FetchArtifactRequest) String() string {
 func (*FetchArtifactRequest) ProtoMessage() {}
 
 func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +887,7 @@ func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchArtifactRequest.ProtoReflect.Descriptor instead.
 func (*FetchArtifactRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *FetchArtifactRequest) GetSha256() string {
@@ -789,7 +906,7 @@ type ArtifactChunk struct {
 
 func (x *ArtifactChunk) Reset() {
 	*x = ArtifactChunk{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +918,7 @@ func (x *ArtifactChunk) String() string {
 func (*ArtifactChunk) ProtoMessage() {}
 
 func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +931,7 @@ func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactChunk.ProtoReflect.Descriptor instead.
 func (*ArtifactChunk) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ArtifactChunk) GetData() []byte {
@@ -838,7 +955,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +967,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +980,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Endpoint) GetSubtask() int32 {
@@ -923,7 +1040,7 @@ type DeployTaskRequest struct {
 
 func (x *DeployTaskRequest) Reset() {
 	*x = DeployTaskRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -935,7 +1052,7 @@ func (x *DeployTaskRequest) String() string {
 func (*DeployTaskRequest) ProtoMessage() {}
 
 func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -948,7 +1065,7 @@ func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskRequest.ProtoReflect.Descriptor instead.
 func (*DeployTaskRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DeployTaskRequest) GetTask() *TaskID {
@@ -1043,7 +1160,7 @@ type DeployTaskResponse struct {
 
 func (x *DeployTaskResponse) Reset() {
 	*x = DeployTaskResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1055,7 +1172,7 @@ func (x *DeployTaskResponse) String() string {
 func (*DeployTaskResponse) ProtoMessage() {}
 
 func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1068,7 +1185,7 @@ func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskResponse.ProtoReflect.Descriptor instead.
 func (*DeployTaskResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
 }
 
 type CancelTasksRequest struct {
@@ -1085,7 +1202,7 @@ type CancelTasksRequest struct {
 
 func (x *CancelTasksRequest) Reset() {
 	*x = CancelTasksRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1214,7 @@ func (x *CancelTasksRequest) String() string {
 func (*CancelTasksRequest) ProtoMessage() {}
 
 func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1227,7 @@ func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksRequest.ProtoReflect.Descriptor instead.
 func (*CancelTasksRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CancelTasksRequest) GetJobId() string {
@@ -1142,7 +1259,7 @@ type CancelTasksResponse struct {
 
 func (x *CancelTasksResponse) Reset() {
 	*x = CancelTasksResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1154,7 +1271,7 @@ func (x *CancelTasksResponse) String() string {
 func (*CancelTasksResponse) ProtoMessage() {}
 
 func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1167,7 +1284,7 @@ func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksResponse.ProtoReflect.Descriptor instead.
 func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
 }
 
 type TriggerCheckpointRequest struct {
@@ -1185,7 +1302,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1197,7 +1314,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1210,7 +1327,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TriggerCheckpointRequest) GetJobId() string {
@@ -1249,7 +1366,7 @@ type TriggerCheckpointResponse struct {
 
 func (x *TriggerCheckpointResponse) Reset() {
 	*x = TriggerCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1378,7 @@ func (x *TriggerCheckpointResponse) String() string {
 func (*TriggerCheckpointResponse) ProtoMessage() {}
 
 func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1391,7 @@ func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
 }
 
 type NotifyCheckpointRequest struct {
@@ -1292,7 +1409,7 @@ type NotifyCheckpointRequest struct {
 
 func (x *NotifyCheckpointRequest) Reset() {
 	*x = NotifyCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1304,7 +1421,7 @@ func (x *NotifyCheckpointRequest) String() string {
 func (*NotifyCheckpointRequest) ProtoMessage() {}
 
 func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1317,7 +1434,7 @@ func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *NotifyCheckpointRequest) GetJobId() string {
@@ -1356,7 +1473,7 @@ type NotifyCheckpointResponse struct {
 
 func (x *NotifyCheckpointResponse) Reset() {
 	*x = NotifyCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1485,7 @@ func (x *NotifyCheckpointResponse) String() string {
 func (*NotifyCheckpointResponse) ProtoMessage() {}
 
 func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1498,7 @@ func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 type AcknowledgeCheckpointRequest struct {
@@ -1396,7 +1513,7 @@ type AcknowledgeCheckpointRequest struct {
 
 func (x *AcknowledgeCheckpointRequest) Reset() {
 	*x = AcknowledgeCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1408,7 +1525,7 @@ func (x *AcknowledgeCheckpointRequest) String() string {
 func (*AcknowledgeCheckpointRequest) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1421,7 +1538,7 @@ func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AcknowledgeCheckpointRequest) GetTask() *TaskID {
@@ -1453,7 +1570,7 @@ type AcknowledgeCheckpointResponse struct {
 
 func (x *AcknowledgeCheckpointResponse) Reset() {
 	*x = AcknowledgeCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1582,7 @@ func (x *AcknowledgeCheckpointResponse) String() string {
 func (*AcknowledgeCheckpointResponse) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1595,7 @@ func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 type DeclineCheckpointRequest struct {
@@ -1492,7 +1609,7 @@ type DeclineCheckpointRequest struct {
 
 func (x *DeclineCheckpointRequest) Reset() {
 	*x = DeclineCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1504,7 +1621,7 @@ func (x *DeclineCheckpointRequest) String() string {
 func (*DeclineCheckpointRequest) ProtoMessage() {}
 
 func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1517,7 +1634,7 @@ func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *DeclineCheckpointRequest) GetTask() *TaskID {
@@ -1549,7 +1666,7 @@ type DeclineCheckpointResponse struct {
 
 func (x *DeclineCheckpointResponse) Reset() {
 	*x = DeclineCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1561,7 +1678,7 @@ func (x *DeclineCheckpointResponse) String() string {
 func (*DeclineCheckpointResponse) ProtoMessage() {}
 
 func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1574,7 +1691,7 @@ func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 type LookupStateRequest struct {
@@ -1588,7 +1705,7 @@ type LookupStateRequest struct {
 
 func (x *LookupStateRequest) Reset() {
 	*x = LookupStateRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1717,7 @@ func (x *LookupStateRequest) String() string {
 func (*LookupStateRequest) ProtoMessage() {}
 
 func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1730,7 @@ func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateRequest.ProtoReflect.Descriptor instead.
 func (*LookupStateRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *LookupStateRequest) GetTask() *TaskID {
@@ -1646,7 +1763,7 @@ type LookupStateResponse struct {
 
 func (x *LookupStateResponse) Reset() {
 	*x = LookupStateResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1658,7 +1775,7 @@ func (x *LookupStateResponse) String() string {
 func (*LookupStateResponse) ProtoMessage() {}
 
 func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1671,7 +1788,7 @@ func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateResponse.ProtoReflect.Descriptor instead.
 func (*LookupStateResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *LookupStateResponse) GetValues() []*StateValue {
@@ -1691,7 +1808,7 @@ type StateValue struct {
 
 func (x *StateValue) Reset() {
 	*x = StateValue{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1703,7 +1820,7 @@ func (x *StateValue) String() string {
 func (*StateValue) ProtoMessage() {}
 
 func (x *StateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1716,7 +1833,7 @@ func (x *StateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateValue.ProtoReflect.Descriptor instead.
 func (*StateValue) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StateValue) GetFound() bool {
@@ -1731,6 +1848,231 @@ func (x *StateValue) GetValue() []byte {
 		return x.Value
 	}
 	return nil
+}
+
+type FetchLogsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	JobId string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// since: only lines with a greater seq (0: every line kept).
+	Since int64 `protobuf:"varint,2,opt,name=since,proto3" json:"since,omitempty"`
+	// stage and subtask, when set, keep only the lines of that stage, and of
+	// that subtask of it.
+	Stage   *int32 `protobuf:"varint,3,opt,name=stage,proto3,oneof" json:"stage,omitempty"`
+	Subtask *int32 `protobuf:"varint,4,opt,name=subtask,proto3,oneof" json:"subtask,omitempty"`
+	// limit caps the lines returned (the oldest after since); 0 means the
+	// task manager's own cap. The task manager also stops short of about
+	// 2 MiB of messages; more then tells that lines were left out.
+	Limit         int32 `protobuf:"varint,5,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FetchLogsRequest) Reset() {
+	*x = FetchLogsRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchLogsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchLogsRequest) ProtoMessage() {}
+
+func (x *FetchLogsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchLogsRequest.ProtoReflect.Descriptor instead.
+func (*FetchLogsRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *FetchLogsRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *FetchLogsRequest) GetSince() int64 {
+	if x != nil {
+		return x.Since
+	}
+	return 0
+}
+
+func (x *FetchLogsRequest) GetStage() int32 {
+	if x != nil && x.Stage != nil {
+		return *x.Stage
+	}
+	return 0
+}
+
+func (x *FetchLogsRequest) GetSubtask() int32 {
+	if x != nil && x.Subtask != nil {
+		return *x.Subtask
+	}
+	return 0
+}
+
+func (x *FetchLogsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type FetchLogsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lines         []*LogLine             `protobuf:"bytes,1,rep,name=lines,proto3" json:"lines,omitempty"`
+	More          bool                   `protobuf:"varint,2,opt,name=more,proto3" json:"more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FetchLogsResponse) Reset() {
+	*x = FetchLogsResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchLogsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchLogsResponse) ProtoMessage() {}
+
+func (x *FetchLogsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchLogsResponse.ProtoReflect.Descriptor instead.
+func (*FetchLogsResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *FetchLogsResponse) GetLines() []*LogLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *FetchLogsResponse) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
+}
+
+// LogLine is one line a guest logged (or the host logged about a guest's
+// lines, such as how many the rate limit dropped), with the job's secret
+// parameters redacted.
+type LogLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seq is strictly increasing on a task manager: its clock in Unix
+	// nanoseconds, moved past the previous line's seq when the clock did not
+	// advance.
+	Seq          int64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	TimeUnixNano int64 `protobuf:"varint,2,opt,name=time_unix_nano,json=timeUnixNano,proto3" json:"time_unix_nano,omitempty"`
+	// level is slog's: -4 debug, 0 info, 4 warn, 8 error.
+	Level         int32   `protobuf:"varint,3,opt,name=level,proto3" json:"level,omitempty"`
+	Task          *TaskID `protobuf:"bytes,4,opt,name=task,proto3" json:"task,omitempty"`
+	Operator      string  `protobuf:"bytes,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	Message       string  `protobuf:"bytes,6,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogLine) Reset() {
+	*x = LogLine{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogLine) ProtoMessage() {}
+
+func (x *LogLine) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
+func (*LogLine) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *LogLine) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *LogLine) GetTimeUnixNano() int64 {
+	if x != nil {
+		return x.TimeUnixNano
+	}
+	return 0
+}
+
+func (x *LogLine) GetLevel() int32 {
+	if x != nil {
+		return x.Level
+	}
+	return 0
+}
+
+func (x *LogLine) GetTask() *TaskID {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *LogLine) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *LogLine) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 var File_floe_v1_cluster_proto protoreflect.FileDescriptor
@@ -1777,14 +2119,26 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"bytesTotalB\x12\n" +
 	"\x10_input_watermarkB\x13\n" +
 	"\x11_output_watermarkB\r\n" +
-	"\v_bytes_read\"\xff\x01\n" +
+	"\v_bytes_read\"\xab\x02\n" +
 	"\x10TaskStatusUpdate\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12#\n" +
 	"\x04task\x18\x02 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12(\n" +
 	"\x05state\x18\x03 \x01(\x0e2\x12.floe.v1.TaskStateR\x05state\x12\x14\n" +
 	"\x05error\x18\x04 \x01(\tR\x05error\x12.\n" +
 	"\ametrics\x18\x05 \x01(\v2\x14.floe.v1.TaskMetricsR\ametrics\x12.\n" +
-	"\x06states\x18\x06 \x03(\v2\x16.floe.v1.DeclaredStateR\x06states\"\x85\x01\n" +
+	"\x06states\x18\x06 \x03(\v2\x16.floe.v1.DeclaredStateR\x06states\x12*\n" +
+	"\afailure\x18\a \x01(\v2\x10.floe.v1.FailureR\afailure\"\xda\x01\n" +
+	"\aFailure\x12\x1a\n" +
+	"\boperator\x18\x01 \x01(\tR\boperator\x12\x16\n" +
+	"\x06module\x18\x02 \x01(\tR\x06module\x12\x1a\n" +
+	"\bfunction\x18\x03 \x01(\tR\bfunction\x12\x10\n" +
+	"\x03key\x18\x04 \x01(\fR\x03key\x12\x19\n" +
+	"\bkey_size\x18\x05 \x01(\x05R\akeySize\x12\x1d\n" +
+	"\n" +
+	"has_record\x18\x06 \x01(\bR\thasRecord\x12\x14\n" +
+	"\x05value\x18\a \x01(\fR\x05value\x12\x1d\n" +
+	"\n" +
+	"value_size\x18\b \x01(\x05R\tvalueSize\"\x85\x01\n" +
 	"\rDeclaredState\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
 	"\boperator\x18\x02 \x01(\tR\boperator\x12\x1c\n" +
@@ -1862,7 +2216,26 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\n" +
 	"StateValue\x12\x14\n" +
 	"\x05found\x18\x01 \x01(\bR\x05found\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\fR\x05value*\xb9\x01\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value\"\xa5\x01\n" +
+	"\x10FetchLogsRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x14\n" +
+	"\x05since\x18\x02 \x01(\x03R\x05since\x12\x19\n" +
+	"\x05stage\x18\x03 \x01(\x05H\x00R\x05stage\x88\x01\x01\x12\x1d\n" +
+	"\asubtask\x18\x04 \x01(\x05H\x01R\asubtask\x88\x01\x01\x12\x14\n" +
+	"\x05limit\x18\x05 \x01(\x05R\x05limitB\b\n" +
+	"\x06_stageB\n" +
+	"\n" +
+	"\b_subtask\"O\n" +
+	"\x11FetchLogsResponse\x12&\n" +
+	"\x05lines\x18\x01 \x03(\v2\x10.floe.v1.LogLineR\x05lines\x12\x12\n" +
+	"\x04more\x18\x02 \x01(\bR\x04more\"\xb2\x01\n" +
+	"\aLogLine\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12$\n" +
+	"\x0etime_unix_nano\x18\x02 \x01(\x03R\ftimeUnixNano\x12\x14\n" +
+	"\x05level\x18\x03 \x01(\x05R\x05level\x12#\n" +
+	"\x04task\x18\x04 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x1a\n" +
+	"\boperator\x18\x05 \x01(\tR\boperator\x12\x18\n" +
+	"\amessage\x18\x06 \x01(\tR\amessage*\xb9\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_DEPLOYING\x10\x01\x12\x16\n" +
@@ -1877,14 +2250,15 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x10UpdateTaskStatus\x12\x19.floe.v1.TaskStatusUpdate\x1a!.floe.v1.UpdateTaskStatusResponse\x12H\n" +
 	"\rFetchArtifact\x12\x1d.floe.v1.FetchArtifactRequest\x1a\x16.floe.v1.ArtifactChunk0\x01\x12f\n" +
 	"\x15AcknowledgeCheckpoint\x12%.floe.v1.AcknowledgeCheckpointRequest\x1a&.floe.v1.AcknowledgeCheckpointResponse\x12Z\n" +
-	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xa5\x03\n" +
+	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xe9\x03\n" +
 	"\vTaskManager\x12E\n" +
 	"\n" +
 	"DeployTask\x12\x1a.floe.v1.DeployTaskRequest\x1a\x1b.floe.v1.DeployTaskResponse\x12H\n" +
 	"\vCancelTasks\x12\x1b.floe.v1.CancelTasksRequest\x1a\x1c.floe.v1.CancelTasksResponse\x12Z\n" +
 	"\x11TriggerCheckpoint\x12!.floe.v1.TriggerCheckpointRequest\x1a\".floe.v1.TriggerCheckpointResponse\x12_\n" +
 	"\x18NotifyCheckpointComplete\x12 .floe.v1.NotifyCheckpointRequest\x1a!.floe.v1.NotifyCheckpointResponse\x12H\n" +
-	"\vLookupState\x12\x1b.floe.v1.LookupStateRequest\x1a\x1c.floe.v1.LookupStateResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
+	"\vLookupState\x12\x1b.floe.v1.LookupStateRequest\x1a\x1c.floe.v1.LookupStateResponse\x12B\n" +
+	"\tFetchLogs\x12\x19.floe.v1.FetchLogsRequest\x1a\x1a.floe.v1.FetchLogsResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
 
 var (
 	file_floe_v1_cluster_proto_rawDescOnce sync.Once
@@ -1899,7 +2273,7 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_floe_v1_cluster_proto_goTypes = []any{
 	(TaskState)(0),                        // 0: floe.v1.TaskState
 	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
@@ -1909,29 +2283,33 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	(*TaskID)(nil),                        // 5: floe.v1.TaskID
 	(*TaskMetrics)(nil),                   // 6: floe.v1.TaskMetrics
 	(*TaskStatusUpdate)(nil),              // 7: floe.v1.TaskStatusUpdate
-	(*DeclaredState)(nil),                 // 8: floe.v1.DeclaredState
-	(*UpdateTaskStatusResponse)(nil),      // 9: floe.v1.UpdateTaskStatusResponse
-	(*FetchArtifactRequest)(nil),          // 10: floe.v1.FetchArtifactRequest
-	(*ArtifactChunk)(nil),                 // 11: floe.v1.ArtifactChunk
-	(*Endpoint)(nil),                      // 12: floe.v1.Endpoint
-	(*DeployTaskRequest)(nil),             // 13: floe.v1.DeployTaskRequest
-	(*DeployTaskResponse)(nil),            // 14: floe.v1.DeployTaskResponse
-	(*CancelTasksRequest)(nil),            // 15: floe.v1.CancelTasksRequest
-	(*CancelTasksResponse)(nil),           // 16: floe.v1.CancelTasksResponse
-	(*TriggerCheckpointRequest)(nil),      // 17: floe.v1.TriggerCheckpointRequest
-	(*TriggerCheckpointResponse)(nil),     // 18: floe.v1.TriggerCheckpointResponse
-	(*NotifyCheckpointRequest)(nil),       // 19: floe.v1.NotifyCheckpointRequest
-	(*NotifyCheckpointResponse)(nil),      // 20: floe.v1.NotifyCheckpointResponse
-	(*AcknowledgeCheckpointRequest)(nil),  // 21: floe.v1.AcknowledgeCheckpointRequest
-	(*AcknowledgeCheckpointResponse)(nil), // 22: floe.v1.AcknowledgeCheckpointResponse
-	(*DeclineCheckpointRequest)(nil),      // 23: floe.v1.DeclineCheckpointRequest
-	(*DeclineCheckpointResponse)(nil),     // 24: floe.v1.DeclineCheckpointResponse
-	(*LookupStateRequest)(nil),            // 25: floe.v1.LookupStateRequest
-	(*LookupStateResponse)(nil),           // 26: floe.v1.LookupStateResponse
-	(*StateValue)(nil),                    // 27: floe.v1.StateValue
-	nil,                                   // 28: floe.v1.DeployTaskRequest.ParamsEntry
-	nil,                                   // 29: floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	nil,                                   // 30: floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	(*Failure)(nil),                       // 8: floe.v1.Failure
+	(*DeclaredState)(nil),                 // 9: floe.v1.DeclaredState
+	(*UpdateTaskStatusResponse)(nil),      // 10: floe.v1.UpdateTaskStatusResponse
+	(*FetchArtifactRequest)(nil),          // 11: floe.v1.FetchArtifactRequest
+	(*ArtifactChunk)(nil),                 // 12: floe.v1.ArtifactChunk
+	(*Endpoint)(nil),                      // 13: floe.v1.Endpoint
+	(*DeployTaskRequest)(nil),             // 14: floe.v1.DeployTaskRequest
+	(*DeployTaskResponse)(nil),            // 15: floe.v1.DeployTaskResponse
+	(*CancelTasksRequest)(nil),            // 16: floe.v1.CancelTasksRequest
+	(*CancelTasksResponse)(nil),           // 17: floe.v1.CancelTasksResponse
+	(*TriggerCheckpointRequest)(nil),      // 18: floe.v1.TriggerCheckpointRequest
+	(*TriggerCheckpointResponse)(nil),     // 19: floe.v1.TriggerCheckpointResponse
+	(*NotifyCheckpointRequest)(nil),       // 20: floe.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),      // 21: floe.v1.NotifyCheckpointResponse
+	(*AcknowledgeCheckpointRequest)(nil),  // 22: floe.v1.AcknowledgeCheckpointRequest
+	(*AcknowledgeCheckpointResponse)(nil), // 23: floe.v1.AcknowledgeCheckpointResponse
+	(*DeclineCheckpointRequest)(nil),      // 24: floe.v1.DeclineCheckpointRequest
+	(*DeclineCheckpointResponse)(nil),     // 25: floe.v1.DeclineCheckpointResponse
+	(*LookupStateRequest)(nil),            // 26: floe.v1.LookupStateRequest
+	(*LookupStateResponse)(nil),           // 27: floe.v1.LookupStateResponse
+	(*StateValue)(nil),                    // 28: floe.v1.StateValue
+	(*FetchLogsRequest)(nil),              // 29: floe.v1.FetchLogsRequest
+	(*FetchLogsResponse)(nil),             // 30: floe.v1.FetchLogsResponse
+	(*LogLine)(nil),                       // 31: floe.v1.LogLine
+	nil,                                   // 32: floe.v1.DeployTaskRequest.ParamsEntry
+	nil,                                   // 33: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	nil,                                   // 34: floe.v1.DeployTaskRequest.OperatorParallelismEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
 	7,  // 0: floe.v1.RegisterRequest.tasks:type_name -> floe.v1.TaskStatusUpdate
@@ -1941,43 +2319,48 @@ var file_floe_v1_cluster_proto_depIdxs = []int32{
 	5,  // 4: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
 	0,  // 5: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
 	6,  // 6: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
-	8,  // 7: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
-	5,  // 8: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	28, // 9: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	29, // 10: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	12, // 11: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	30, // 12: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
-	5,  // 13: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 14: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 15: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
-	27, // 16: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
-	1,  // 17: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 18: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 19: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	10, // 20: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	21, // 21: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	23, // 22: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	13, // 23: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	15, // 24: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	17, // 25: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	19, // 26: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	25, // 27: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
-	2,  // 28: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 29: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	9,  // 30: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	11, // 31: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	22, // 32: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	24, // 33: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	14, // 34: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	16, // 35: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	18, // 36: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	20, // 37: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	26, // 38: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
-	28, // [28:39] is the sub-list for method output_type
-	17, // [17:28] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	9,  // 7: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
+	8,  // 8: floe.v1.TaskStatusUpdate.failure:type_name -> floe.v1.Failure
+	5,  // 9: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
+	32, // 10: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	33, // 11: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	13, // 12: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
+	34, // 13: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	5,  // 14: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 15: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 16: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	28, // 17: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	31, // 18: floe.v1.FetchLogsResponse.lines:type_name -> floe.v1.LogLine
+	5,  // 19: floe.v1.LogLine.task:type_name -> floe.v1.TaskID
+	1,  // 20: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 21: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	7,  // 22: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	11, // 23: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	22, // 24: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	24, // 25: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	14, // 26: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	16, // 27: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	18, // 28: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	20, // 29: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	26, // 30: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	29, // 31: floe.v1.TaskManager.FetchLogs:input_type -> floe.v1.FetchLogsRequest
+	2,  // 32: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 33: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	10, // 34: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	12, // 35: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	23, // 36: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	25, // 37: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	15, // 38: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	17, // 39: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	19, // 40: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	21, // 41: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	27, // 42: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	30, // 43: floe.v1.TaskManager.FetchLogs:output_type -> floe.v1.FetchLogsResponse
+	32, // [32:44] is the sub-list for method output_type
+	20, // [20:32] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -1986,13 +2369,14 @@ func file_floe_v1_cluster_proto_init() {
 		return
 	}
 	file_floe_v1_cluster_proto_msgTypes[5].OneofWrappers = []any{}
+	file_floe_v1_cluster_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

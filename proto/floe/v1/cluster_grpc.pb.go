@@ -354,6 +354,7 @@ const (
 	TaskManager_TriggerCheckpoint_FullMethodName        = "/floe.v1.TaskManager/TriggerCheckpoint"
 	TaskManager_NotifyCheckpointComplete_FullMethodName = "/floe.v1.TaskManager/NotifyCheckpointComplete"
 	TaskManager_LookupState_FullMethodName              = "/floe.v1.TaskManager/LookupState"
+	TaskManager_FetchLogs_FullMethodName                = "/floe.v1.TaskManager/FetchLogs"
 )
 
 // TaskManagerClient is the client API for TaskManager service.
@@ -379,6 +380,12 @@ type TaskManagerClient interface {
 	// NOT_FOUND for an unknown state and PERMISSION_DENIED for one not
 	// declared queryable.
 	LookupState(ctx context.Context, in *LookupStateRequest, opts ...grpc.CallOption) (*LookupStateResponse, error)
+	// FetchLogs returns the recent guest log lines of a job's subtasks on
+	// this task manager, oldest first: those kept in each subtask's bounded
+	// ring (whatever attempt wrote them, running or ended), after a
+	// sequence number. The scheduler asks every task manager of the job
+	// when a user asks for its logs; nothing is sent otherwise.
+	FetchLogs(ctx context.Context, in *FetchLogsRequest, opts ...grpc.CallOption) (*FetchLogsResponse, error)
 }
 
 type taskManagerClient struct {
@@ -439,6 +446,16 @@ func (c *taskManagerClient) LookupState(ctx context.Context, in *LookupStateRequ
 	return out, nil
 }
 
+func (c *taskManagerClient) FetchLogs(ctx context.Context, in *FetchLogsRequest, opts ...grpc.CallOption) (*FetchLogsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FetchLogsResponse)
+	err := c.cc.Invoke(ctx, TaskManager_FetchLogs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskManagerServer is the server API for TaskManager service.
 // All implementations must embed UnimplementedTaskManagerServer
 // for forward compatibility.
@@ -462,6 +479,12 @@ type TaskManagerServer interface {
 	// NOT_FOUND for an unknown state and PERMISSION_DENIED for one not
 	// declared queryable.
 	LookupState(context.Context, *LookupStateRequest) (*LookupStateResponse, error)
+	// FetchLogs returns the recent guest log lines of a job's subtasks on
+	// this task manager, oldest first: those kept in each subtask's bounded
+	// ring (whatever attempt wrote them, running or ended), after a
+	// sequence number. The scheduler asks every task manager of the job
+	// when a user asks for its logs; nothing is sent otherwise.
+	FetchLogs(context.Context, *FetchLogsRequest) (*FetchLogsResponse, error)
 	mustEmbedUnimplementedTaskManagerServer()
 }
 
@@ -486,6 +509,9 @@ func (UnimplementedTaskManagerServer) NotifyCheckpointComplete(context.Context, 
 }
 func (UnimplementedTaskManagerServer) LookupState(context.Context, *LookupStateRequest) (*LookupStateResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method LookupState not implemented")
+}
+func (UnimplementedTaskManagerServer) FetchLogs(context.Context, *FetchLogsRequest) (*FetchLogsResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method FetchLogs not implemented")
 }
 func (UnimplementedTaskManagerServer) mustEmbedUnimplementedTaskManagerServer() {}
 func (UnimplementedTaskManagerServer) testEmbeddedByValue()                     {}
@@ -598,6 +624,24 @@ func _TaskManager_LookupState_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskManager_FetchLogs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FetchLogsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskManagerServer).FetchLogs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskManager_FetchLogs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskManagerServer).FetchLogs(ctx, req.(*FetchLogsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskManager_ServiceDesc is the grpc.ServiceDesc for TaskManager service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -624,6 +668,10 @@ var TaskManager_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "LookupState",
 			Handler:    _TaskManager_LookupState_Handler,
+		},
+		{
+			MethodName: "FetchLogs",
+			Handler:    _TaskManager_FetchLogs_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

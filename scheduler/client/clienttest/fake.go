@@ -37,6 +37,8 @@ type Fake struct {
 	savepoints []SavepointCall
 	taken      map[string]shape
 	fail       error
+	// observed are the jobs' failures and log lines (observe.go), by id.
+	observed map[string]*observed
 }
 
 // fakeJob is a job and the states it will go through on later Job calls.

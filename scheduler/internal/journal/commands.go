@@ -75,6 +75,7 @@ type TaskStatus struct {
 	State       string
 	Message     string               `json:",omitempty"`
 	States      []lifecycle.Declared `json:",omitempty"`
+	Failure     *lifecycle.Failure   `json:",omitempty"`
 }
 
 // DeployUnreachable is lifecycle.Machine.DeployUnreachable.

@@ -118,7 +118,7 @@ func (f *FSM) apply(c Command) *Result {
 	case Submit:
 		r.Actions, r.Err = f.submit(c)
 	case TaskStatus:
-		r.Actions = m.TaskStatus(c.At, c.TaskManager, c.Task, c.State, c.Message, c.States)
+		r.Actions = m.TaskStatus(c.At, c.TaskManager, c.Task, c.State, c.Message, c.States, c.Failure)
 	case DeployUnreachable:
 		r.Actions = m.DeployUnreachable(c.At, c.Task, c.TaskManager, c.Err)
 	case Ack:

@@ -152,6 +152,9 @@ func script(t *testing.T) *recorder {
 	r.apply(Submit{At: r.at(6 * time.Second), Job: "k", Spec: []byte("name: k\n"), Params: map[string]string{"stages": "1"},
 		CheckpointURL: "file:///ck", CheckpointStore: "file:///ck", Restore: restore, RestoreStore: "file:///sp/savepoint-old-7"})
 	r.apply(Tick{At: r.at(6100 * time.Millisecond)})
+	r.apply(TaskStatus{At: r.at(6150 * time.Millisecond), TaskManager: "tm-2", Task: lifecycle.TaskID{Job: "k", Attempt: 1},
+		State: api.TaskFailed, Message: "poison", Failure: &lifecycle.Failure{Operator: "op", Module: "m", Function: "f",
+			Key: []byte("user-7"), KeySize: 6, HasRecord: true, Value: []byte("v"), ValueSize: 1}})
 	r.apply(DeployUnreachable{At: r.at(6200 * time.Millisecond), Task: lifecycle.TaskID{Job: "k", Attempt: 1}, TaskManager: "tm-2", Err: "refused"})
 	r.apply(StopWithSavepoint{At: r.at(7 * time.Second), Job: "j", Path: "file:///sp/x"})
 	return r
@@ -330,5 +333,19 @@ func TestSubmitTwiceAndPlannerErrors(t *testing.T) {
 	}
 	if res := f.Apply(3, mustEncode(t, Submit{Job: "k", Params: map[string]string{"stages": "x"}})).(*Result); res.Err == nil || f.Machine().Job("k") != nil {
 		t.Errorf("a Submit the planner refuses: %v", res.Err)
+	}
+}
+
+// TestFailuresAreJournaled checks that a task's failure, with where it
+// arose, reaches the job's exceptions through the log: the replay and
+// snapshot tests above compare them too.
+func TestFailuresAreJournaled(t *testing.T) {
+	r := script(t)
+	x := r.f.Machine().Job("k").Exceptions
+	if len(x.List) != 1 || x.List[0].Failure == nil || string(x.List[0].Failure.Key) != "user-7" || x.List[0].Message != "poison" {
+		t.Fatalf("job k's exceptions %+v, want its task's failure with the key user-7", x)
+	}
+	if x := r.f.Machine().Job("j").Exceptions; len(x.List) != 1 || x.List[0].Task != nil || x.List[0].Message != "connection broke" {
+		t.Errorf("job j's exceptions %+v, want its lost task manager", x)
 	}
 }

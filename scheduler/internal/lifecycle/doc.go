@@ -114,6 +114,17 @@
 // registered again since Lead; acks and declines of an earlier attempt;
 // the metadata of an abandoned checkpoint.
 //
+// # Failures
+//
+// A job keeps its failures as Exceptions (exceptions.go): every task
+// reported FAILED, with where its failure arose when the task manager
+// knows (a Failure: the operator, module and function, the key and value
+// of the record being processed), and every attempt failed as a whole
+// (its task manager lost, its deployment impossible). They are part of
+// the machine's state, so of every snapshot of the log: a job keeps its
+// last MaxExceptions, counting the older ones dropped, each message cut
+// to MaxExceptionMessage bytes. A stale report is no failure of the job.
+//
 // # What stays in the server
 //
 // The server keeps what is I/O: parsing and validating a submission,

@@ -17,6 +17,8 @@ type Reported struct {
 	Task  TaskID
 	State string
 	Err   string
+	// Failure is where a FAILED task's failure arose, when known.
+	Failure *Failure `json:",omitempty"`
 }
 
 // rejoinTimeouts is how many heartbeat timeouts after Lead a task manager
@@ -105,7 +107,7 @@ func (m *Machine) adopt(tm *TaskManager, reported []Reported) []TaskID {
 		j.awaiting = slices.DeleteFunc(j.awaiting, func(id string) bool { return id == tm.ID })
 		for _, r := range mine {
 			if t := j.Tasks[r.Task.Stage][r.Task.Subtask]; t.State != r.State && !taskEnded(t.State) {
-				m.taskStatus(tm.ID, r.Task, r.State, r.Err, nil)
+				m.taskStatus(tm.ID, r.Task, r.State, r.Err, nil, r.Failure)
 			}
 		}
 		if j.Attempt != attempt || (j.State != api.JobDeploying && j.State != api.JobRunning) {

@@ -66,6 +66,8 @@ type Job struct {
 	States map[string]Declared
 	// Stats count what happened to the job over its life, for metrics.
 	Stats Stats
+	// Exceptions are its failures (exceptions.go).
+	Exceptions Exceptions
 
 	replan Replan
 	// placement is the task manager of each slot of the current attempt,
@@ -232,6 +234,11 @@ func (m *Machine) Submit(now time.Time, sub Submission) []Action {
 	return m.end()
 }
 
+// NeededSlots is the number of slots a job with plan p takes: one per
+// subtask of its widest stage, as slot sharing places one subtask of each
+// stage in a slot.
+func NeededSlots(p *plan.Plan) int { return maxParallelism(p) }
+
 func maxParallelism(p *plan.Plan) int {
 	n := 0
 	for _, st := range p.Stages {
@@ -293,18 +300,19 @@ func (m *Machine) Cancel(now time.Time, id string) ([]Action, error) {
 
 // TaskStatus applies a task's change to state (one of the api.Task*
 // states) reported by task manager tm, with an error message for a failed
-// task and the keyed states it declared.
+// task and where its failure arose (nil: not known), and the keyed states
+// it declared. A failure enters the job's Exceptions.
 //
 // A report is ignored when it is stale: of an earlier attempt or an ended
 // job, or from a task manager the task is not placed on, that the machine
 // does not know, or that has not registered again since Lead.
-func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg string, states []Declared) []Action {
+func (m *Machine) TaskStatus(now time.Time, tm string, id TaskID, state, msg string, states []Declared, failure *Failure) []Action {
 	m.begin(now)
-	m.taskStatus(tm, id, state, msg, states)
+	m.taskStatus(tm, id, state, msg, states, failure)
 	return m.end()
 }
 
-func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states []Declared) {
+func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states []Declared, failure *Failure) {
 	j, t := m.task(id)
 	if t == nil || (j.State != api.JobDeploying && j.State != api.JobRunning) {
 		return // a stale report of an earlier attempt or an ended job
@@ -323,6 +331,8 @@ func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states [
 	switch state {
 	case api.TaskFailed:
 		t.Err = msg
+		task := TaskID{Attempt: id.Attempt, Stage: id.Stage, Subtask: id.Subtask}
+		m.exception(j, &task, tmID, failure, msg)
 		stage := j.Plan.Stages[id.Stage]
 		m.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tmID, msg))
 	case api.TaskRunning:

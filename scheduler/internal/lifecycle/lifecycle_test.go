@@ -46,6 +46,10 @@ import (
 //	stop-savepoint path=X
 //	cancel
 //	state                                 the job, its tasks and checkpoints
+//	exceptions                            the job's failures, oldest first
+//
+// status with state=FAILED takes [fn=F [key=K]]: the failure arose in
+// function F of operator op's module mod, on a record of key K.
 //
 // Each event prints the actions it returned (and an error, if any). After
 // each script its events are replayed on a new machine, which must end in
@@ -134,13 +138,21 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("msg") {
 			msg = strArg(t, d, "msg")
 		}
+		var failure *Failure
+		if d.HasArg("fn") {
+			failure = &Failure{Operator: "op", Module: "mod", Function: strArg(t, d, "fn")}
+			if d.HasArg("key") {
+				failure.Key = []byte(strArg(t, d, "key"))
+				failure.KeySize = len(failure.Key)
+			}
+		}
 		for _, task := range tasks(t, d, "tasks") {
 			id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
 			tm := h.tmOf(id)
 			if d.HasArg("tm") {
 				tm = strArg(t, d, "tm")
 			}
-			h.rec(func(m *Machine) { acts = append(acts, m.TaskStatus(now, tm, id, state, msg, nil)...) })
+			h.rec(func(m *Machine) { acts = append(acts, m.TaskStatus(now, tm, id, state, msg, nil, failure)...) })
 		}
 	case "metrics":
 		task := tasks(t, d, "task")[0]
@@ -193,6 +205,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		st := h.m.Job(job).Stats
 		return fmt.Sprintf("rescales %d, last restart downtime %s, last rescale downtime %s, checkpoints completed %d failed %d\n",
 			st.Rescales, st.LastRestartDowntime, st.LastRescaleDowntime, st.CheckpointsCompleted, st.CheckpointsFailed)
+	case "exceptions":
+		return h.exceptions(job)
 	default:
 		t.Fatalf("unknown command %q", d.Cmd)
 	}
@@ -548,4 +562,33 @@ func tasks(t *testing.T, d *datadriven.TestData, key string) []coordinator.Task 
 		out = append(out, coordinator.Task{Stage: a, Subtask: b})
 	}
 	return out
+}
+
+// exceptions prints a job's failures, oldest first.
+func (h *harness) exceptions(id string) string {
+	j := h.m.Job(id)
+	if j == nil {
+		return "no job\n"
+	}
+	var sb strings.Builder
+	if j.Exceptions.Dropped > 0 {
+		fmt.Fprintf(&sb, "dropped %d\n", j.Exceptions.Dropped)
+	}
+	for _, e := range j.Exceptions.List {
+		fmt.Fprintf(&sb, "%s attempt %d", e.Time.Sub(h.epoch), e.Attempt)
+		if e.Task != nil {
+			fmt.Fprintf(&sb, " task %d/%d", e.Task.Stage, e.Task.Subtask)
+		}
+		if e.TaskManager != "" {
+			fmt.Fprintf(&sb, " on %s", e.TaskManager)
+		}
+		if f := e.Failure; f != nil {
+			fmt.Fprintf(&sb, " in %s/%s/%s", f.Operator, f.Module, f.Function)
+			if f.KeySize > 0 {
+				fmt.Fprintf(&sb, " key %q", f.Key)
+			}
+		}
+		fmt.Fprintf(&sb, ": %s\n", e.Message)
+	}
+	return sb.String()
 }

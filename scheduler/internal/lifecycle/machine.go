@@ -131,6 +131,17 @@ func (m *Machine) TaskManagers() []*TaskManager {
 	return out
 }
 
+// Capacity is the slots of the task managers new work can be placed on at
+// now, used or not, and how many task managers hold them: the most a job
+// can be given without more task managers.
+func (m *Machine) Capacity(now time.Time) (slots, taskManagers int) {
+	for _, tm := range m.view(now) {
+		slots += m.tms[tm.ID].Slots
+		taskManagers++
+	}
+	return slots, taskManagers
+}
+
 // LoseTaskManager forgets a task manager (its connection broke) and fails
 // the attempts that ran on it.
 func (m *Machine) LoseTaskManager(now time.Time, id, reason string) []Action {
@@ -149,6 +160,7 @@ func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
 	for _, id := range m.order {
 		j := m.jobs[id]
 		if (j.State == api.JobDeploying || j.State == api.JobRunning) && j.uses(tm.ID) {
+			m.exception(j, nil, tm.ID, nil, reason)
 			m.failAttempt(j, reason)
 		}
 	}
@@ -262,6 +274,7 @@ func (m *Machine) place(j *Job) {
 	m.log.Info("deploying job", "job", j.ID, "attempt", j.Attempt, "slots", slots)
 	d, err := m.deployments(j)
 	if err != nil {
+		m.exception(j, nil, "", nil, err.Error())
 		m.failAttempt(j, err.Error())
 		return
 	}

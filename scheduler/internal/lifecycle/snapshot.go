@@ -54,6 +54,7 @@ type jobState struct {
 	Checkpoints                          *checkpointsState   `json:",omitempty"`
 	Rescale                              *rescaleState       `json:",omitempty"`
 	Stats                                Stats               `json:",omitzero"`
+	Exceptions                           *Exceptions         `json:",omitempty"`
 }
 
 type checkpointsState struct {
@@ -115,6 +116,10 @@ func jobToState(j *Job) jobState {
 		}
 		s.Checkpoints = cs
 	}
+	if len(j.Exceptions.List) > 0 || j.Exceptions.Dropped > 0 {
+		x := j.Exceptions
+		s.Exceptions = &x
+	}
 	if r := j.rescale; r != nil {
 		s.Rescale = &rescaleState{Par: r.par, Ops: r.ops, Checkpoint: r.checkpoint, Requested: r.requested, Stopped: r.stopped, From: r.from}
 	}
@@ -162,6 +167,9 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		Backoff: s.Backoff, RunningSince: s.RunningSince, Submitted: s.Submitted, Started: s.Started, Ended: s.Ended, History: s.History, Tasks: s.Tasks,
 		LastPlacement: s.LastPlacement, States: s.States, replan: sub.Replan, placement: s.Placement,
 		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats}
+	if s.Exceptions != nil {
+		j.Exceptions = *s.Exceptions
+	}
 	if s.Replanned {
 		if j.OpPar == nil {
 			j.OpPar = map[string]int{}

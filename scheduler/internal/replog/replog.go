@@ -15,6 +15,8 @@ import (
 
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+
+	"github.com/floe-stream/floe/internal/tlsconf"
 )
 
 // FSM is the state a log is applied to, on every member, in log order.
@@ -63,6 +65,10 @@ type Config struct {
 	SnapshotInterval time.Duration
 	// Logger receives raft's log; nil discards it.
 	Logger *slog.Logger
+	// TLS, when set, makes the members talk mutual TLS: each presents its
+	// certificate and admits only a scheduler's from the same CA. Nil is
+	// plaintext.
+	TLS *tlsconf.Config
 }
 
 // Member is one member of the group, as the latest configuration names it.
@@ -260,7 +266,7 @@ func newTransport(cfg Config, logger *hcLogger) (raft.Transport, error) {
 		_, t := raft.NewInmemTransport(raft.ServerAddress(cfg.ID))
 		return t, nil
 	}
-	stream, err := listenTCP(cfg.Bind)
+	stream, err := listenTCP(cfg.Bind, cfg.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("replog: listening on %s: %w", cfg.Bind, err)
 	}

@@ -34,10 +34,19 @@
 //
 // A job's metrics (metrics.go), GET /v1/jobs/{id}/metrics, are served when
 // the Service is also an api.MetricsService. Options.Observe, when set,
-// hears of every request with the table route it matched (observe.go):
+// hears of every request with the table route it matched (requestmetrics.go):
 // the scheduler's Prometheus metrics of its API count by route, never by
 // raw path. The scheduler serves those metrics beside the API, at
-// /metrics, outside this package's table.
+// /metrics, outside this package's table, behind the same role check
+// (Protect).
+//
+// Every route of the table declares the least role a user needs to call it
+// (auth.Viewer, auth.Operator, auth.Admin, or auth.Anyone for /healthz).
+// With Options.Users, a request must carry "Authorization: Bearer TOKEN"
+// for a user whose role allows the route (auth.go): 401 with
+// WWW-Authenticate without a token or with an unknown one, 403 for a role
+// that may not. A read of queryable state also lets a viewer in when
+// Options.ViewerState says the job opens the state to viewers.
 //
 // docs/rest.md describes the API for users and docs/openapi.yaml formally; a
 // test keeps the route table and the OpenAPI paths in agreement.

@@ -36,6 +36,13 @@ type Options struct {
 	// it took: the scheduler's request metrics. It must be safe for
 	// concurrent use.
 	Observe func(route string, code int, d time.Duration)
+	// Users authenticates the callers of every route but /healthz, whose
+	// roles must then allow the route (auth.go); nil serves everyone.
+	// NB: a nil *auth.Tokens in it is not nil.
+	Users Authenticator
+	// ViewerState tells the reads of queryable state that viewers may
+	// call; nil opens none.
+	ViewerState ViewerStateFunc
 }
 
 // DefaultMaxBatchKeys is how many keys one batchGet may ask for when
@@ -55,13 +62,16 @@ type handler struct {
 	log              *slog.Logger
 	savepointTimeout time.Duration
 	maxBatchKeys     int
+	users            Authenticator
+	viewerState      ViewerStateFunc
 }
 
 // New returns a handler that serves the API of svc on the paths of Routes,
 // answers other paths with 404 and other methods with 405, always with a
 // JSON body. The handler is safe for concurrent use if svc is.
 func New(svc api.Service, opts Options) http.Handler {
-	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, savepointTimeout: opts.SavepointTimeout, maxBatchKeys: opts.MaxBatchKeys}
+	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, savepointTimeout: opts.SavepointTimeout, maxBatchKeys: opts.MaxBatchKeys,
+		users: opts.Users, viewerState: opts.ViewerState}
 	if h.maxBatchKeys <= 0 {
 		h.maxBatchKeys = DefaultMaxBatchKeys
 	}
@@ -78,7 +88,7 @@ func New(svc api.Service, opts Options) http.Handler {
 	all := slices.Collect(maps.Keys(patterns()))
 	for _, b := range table {
 		m := serving(b.Pattern, all)
-		mux.Handle(b.Method+" "+m.pattern, named(b.Method+" "+b.Pattern, h.guard(m, h.serve(b.serve))))
+		mux.Handle(b.Method+" "+m.pattern, named(b.Method+" "+b.Pattern, h.guard(m, h.serve(b.authorizing()))))
 	}
 	for p, methods := range patterns() {
 		m := serving(p, all)

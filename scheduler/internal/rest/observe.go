@@ -1,66 +1,62 @@
 package rest
 
 import (
-	"context"
+	"fmt"
 	"net/http"
-	"time"
+	"strconv"
+
+	"github.com/floe-stream/floe/scheduler/api"
 )
 
-// UnmatchedRoute is the route Options.Observe is given for a request that
-// matches no pattern of the table.
-const UnmatchedRoute = "unmatched"
-
-// routeKey is the context key of the route a request matched, which the
-// handler of the route writes for observed to read.
-type routeKey struct{}
-
-// observed calls observe after every request next serves, with the route
-// it matched, its status code and the time it took.
-func observed(next http.Handler, observe func(route string, code int, d time.Duration)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		route := UnmatchedRoute
-		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
-		observe(route, rec.code, time.Since(start))
-	})
-}
-
-// named returns next noting that its requests matched route.
-func named(route string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, ok := r.Context().Value(routeKey{}).(*string); ok {
-			*p = route
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// statusRecorder notes the status code written through it.
-type statusRecorder struct {
-	http.ResponseWriter
-	code  int
-	wrote bool
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if !s.wrote {
-		s.code, s.wrote = code, true
+// exceptions lists a job's failures, newest first.
+func (h *handler) exceptions(r *http.Request) (int, any, error) {
+	x, err := h.svc.Exceptions(r.Context(), r.PathValue("id"))
+	if x.Exceptions == nil {
+		x.Exceptions = []api.Exception{}
 	}
-	s.ResponseWriter.WriteHeader(code)
+	return http.StatusOK, x, err
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	s.wrote = true
-	return s.ResponseWriter.Write(b)
-}
-
-// Flush lets a handler that streams flush through the recorder.
-func (s *statusRecorder) Flush() {
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+// logs returns a job's recent guest log lines, oldest first:
+// ?since=SEQ|RFC3339 for those after it, ?vertex=NAME|INDEX and
+// ?subtask=N to pick subtasks, ?limit=N.
+func (h *handler) logs(r *http.Request) (int, any, error) {
+	q, err := logQuery(r)
+	if err != nil {
+		return 0, nil, err
 	}
+	logs, err := h.svc.Logs(r.Context(), r.PathValue("id"), q)
+	if logs.Lines == nil {
+		logs.Lines = []api.LogLine{}
+	}
+	return http.StatusOK, logs, err
 }
 
-// Unwrap gives http.ResponseController the underlying writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+// logQuery reads the parameters of GET /v1/jobs/{id}/logs.
+func logQuery(r *http.Request) (api.LogQuery, error) {
+	v := r.URL.Query()
+	q := api.LogQuery{Vertex: v.Get("vertex"), Subtask: -1}
+	var err error
+	if q.Since, err = api.ParseSince(v.Get("since")); err != nil {
+		return q, err
+	}
+	if q.Subtask, err = intParam(v.Get("subtask"), -1); err != nil {
+		return q, err
+	}
+	if q.Limit, err = intParam(v.Get("limit"), 0); err != nil {
+		return q, err
+	}
+	return api.CheckLogQuery(q)
+}
+
+// intParam reads an integer query parameter, def when absent.
+func intParam(s string, def int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %q is not an integer", api.ErrBadRequest, s)
+	}
+	return n, nil
+}

@@ -2,65 +2,79 @@ package rest_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client/clienttest"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
 
-// observation is one call of Options.Observe.
-type observation struct {
-	route string
-	code  int
-}
-
-func TestObserveNamesTheRouteNotThePath(t *testing.T) {
-	var mu sync.Mutex
-	var got []observation
-	e := newEnv(t, rest.Options{Observe: func(route string, code int, d time.Duration) {
-		if d < 0 {
-			t.Errorf("%s %d took %s", route, code, d)
-		}
-		mu.Lock()
-		got = append(got, observation{route, code})
-		mu.Unlock()
-	}})
-	requests := []struct {
-		method, path, body string
-		want               observation
-	}{
-		{"GET", "/v1/jobs", "", observation{"GET /v1/jobs", 200}},
-		{"GET", "/v1/jobs/nosuchjob", "", observation{"GET /v1/jobs/{id}", 404}},
-		{"GET", "/v1/jobs/other", "", observation{"GET /v1/jobs/{id}", 404}},
-		{"POST", "/v1/jobs", "not a form", observation{"POST /v1/jobs", 400}},
-		{"PUT", "/v1/jobs/x", "", observation{"/v1/jobs/{id}", 405}},
-		{"GET", "/v2/whatever", "", observation{rest.UnmatchedRoute, 404}},
-		{"GET", "/v1/jobs/j/state/counts/a%2Fb/c", "", observation{"GET /v1/jobs/{id}/state/{name}/{key}", 404}},
-		{"GET", "/healthz", "", observation{"GET /healthz", 200}},
-	}
-	var want []observation
-	for _, r := range requests {
-		rec := httptest.NewRecorder()
-		e.h.ServeHTTP(rec, httptest.NewRequest(r.method, r.path, strings.NewReader(r.body)))
-		if rec.Code != r.want.code {
-			t.Errorf("%s %s: status %d, want %d", r.method, r.path, rec.Code, r.want.code)
-		}
-		want = append(want, r.want)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("observed\n%v\nwant\n%v", got, want)
-	}
-}
-
-func TestNoObserverServesTheSame(t *testing.T) {
+func TestExceptions(t *testing.T) {
 	e := newEnv(t, rest.Options{})
-	rec := httptest.NewRecorder()
-	e.h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/jobs/nosuchjob", nil))
-	if rec.Code != http.StatusNotFound {
-		t.Errorf("GET an unknown job: %d, want 404", rec.Code)
+	id := e.mustSubmit(t)
+	var empty map[string]any
+	decode(t, e.do(http.MethodGet, "/v1/jobs/"+id+"/exceptions", nil, ""), http.StatusOK, &empty)
+	if l, ok := empty["exceptions"].([]any); !ok || len(l) != 0 || empty["dropped"] != 0.0 {
+		t.Errorf("no failures: %v, want an empty list and dropped 0", empty)
+	}
+	e.fake.AddException(id, api.Exception{Time: clienttest.Start, Attempt: 1, Message: "first"})
+	e.fake.AddException(id, api.Exception{Time: clienttest.Start.Add(time.Second), Attempt: 2, Key: `"k"`, Message: "second"})
+	var x api.Exceptions
+	decode(t, e.do(http.MethodGet, "/v1/jobs/"+id+"/exceptions", nil, ""), http.StatusOK, &x)
+	if len(x.Exceptions) != 2 || x.Exceptions[0].Message != "second" || x.Exceptions[0].Key != `"k"` || x.Exceptions[1].Message != "first" {
+		t.Errorf("got %+v, want the two failures newest first", x)
+	}
+	if rec := e.do(http.MethodGet, "/v1/jobs/nope/exceptions", nil, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown job: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestLogs(t *testing.T) {
+	e := newEnv(t, rest.Options{})
+	id := e.mustSubmit(t)
+	for n := 1; n <= 5; n++ {
+		e.fake.AddLog(id, api.LogLine{Seq: int64(n * 10), Time: clienttest.Start.Add(time.Duration(n) * time.Second),
+			Vertex: "gen -> upper", Subtask: n % 2, Message: strings.Repeat("x", n)})
+	}
+	since := clienttest.Start.Add(3 * time.Second).Add(-time.Nanosecond).Format(time.RFC3339Nano)
+	for _, tc := range []struct {
+		query string
+		want  []int64
+		next  int64
+		more  bool
+	}{
+		{"", []int64{10, 20, 30, 40, 50}, 50, false},
+		{"?since=20", []int64{30, 40, 50}, 50, false},
+		{"?since=50", nil, 50, false},
+		{"?limit=2", []int64{10, 20}, 20, true},
+		{"?since=10&limit=2", []int64{20, 30}, 30, true},
+		{"?vertex=0&subtask=1", []int64{10, 30, 50}, 50, false},
+		{"?vertex=gen+-%3E+upper&subtask=0&since=20", []int64{40}, 40, false},
+		{"?vertex=other", nil, 0, false},
+		// The fake's seqs are not times; a time gives the seq it stands for.
+		{"?since=" + since, nil, clienttest.Start.Add(3*time.Second).UnixNano() - 1, false},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			var logs api.Logs
+			decode(t, e.do(http.MethodGet, "/v1/jobs/"+id+"/logs"+tc.query, nil, ""), http.StatusOK, &logs)
+			var seqs []int64
+			for _, l := range logs.Lines {
+				seqs = append(seqs, l.Seq)
+			}
+			if logs.Lines == nil || !slices.Equal(seqs, tc.want) || logs.Next != tc.next || logs.More != tc.more {
+				t.Errorf("lines %v next %d more %t; want %v, %d, %t", seqs, logs.Next, logs.More, tc.want, tc.next, tc.more)
+			}
+		})
+	}
+	for _, q := range []string{"?since=x", "?since=-1", "?subtask=1", "?vertex=0&subtask=x", "?vertex=0&subtask=-2", "?limit=0x", "?limit=-1", "?limit=10001"} {
+		if rec := e.do(http.MethodGet, "/v1/jobs/"+id+"/logs"+q, nil, ""); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", q, rec.Code, rec.Body)
+		}
+	}
+	if rec := e.do(http.MethodGet, "/v1/jobs/nope/logs", nil, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown job: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/floe-stream/floe/internal/auth"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
@@ -16,8 +17,15 @@ import (
 // openAPI is the part of docs/openapi.yaml that the tests compare with the
 // code.
 type openAPI struct {
-	Paths      map[string]map[string]yaml.Node `yaml:"paths"`
+	Paths map[string]map[string]yaml.Node `yaml:"paths"`
+	// Security is the security every operation has unless it says
+	// otherwise.
+	Security   []map[string][]string `yaml:"security"`
 	Components struct {
+		SecuritySchemes map[string]struct {
+			Type   string `yaml:"type"`
+			Scheme string `yaml:"scheme"`
+		} `yaml:"securitySchemes"`
 		Schemas map[string]schema `yaml:"schemas"`
 	} `yaml:"components"`
 }
@@ -66,27 +74,64 @@ func loadOpenAPI(t *testing.T) *openAPI {
 // operations are the keys of an OpenAPI path item that name a method.
 var operations = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
+// operation is the part of an OpenAPI operation that the tests compare
+// with the code.
+type operation struct {
+	// Security is nil when the operation has the document's.
+	Security *[]map[string][]string `yaml:"security"`
+	Role     string                 `yaml:"x-floe-role"`
+}
+
 // TestOpenAPIPaths checks that docs/openapi.yaml documents every route and
-// nothing else.
+// nothing else, each with the route's role: a bearer token and the role as
+// x-floe-role, or no security at all for a route that anyone may call.
 func TestOpenAPIPaths(t *testing.T) {
 	doc := loadOpenAPI(t)
+	if s := doc.Components.SecuritySchemes["bearerAuth"]; s.Type != "http" || s.Scheme != "bearer" {
+		t.Errorf("securitySchemes.bearerAuth is %+v, want type http, scheme bearer", s)
+	}
+	bearer := []map[string][]string{{"bearerAuth": {}}}
+	if !reflect.DeepEqual(doc.Security, bearer) {
+		t.Errorf("the document's security is %v, want %v", doc.Security, bearer)
+	}
 	documented := make(map[rest.Route]bool)
 	for path, item := range doc.Paths {
-		for key := range item {
-			if slices.Contains(operations, key) {
-				documented[rest.Route{Method: strings.ToUpper(key), Pattern: path}] = true
+		for key, node := range item {
+			if !slices.Contains(operations, key) {
+				continue
 			}
+			var op operation
+			if err := node.Decode(&op); err != nil {
+				t.Fatalf("%s %s: %v", key, path, err)
+			}
+			documented[rest.Route{Method: strings.ToUpper(key), Pattern: path, Role: documentedRole(t, key, path, op)}] = true
 		}
 	}
 	for _, r := range rest.Routes() {
 		if !documented[r] {
-			t.Errorf("route %s %s is not in docs/openapi.yaml", r.Method, r.Pattern)
+			t.Errorf("route %s %s for %v is not in docs/openapi.yaml with that role", r.Method, r.Pattern, r.Role)
 		}
 		delete(documented, r)
 	}
 	for r := range documented {
-		t.Errorf("docs/openapi.yaml documents %s %s, which is not served", r.Method, r.Pattern)
+		t.Errorf("docs/openapi.yaml documents %s %s for %v, which is not served for that role", r.Method, r.Pattern, r.Role)
 	}
+}
+
+// documentedRole returns the role an operation documents: auth.Anyone
+// for one with no security, else its x-floe-role.
+func documentedRole(t *testing.T, method, path string, op operation) auth.Role {
+	if op.Security != nil {
+		if len(*op.Security) != 0 || op.Role != "" {
+			t.Errorf("%s %s: want either security: [] or an x-floe-role", method, path)
+		}
+		return auth.Anyone
+	}
+	role, err := auth.ParseRole(op.Role)
+	if err != nil {
+		t.Errorf("%s %s: x-floe-role: %v", method, path, err)
+	}
+	return role
 }
 
 // TestOpenAPISchemas checks that the schemas of docs/openapi.yaml have the
@@ -116,6 +161,10 @@ func TestOpenAPISchemas(t *testing.T) {
 		"TaskFigures":             reflect.TypeFor[api.TaskFigures](),
 		"SourceProgress":          reflect.TypeFor[api.SourceProgress](),
 		"CheckpointSummary":       reflect.TypeFor[api.CheckpointSummary](),
+		"Exceptions":              reflect.TypeFor[api.Exceptions](),
+		"Exception":               reflect.TypeFor[api.Exception](),
+		"Logs":                    reflect.TypeFor[api.Logs](),
+		"LogLine":                 reflect.TypeFor[api.LogLine](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

@@ -57,6 +57,9 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, bo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", authenticateHeader)
+	}
 	if status == http.StatusServiceUnavailable {
 		// NB: a 503 of a Service is api.ErrUnavailable, which asks to try
 		// again soon; say how soon, so clients need not guess.

@@ -24,6 +24,7 @@ const (
 	fieldCheckpointInterval = "checkpointInterval"
 	fieldFromSavepoint      = "fromSavepoint"
 	fieldAllowNonRestored   = "allowNonRestoredState"
+	fieldWaitForSlots       = "waitForSlots"
 )
 
 // submitted is the body of a 201 response to a job upload.
@@ -110,6 +111,7 @@ type upload struct {
 	interval    time.Duration
 	savepoint   string
 	allowLost   bool
+	waitSlots   bool
 	seen        map[string]bool
 	modules     map[string][]byte
 }
@@ -140,7 +142,9 @@ func (u *upload) add(p *multipart.Part) error {
 	case name == fieldFromSavepoint:
 		u.savepoint = strings.TrimSpace(string(data))
 	case name == fieldAllowNonRestored:
-		return u.setAllowNonRestored(string(data))
+		return u.setBool(&u.allowLost, fieldAllowNonRestored, string(data))
+	case name == fieldWaitForSlots:
+		return u.setBool(&u.waitSlots, fieldWaitForSlots, string(data))
 	case p.FileName() == "":
 		return badRequest("unknown form field %q: a module must be a file part", name)
 	default:
@@ -174,12 +178,13 @@ func (u *upload) setInterval(s string) error {
 	return nil
 }
 
-func (u *upload) setAllowNonRestored(s string) error {
-	b, err := strconv.ParseBool(strings.TrimSpace(s))
+// setBool reads a true/false form field into *b.
+func (u *upload) setBool(b *bool, field, s string) error {
+	v, err := strconv.ParseBool(strings.TrimSpace(s))
 	if err != nil {
-		return badRequest("%s %q: want true or false", fieldAllowNonRestored, s)
+		return badRequest("%s %q: want true or false", field, s)
 	}
-	u.allowLost = b
+	*b = v
 	return nil
 }
 
@@ -193,5 +198,6 @@ func (u *upload) submission() (api.Submission, error) {
 		return api.Submission{}, badRequest("%v", err)
 	}
 	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules,
-		CheckpointInterval: u.interval, FromSavepoint: u.savepoint, AllowNonRestoredState: u.allowLost}, nil
+		CheckpointInterval: u.interval, FromSavepoint: u.savepoint, AllowNonRestoredState: u.allowLost,
+		WaitForSlots: u.waitSlots}, nil
 }

@@ -20,6 +20,11 @@ export function floe_process(n: i32, count: i32): i32 {
   return rt.processBatch(n, count);
 }
 
+/** Lists the registered functions and their kinds (sdk/ABI.md, "Function table"). */
+export function floe_functions(): i64 {
+  return rt.functions();
+}
+
 /** Closes the operator. */
 export function floe_close(): i32 {
   return rt.close();

@@ -405,6 +405,51 @@ export function keySelector(name: string, fn: MapFn): Registration {
   return register(f);
 }
 
+/** The kinds as the function table names them (sdk/ABI.md, "Function table"). */
+function kindName(k: Kind): string {
+  switch (k) {
+    case Kind.Map: return "map";
+    case Kind.Filter: return "filter";
+    case Kind.FlatMap: return "flatMap";
+    case Kind.Process: return "process";
+    default: return "keySelector";
+  }
+}
+
+/** The function table floe_functions hands the host. */
+let table = new ArrayBuffer(0);
+
+/**
+ * Lays out the registered functions and their kinds, sorted by name (u32
+ * count, then count × {u32 name_len, name, u32 kind_len, kind}), and returns
+ * its address << 32 | its length.
+ * @internal
+ */
+export function functions(): i64 {
+  const names = registered.slice(0);
+  names.sort((a: string, b: string): i32 => (a < b ? -1 : a > b ? 1 : 0));
+  const parts: ArrayBuffer[] = [];
+  let size = 4;
+  for (let i = 0; i < names.length; i++) {
+    const name = String.UTF8.encode(names[i]);
+    const kind = String.UTF8.encode(kindName(registry.get(names[i]).kind));
+    parts.push(name);
+    parts.push(kind);
+    size += 8 + name.byteLength + kind.byteLength;
+  }
+  table = new ArrayBuffer(size);
+  const p = changetype<usize>(table);
+  store<u32>(p, <u32>names.length);
+  let at: usize = 4;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    store<u32>(p + at, <u32>part.byteLength);
+    memory.copy(p + at + 4, changetype<usize>(part), <usize>part.byteLength);
+    at += 4 + <usize>part.byteLength;
+  }
+  return (<i64>(<u32>p) << 32) | <i64>size;
+}
+
 const openHooks: OpenFn[] = [];
 const closeHooks: CloseFn[] = [];
 

@@ -154,5 +154,10 @@ macro_rules! module {
         pub extern "C" fn floe_close() -> i32 {
             $crate::__exports::close()
         }
+
+        #[no_mangle]
+        pub extern "C" fn floe_functions() -> i64 {
+            $crate::__exports::functions($register)
+        }
     };
 }

@@ -62,6 +62,21 @@ pub(crate) enum Entry {
     Window(OpenWindow),
 }
 
+impl Entry {
+    /// The entry's kind, as the function table names it (sdk/ABI.md,
+    /// "Function table").
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Entry::Map(_) => "map",
+            Entry::Filter(_) => "filter",
+            Entry::FlatMap(_) => "flatMap",
+            Entry::Process(_) => "process",
+            Entry::Aggregate(_) => "aggregate",
+            Entry::Window(_) => "processWindow",
+        }
+    }
+}
+
 /// The functions of a module, by name. The host opens an operator with the
 /// name the job spec gives (`function:`), and the module runs that one.
 ///

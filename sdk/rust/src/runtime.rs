@@ -31,6 +31,8 @@ pub(crate) struct Runtime {
     /// What map functions build their record in.
     scratch: Vec<u8>,
     close_hooks: Vec<CloseHook>,
+    /// The function table floe_functions hands the host.
+    table: Vec<u8>,
 }
 
 impl Runtime {
@@ -41,7 +43,29 @@ impl Runtime {
             ctx: Context::new(),
             scratch: Vec::new(),
             close_hooks: Vec::new(),
+            table: Vec::new(),
         }
+    }
+
+    /// floe_functions: lays out the registered functions and their kinds,
+    /// sorted by name (u32 count, then count × {u32 name_len, name, u32
+    /// kind_len, kind}), and returns its address << 32 | its length.
+    fn functions(&mut self, register: fn(&mut Registry)) -> i64 {
+        let mut reg = Registry::new();
+        register(&mut reg);
+        let mut fns: Vec<(&str, &str)> = reg.entries.iter().map(|(n, e)| (n.as_str(), e.kind())).collect();
+        fns.sort();
+        fns.dedup_by(|a, b| a.0 == b.0);
+        let t = &mut self.table;
+        t.clear();
+        t.extend_from_slice(&(fns.len() as u32).to_le_bytes());
+        for (name, kind) in fns {
+            for s in [name, kind] {
+                t.extend_from_slice(&(s.len() as u32).to_le_bytes());
+                t.extend_from_slice(s.as_bytes());
+            }
+        }
+        ((t.as_ptr() as usize as u32 as i64) << 32) | t.len() as i64
     }
 
     /// floe_alloc: makes the input buffer at least `size` bytes.
@@ -311,6 +335,10 @@ pub mod exports {
 
     pub fn open(len: i32, register: fn(&mut Registry)) -> i32 {
         runtime().open(len.max(0) as usize, register)
+    }
+
+    pub fn functions(register: fn(&mut Registry)) -> i64 {
+        runtime().functions(register)
     }
 
     pub fn process(len: i32, count: i32) -> i32 {

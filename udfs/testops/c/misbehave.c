@@ -9,6 +9,11 @@
  *   log-flood    logs 100,000 lines of 100 bytes for each record.
  *   huge-log     logs one line of 1 MiB for each record.
  *   huge-fail    fails with a message of 8 MiB, then traps.
+ *
+ * And one that behaves, for the tests of what a guest logs:
+ *
+ *   log-each     logs "record R token T" for each record R, T being the job
+ *                parameter token ("-" when absent), and passes R on.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,9 +83,16 @@ static int huge_fail(floe_ctx *ctx, floe_bytes value) {
     __builtin_trap(); /* so that the SDK does not report an error of its own */
 }
 
+static int log_each(floe_ctx *ctx, floe_bytes value) {
+    floe_log(FLOE_LOG_INFO, "record %.*s token %s", (int)value.len, (const char *)value.data, floe_param_or("token", "-"));
+    floe_emit(ctx, value.data, value.len);
+    return 0;
+}
+
 void floe_init(void) {
     floe_register_flat_map("table-grow", table_grow);
     floe_register_flat_map("log-flood", log_flood);
     floe_register_flat_map("huge-log", huge_log);
     floe_register_flat_map("huge-fail", huge_fail);
+    floe_register_flat_map("log-each", log_each);
 }

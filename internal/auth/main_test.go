@@ -1,0 +1,13 @@
+package auth_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine they started is
+// still running once they are over.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
