@@ -23,6 +23,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/scheduler/internal/replog"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
+	"github.com/floe-stream/floe/scheduler/internal/ui"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
@@ -228,7 +229,7 @@ func (s *Server) open() error {
 			return fmt.Errorf("scheduler: rest listener: %w", err)
 		}
 		h := rest.New(s, rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log})
-		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
+		s.http = newHTTPServer(ui.Handler(s.forwarding(h)), restTimeouts)
 	}
 	return nil
 }
