@@ -49,6 +49,8 @@ type runFlags struct {
 	runtime *taskmanager.Runtime
 	// metricsAddr serves the task managers' Prometheus metrics when set.
 	metricsAddr string
+	// ui serves the REST API and the dashboard when set (ui.go).
+	ui uiFlag
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -64,6 +66,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
+	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 }
 
@@ -84,7 +87,7 @@ func runCmd(args []string, stdoutW, stderr io.Writer) int {
 			"GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	spec, rest, err := splitSpec(args)
+	spec, rest, err := splitSpec(uiArgs(args))
 	if err == nil {
 		err = fs.Parse(rest)
 	}
@@ -155,7 +158,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
 		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
-		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr,
+		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr, RESTAddr: f.ui.addr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)
@@ -165,7 +168,15 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	if a := cluster.MetricsAddr(); a != "" {
 		log.Info("serving metrics", "url", "http://"+a+"/metrics")
 	}
-	return runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	if a := cluster.Scheduler.RESTAddr(); a != "" {
+		log.Info("serving the dashboard", "url", "http://"+a+"/")
+	}
+	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	if f.ui.addr != "" && code != 130 {
+		log.Info("the job has ended; the dashboard stays up until interrupted", "url", "http://"+cluster.Scheduler.RESTAddr()+"/")
+		<-ctx.Done()
+	}
+	return code
 }
 
 // runOnCluster submits the job, follows it to its end and returns the exit
