@@ -39,7 +39,7 @@
 
   function table(head, rows, attrs) {
     return el('table', attrs,
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|tasks|duration|size|full|incr)/i.test(h) ? 'num' : null}, h)))),
+      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|duration|full|incr|back-pressure|attempt|parallelism)/i.test(h) ? 'num' : null}, h)))),
       el('tbody', {}, rows));
   }
 
@@ -77,8 +77,12 @@
     return ms < 10000 ? (ms / 1000).toFixed(1) + ' s' : s + ' s';
   }
 
+  // fmtTime writes a time of today as the time alone, and an earlier one
+  // with its date.
   function fmtTime(t) {
-    return t ? new Date(t).toLocaleString() : '–';
+    if (!t) return '–';
+    const d = new Date(t);
+    return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
   }
 
   function uptime(job) {
@@ -272,6 +276,9 @@
     const msg = el('span', {class: 'msg', id: 'action-msg'});
     const rescaleN = el('input', {id: 'rescale-n', type: 'number', min: 1, 'aria-label': 'new parallelism'});
     let rescaleTouched = false;
+    // NB: once the user is at the input, polls stop setting it to the
+    // job's parallelism, which would overwrite what they type.
+    rescaleN.addEventListener('focus', () => { rescaleTouched = true; });
     rescaleN.addEventListener('input', () => { rescaleTouched = true; });
     const say = (text, isError) => {
       msg.textContent = text;
@@ -357,7 +364,7 @@
           el('span', {class: 'muted'}, 'Parallelism'), el('span', {id: 'job-parallelism'}, job.parallelism),
           el('span', {class: 'muted'}, 'Attempt'), el('span', {}, job.attempt),
           el('span', {class: 'muted'}, 'Uptime'), el('span', {}, uptime(job)),
-          job.message ? [el('span', {class: 'muted'}, 'Message'), el('span', {}, job.message)] : []);
+          ...(job.message ? [el('span', {class: 'muted'}, 'Message'), el('span', {}, job.message)] : []));
         const live = !TERMINAL.includes(job.state);
         actions.hidden = !live && !msg.textContent;
         for (const b of [cancel, savepoint, rescale, rescaleN]) b.hidden = !live;
@@ -392,7 +399,7 @@
   function drawGraph(job, rates) {
     const vs = job.vertices || [];
     const W = 230, GAP = 110, PAD = 20, LINE = 17;
-    const heights = vs.map((v) => 22 + v.name.split(' -> ').length * LINE + 3 * LINE + 8);
+    const heights = vs.map((v) => 22 + v.name.split(' -> ').length * LINE + 3 * LINE + 18);
     const H = Math.max(120, ...heights) + 2 * PAD;
     const root = svg('svg', {width: PAD * 2 + vs.length * W + Math.max(0, vs.length - 1) * GAP, height: H,
       role: 'img', 'aria-label': 'job graph'});
@@ -489,9 +496,9 @@
     return table(['#', 'Status', 'Attempt', 'Triggered', 'Duration', 'Full size', 'Incremental', 'Path or message'],
       list.slice(0, 8).map((c) => el('tr', {},
         el('td', {class: 'num'}, c.id), el('td', {}, stateBadge(c.status)), el('td', {class: 'num'}, c.attempt),
-        el('td', {}, fmtTime(c.triggeredAt)), el('td', {class: 'num'}, c.status === 'IN_PROGRESS' ? '…' : fmtDuration(c.durationMillis)),
+        el('td', {class: 'nowrap'}, fmtTime(c.triggeredAt)), el('td', {class: 'num'}, c.status === 'IN_PROGRESS' ? '…' : fmtDuration(c.durationMillis)),
         el('td', {class: 'num'}, fmtBytes(c.fullBytes)), el('td', {class: 'num'}, fmtBytes(c.incrementalBytes)),
-        el('td', {class: c.message ? 'error' : 'mono'}, c.message || c.path || ''))));
+        el('td', {class: c.message ? 'error' : 'mono path'}, c.message || c.path || ''))));
   }
 
   // exceptionList shows what the exceptions endpoint returns when the
@@ -531,7 +538,7 @@
     const name = el('input', {id: 'state-name', placeholder: 'state name', required: true});
     const key = el('input', {id: 'state-key', placeholder: 'key', required: true});
     const out = el('div', {id: 'state-result'});
-    const form = el('form', {class: 'bar'}, name, key, el('button', {type: 'submit'}, 'Look up'), out);
+    const form = el('form', {class: 'bar'}, name, key, el('button', {type: 'submit', id: 'state-lookup'}, 'Look up'), out);
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       out.replaceChildren('…');

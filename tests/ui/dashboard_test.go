@@ -1,0 +1,452 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// clicks is an unbounded job that runs until cancelled: a rate-limited
+// generator of records for a few keys, keyed across an exchange to a
+// process function that counts each key's records in queryable state
+// ("seen"), and on to a file. Its plan has two vertices joined by a hash
+// edge.
+const clicks = `
+name: clicks
+parallelism: 2
+modules:
+  testops: %s
+source: {type: generator, uid: clicks, count: 0, rate: 400, kind: random, keys: 5}
+operators:
+  - {type: keyBy, uid: by-user, key: "csv:0"}
+  - {type: process, uid: count, module: testops, function: state}
+sink: {type: file, uid: out, path: %q}
+`
+
+// key is one of the generator's keys: "key-" and the key's number, of six
+// digits at least.
+const key = "key-000003"
+
+// wait bounds every wait of the test for the job or the page to reach a
+// state; none is expected to take more than a few seconds.
+const wait = 30 * time.Second
+
+func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
+	needChromium(t)
+	shots := screenshotDir(t)
+	f := startFloe(t)
+
+	id := f.jobID(t)
+	job := f.waitJob(t, id, "running with records through both vertices", func(j api.JobStatus) bool {
+		return j.State == api.JobRunning && len(j.Vertices) == 2 && j.Vertices[1].RecordsIn > 0
+	})
+	b := startBrowser(t)
+
+	// The jobs list shows the job.
+	b.open(t, f.url+"#/")
+	b.waitTrue(t, "the jobs list shows the running job", fmt.Sprintf(
+		`(() => { const r = document.querySelector('#jobs tr[data-job=%q]'); return !!r && r.textContent.includes('clicks') && r.textContent.includes('RUNNING'); })()`, id))
+	b.screenshot(t, shots, "jobs")
+
+	// The job page draws one node per vertex, with the parallelism the
+	// API reports and the edges the plan has.
+	b.open(t, f.url+"#/jobs/"+id)
+	checkGraph(t, b, f, id)
+	b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
+
+	// The records/s figure changes while the job runs: it starts empty and
+	// takes at least two different values.
+	seen := map[string]bool{}
+	b.waitTrue(t, "the source's records/s to take two different values", "false", func() bool {
+		r := b.eval(t, `document.querySelector('#graph g.vertex[data-stage="0"] .rate').dataset.rate`)
+		if v, err := strconv.ParseFloat(r, 64); err == nil && v > 0 {
+			seen[r] = true
+		}
+		return len(seen) >= 2
+	})
+
+	// The state lookup shows the API's answers: a key's count, and the
+	// error for a state the job does not have.
+	lookup := func(name, key string) {
+		b.do(t, chromedp.Click(chromedp.CSS("#state-name")))
+		b.eval(t, `document.querySelector('#state-name').value = document.querySelector('#state-key').value = '', 'cleared'`)
+		b.do(t, chromedp.SendKeys(chromedp.CSS("#state-name"), name), chromedp.SendKeys(chromedp.CSS("#state-key"), key),
+			chromedp.Click(chromedp.CSS("#state-lookup")))
+	}
+	lookup("seen", key)
+	b.waitTrue(t, "the state lookup to show a count for "+key, `/^[1-9][0-9]* \(int64\)$/.test(document.querySelector('#state-result').textContent)`)
+	var v api.StateValue
+	f.get(t, "/v1/jobs/"+id+"/state/seen/"+key, &v)
+	if !v.Found || v.Type != "int64" {
+		t.Errorf("the API has %+v for %s, want an int64", v, key)
+	}
+	apiErr := f.errorOf(t, "/v1/jobs/"+id+"/state/no-such-state/k")
+	lookup("no-such-state", "k")
+	b.waitTrue(t, "the state lookup to show the API's error "+strconv.Quote(apiErr), fmt.Sprintf(
+		`(() => { const e = document.querySelector('#state-result .error'); return !!e && e.textContent === %q; })()`, apiErr))
+	b.screenshot(t, shots, "job")
+
+	// A rescale through the page reaches the job.
+	want := job.Parallelism - 1
+	b.do(t, chromedp.Click(chromedp.CSS("#rescale-n")))
+	b.eval(t, `document.querySelector('#rescale-n').select(), 'selected'`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#rescale-n"), strconv.Itoa(want)), chromedp.Click(chromedp.CSS("#rescale")))
+	b.waitTrue(t, "the page to confirm the rescale", fmt.Sprintf(`document.querySelector('#action-msg').textContent.startsWith('Rescale to %d requested')`, want))
+	f.waitJob(t, id, fmt.Sprintf("rescaled to %d", want), func(j api.JobStatus) bool {
+		if j.State != api.JobRunning || j.Parallelism != want {
+			return false
+		}
+		for _, v := range j.Vertices {
+			if v.Parallelism != want || v.Subtasks[0].State != api.TaskRunning {
+				return false
+			}
+		}
+		return true
+	})
+	checkGraph(t, b, f, id)
+
+	// The task managers page lists the task manager and the job's tasks.
+	job = f.job(t, id)
+	tasks := 0
+	for _, v := range job.Vertices {
+		tasks += v.Parallelism
+	}
+	tm := job.Vertices[0].Subtasks[0].TaskManager
+	b.open(t, f.url+"#/taskmanagers")
+	b.waitTrue(t, fmt.Sprintf("the task manager %s with %d tasks", tm, tasks), fmt.Sprintf(
+		`(() => { const r = document.querySelector('#taskmanagers tr[data-tm=%q]'); return !!r && r.textContent.includes('%d tasks'); })()`, tm, tasks))
+	b.screenshot(t, shots, "taskmanagers")
+
+	b.open(t, f.url+"#/submit")
+	b.waitTrue(t, "the submit form", `!!document.querySelector('#spec') && !!document.querySelector('#modules')`)
+	b.screenshot(t, shots, "submit")
+
+	// Cancel takes two clicks, and reaches the job.
+	b.open(t, f.url+"#/jobs/"+id)
+	b.waitTrue(t, "the job page", `document.querySelectorAll('#graph g.vertex').length > 0`)
+	b.do(t, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
+	f.waitJob(t, id, "cancelled", func(j api.JobStatus) bool { return j.State == api.JobCanceled })
+	b.waitTrue(t, "the page to show the job cancelled", `document.querySelector('h1 .state').textContent === 'CANCELED'`)
+
+	b.checkConsole(t)
+}
+
+// checkGraph waits until the job page draws the job's vertices as the API
+// reports them: one node each, with its parallelism, and each edge
+// labelled with the partitioning of the vertex it leaves.
+func checkGraph(t *testing.T, b *browser, f *floe, id string) {
+	t.Helper()
+	var job api.JobStatus
+	var drawn string
+	b.waitTrue(t, "the graph to match the job's vertices", "false", func() bool {
+		job = f.job(t, id)
+		var want []string
+		for i, v := range job.Vertices {
+			want = append(want, fmt.Sprintf("%d:%d", v.Stage, v.Parallelism))
+			if i < len(job.Vertices)-1 {
+				want = append(want, v.Output)
+			}
+		}
+		drawn = b.eval(t, `[...document.querySelectorAll('#graph g.vertex, #graph g.edge')].map(g =>
+			g.classList.contains('vertex') ? g.dataset.stage + ':' + g.dataset.parallelism : g.dataset.partitioning).join(' ')`)
+		return drawn == strings.Join(want, " ")
+	})
+	if job.Vertices[0].Output != "hash" {
+		t.Errorf("the first vertex's output is %q, want hash: the job keys its records", job.Vertices[0].Output)
+	}
+	t.Logf("graph: %s", drawn)
+}
+
+// floe is a running `floe run --ui`.
+type floe struct {
+	url    string // the dashboard's, ending in "/"
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+}
+
+func startFloe(t *testing.T) *floe {
+	t.Helper()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "clicks.yaml")
+	body := fmt.Sprintf(clicks, filepath.Join(modules, "testops.wasm"), filepath.Join(dir, "out"))
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &floe{stderr: &syncBuffer{}}
+	f.cmd = exec.Command(floeBin, "run", spec, "--ui", "127.0.0.1:0", "--checkpoint-interval", "200ms",
+		"--progress", "0", "--data-dir", filepath.Join(dir, "data"))
+	f.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+	f.cmd.Stderr = f.stderr
+	if err := f.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.stop(t) })
+	re := regexp.MustCompile(`msg="serving the dashboard" url=(http://\S+/)`)
+	deadline := time.Now().Add(wait)
+	for {
+		if m := re.FindStringSubmatch(f.stderr.String()); m != nil {
+			f.url = m[1]
+			return f
+		}
+		if time.Now().After(deadline) || f.cmd.ProcessState != nil {
+			t.Fatalf("floe run printed no dashboard URL within %s:\n%s", wait, f.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop interrupts floe run, as Ctrl-C does, and waits for it to exit.
+func (f *floe) stop(t *testing.T) {
+	f.cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- f.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		f.cmd.Process.Kill()
+		<-done
+		t.Errorf("floe run did not exit within %s of SIGINT:\n%s", wait, f.stderr)
+	}
+	if t.Failed() {
+		t.Logf("floe run's log:\n%s", f.stderr)
+	}
+}
+
+// get decodes the answer of a GET on the REST API into v.
+func (f *floe) get(t *testing.T, path string, v any) {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", path, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// errorOf returns the error message of the REST API's answer to a GET
+// that fails.
+func (f *floe) errorOf(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Error string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode == http.StatusOK || body.Error == "" {
+		t.Fatalf("GET %s: %s, error %q (%v); want an error", path, resp.Status, body.Error, err)
+	}
+	return body.Error
+}
+
+func (f *floe) job(t *testing.T, id string) api.JobStatus {
+	t.Helper()
+	var j api.JobStatus
+	f.get(t, "/v1/jobs/"+id, &j)
+	return j
+}
+
+// jobID waits for the job floe run submits and returns its id.
+func (f *floe) jobID(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var list struct{ Jobs []api.JobStatus }
+		f.get(t, "/v1/jobs", &list)
+		if len(list.Jobs) == 1 {
+			return list.Jobs[0].ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs after %s, want the one floe run submitted", len(list.Jobs), wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitJob polls the job until ok holds for it.
+func (f *floe) waitJob(t *testing.T, id, what string, ok func(api.JobStatus) bool) api.JobStatus {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		j := f.job(t, id)
+		if ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job was not %s within %s: %s %q, parallelism %d, history %+v", what, wait, j.State, j.Message, j.Parallelism, j.History)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// browser is a headless Chromium with one tab, and what its console said.
+type browser struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
+	if os.Geteuid() == 0 {
+		// NB: Chromium refuses to start as root with its sandbox on, as it
+		// runs in containers.
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	b := &browser{ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	messages := chromedp.Console(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, m)
+			b.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		wg.Wait()
+	})
+	return b
+}
+
+func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *browser) open(t *testing.T, url string) {
+	t.Helper()
+	b.do(t, chromedp.Navigate(url))
+}
+
+// eval returns the value of a JavaScript expression, as a string.
+func (b *browser) eval(t *testing.T, expr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// waitTrue waits until the page's expression is true, or, given ok, until
+// ok returns true.
+func (b *browser) waitTrue(t *testing.T, what, expr string, ok ...func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		if len(ok) > 0 && ok[0]() || len(ok) == 0 && b.eval(t, expr) == "true" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s; the page shows:\n%s", wait, what, b.eval(t, `document.querySelector('main').innerText`))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// screenshot saves the whole page as dir/name.png.
+func (b *browser) screenshot(t *testing.T, dir, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkConsole fails the test for any error the page logged, threw or
+// that the browser reported (a blocked resource, say), but a failed
+// request: the dashboard asks for optional endpoints that an older
+// scheduler answers 404.
+func (b *browser) checkConsole(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.console {
+		if (m.Type == "error" || m.Type == "assert" || m.IsException()) && m.Source != "network" {
+			t.Errorf("console %s: %s (%s:%d)", m.Type, m.Text, m.URL, m.Line)
+		}
+	}
+}
+
+// screenshotDir is FLOE_UI_SCREENSHOTS, or a temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("FLOE_UI_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
