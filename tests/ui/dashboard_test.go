@@ -39,6 +39,17 @@ operators:
 sink: {type: file, uid: out, path: %q}
 `
 
+// numbers is a bounded job, submitted through the dashboard.
+const numbers = `
+name: numbers
+modules:
+  testops: testops.wasm
+source: {type: generator, uid: numbers, count: 2000}
+operators:
+  - {type: map, uid: upper, module: testops, function: upper}
+sink: {type: file, uid: out, path: "${output}"}
+`
+
 // key is one of the generator's keys: "key-" and the key's number, of six
 // digits at least.
 const key = "key-000003"
@@ -133,9 +144,32 @@ func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 		`(() => { const r = document.querySelector('#taskmanagers tr[data-tm=%q]'); return !!r && r.textContent.includes('%d tasks'); })()`, tm, tasks))
 	b.screenshot(t, shots, "taskmanagers")
 
+	// A job submitted through the page (spec, module, a parameter and a
+	// parallelism, uploaded as multipart) runs to its end, on the slot the
+	// rescale freed.
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "numbers.yaml")
+	if err := os.WriteFile(spec, []byte(numbers), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	b.open(t, f.url+"#/submit")
-	b.waitTrue(t, "the submit form", `!!document.querySelector('#spec') && !!document.querySelector('#modules')`)
+	b.do(t, chromedp.SetUploadFiles(chromedp.CSS("#spec"), []string{spec}),
+		chromedp.SetUploadFiles(chromedp.CSS("#modules"), []string{filepath.Join(modules, "testops.wasm")}),
+		chromedp.SendKeys(chromedp.CSS("#params"), "output="+filepath.Join(dir, "out")),
+		chromedp.SendKeys(chromedp.CSS("#parallelism"), "1"))
 	b.screenshot(t, shots, "submit")
+	b.do(t, chromedp.Click(chromedp.CSS("#submit")))
+	var second string
+	b.waitTrue(t, "the page to show the submitted job", "false", func() bool {
+		h := b.eval(t, `location.hash`)
+		second = strings.TrimPrefix(h, "#/jobs/")
+		return second != h && second != id
+	})
+	j := f.waitJob(t, second, "finished", func(j api.JobStatus) bool { return api.Terminal(j.State) })
+	if j.State != api.JobFinished || j.Name != "numbers" || j.Parallelism != 1 {
+		t.Errorf("the job submitted through the page is %s %q at parallelism %d (%s), want numbers FINISHED at 1", j.Name, j.State, j.Parallelism, j.Message)
+	}
+	b.waitTrue(t, "the page to show the submitted job finished", `document.querySelector('h1').textContent === 'numbers FINISHED'`)
 
 	// Cancel takes two clicks, and reaches the job.
 	b.open(t, f.url+"#/jobs/"+id)

@@ -611,7 +611,7 @@
       el('label', {for: 'checkpoint-interval'}, 'Checkpoint interval'), interval,
       el('label', {for: 'from-savepoint'}, 'Start from savepoint'), fromSavepoint,
       el('label', {}, allow, ' allow state the job does not use (allowNonRestoredState)'),
-      el('p', {}, el('button', {type: 'submit'}, 'Submit job')), out);
+      el('p', {}, el('button', {type: 'submit', id: 'submit'}, 'Submit job')), out);
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       const fd = new FormData();
