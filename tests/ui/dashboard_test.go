@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,10 +78,24 @@ func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 		`(() => { const r = document.querySelector('#jobs tr[data-job=%q]'); return !!r && r.textContent.includes('clicks') && r.textContent.includes('RUNNING'); })()`, id))
 	b.screenshot(t, shots, "jobs")
 
+	// Behind a server that wants a token, the page asks for one, and with
+	// it shows the jobs.
+	proxy := tokenProxy(t, f.url, "s3cret")
+	b.open(t, proxy+"#/")
+	b.waitTrue(t, "the page to ask for a token", `!document.querySelector('#token').hidden`)
+	b.do(t, chromedp.SendKeys(chromedp.CSS("#token-input"), "s3cret"), chromedp.Click(chromedp.CSS("#token button")))
+	b.waitTrue(t, "the jobs list with the token", fmt.Sprintf(
+		`!!document.querySelector('#jobs tr[data-job=%q]') && document.querySelector('#token').hidden && sessionStorage.getItem('floe.token') === 's3cret'`, id))
+
 	// The job page draws one node per vertex, with the parallelism the
 	// API reports and the edges the plan has.
 	b.open(t, f.url+"#/jobs/"+id)
 	checkGraph(t, b, f, id)
+	// The logs panel shows when the scheduler serves a job's logs, and
+	// hides when it answers 404, as one without the endpoint does.
+	hidden := f.statusOf(t, "/v1/jobs/"+id+"/logs") == http.StatusNotFound
+	b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
+		`document.querySelector('#view').dataset.loaded === 'true' && document.querySelector('#logs').hidden === %t`, hidden))
 	b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
 
 	// The records/s figure changes while the job runs: it starts empty and
@@ -207,6 +224,29 @@ func checkGraph(t *testing.T, b *browser, f *floe, id string) {
 	t.Logf("graph: %s", drawn)
 }
 
+// tokenProxy serves the dashboard at url through a proxy that answers the
+// API's requests 401 unless they carry the bearer token, as a scheduler
+// with tokens does, and returns the proxy's URL.
+func tokenProxy(t *testing.T, url, token string) string {
+	t.Helper()
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":"unauthorized: a bearer token is required"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
 // floe is a running `floe run --ui`.
 type floe struct {
 	url    string // the dashboard's, ending in "/"
@@ -276,6 +316,17 @@ func (f *floe) get(t *testing.T, path string, v any) {
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", path, err)
 	}
+}
+
+// statusOf returns the status code of the REST API's answer to a GET.
+func (f *floe) statusOf(t *testing.T, path string) int {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // errorOf returns the error message of the REST API's answer to a GET

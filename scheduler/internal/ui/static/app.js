@@ -39,7 +39,7 @@
 
   function table(head, rows, attrs) {
     return el('table', attrs,
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|duration|full|incr|back-pressure|attempt|parallelism)/i.test(h) ? 'num' : null}, h)))),
+      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|duration|full|incr|back-pressure|busy|attempt|parallelism)/i.test(h) ? 'num' : null}, h)))),
       el('tbody', {}, rows));
   }
 
@@ -225,15 +225,25 @@
     }
   }
 
-  // watermarkOf returns a subtask's watermark from the metrics endpoint's
-  // answer, if it gives one.
-  function watermarkOf(m, stage, subtask) {
+  // metricsOf returns the metrics endpoint's figures for a vertex, or for
+  // one of its subtasks, or null.
+  function metricsOf(m, stage, subtask) {
     const vs = m && Array.isArray(m.vertices) ? m.vertices : [];
-    const v = vs.find((x, i) => (x.stage === undefined ? i : x.stage) === stage);
-    const s = v && (v.subtasks || []).find((x, j) => (x.subtask === undefined ? j : x.subtask) === subtask);
-    const w = s && (s.watermark ?? s.watermarkMillis ?? s.currentWatermark);
-    if (w === undefined || w === null) return null;
-    return typeof w === 'number' && w > 1e11 ? new Date(w).toISOString() : String(w);
+    const v = vs.find((x) => x.stage === stage);
+    if (!v || subtask === undefined) return v || null;
+    return (v.subtasks || []).find((x) => x.subtask === subtask) || null;
+  }
+
+  // watermarkOf returns a subtask's input watermark from the metrics
+  // endpoint's answer, if it gives one.
+  function watermarkOf(m, stage, subtask) {
+    const s = metricsOf(m, stage, subtask);
+    const w = s && s.inputWatermark;
+    return w ? new Date(w).toISOString().replace('T', ' ').replace('Z', '') : null;
+  }
+
+  function pct(x) {
+    return typeof x === 'number' ? Math.round(x * 100) + '%' : '–';
   }
 
   // ---- the jobs page -------------------------------------------------------
@@ -334,6 +344,9 @@
     const logsBox = el('section', {id: 'logs', hidden: true}, el('h2', {}, 'Logs'));
     const logs = el('pre', {class: 'mono'});
     logsBox.append(logs);
+    // logLines are the latest lines of the job's log, and logNext the seq
+    // to ask for newer ones with.
+    let logLines = [], logNext = 0;
     const history = el('div', {id: 'history'});
 
     const root = el('section', {},
@@ -354,7 +367,7 @@
           api('GET', jobPath(id) + '/checkpoints'),
           optional('metrics', jobPath(id) + '/metrics'),
           optional('exceptions', jobPath(id) + '/exceptions'),
-          optional('logs', jobPath(id) + '/logs'),
+          optional('logs', `${jobPath(id)}/logs?since=${logNext}&limit=200`),
         ]);
         rates.update(job);
         rates.fromMetrics(metrics);
@@ -369,14 +382,18 @@
         actions.hidden = !live && !msg.textContent;
         for (const b of [cancel, savepoint, rescale, rescaleN]) b.hidden = !live;
         if (!rescaleTouched && document.activeElement !== rescaleN) rescaleN.value = job.parallelism;
-        graph.replaceChildren(drawGraph(job, rates));
+        graph.replaceChildren(drawGraph(job, rates, metrics));
         subtasks.replaceChildren(subtaskTable(job, rates, metrics));
         const list = (cps && cps.checkpoints) || [];
         cpChart.replaceChildren(checkpointCharts(list));
         cpTable.replaceChildren(checkpointTable(list));
         exceptions.replaceChildren(exceptionList(job, exc));
         logsBox.hidden = log === null;
-        if (log !== null) logs.textContent = logText(log);
+        if (log !== null) {
+          logLines = logLines.concat(log.lines || []).slice(-200);
+          logNext = log.next || logNext;
+          logs.textContent = logLines.map(logLine).join('\n') || '(no lines yet)';
+        }
         history.replaceChildren(table(['Time', 'State', 'Message'],
           (job.history || []).slice().reverse().map((e) => el('tr', {},
             el('td', {}, fmtTime(e.time)), el('td', {}, stateBadge(e.state)), el('td', {}, e.message || '')))));
@@ -396,7 +413,7 @@
   // drawGraph draws the job's vertices left to right, one box per vertex
   // listing its chained operators, joined by edges labelled with how
   // records cross them.
-  function drawGraph(job, rates) {
+  function drawGraph(job, rates, metrics) {
     const vs = job.vertices || [];
     const W = 230, GAP = 110, PAD = 20, LINE = 17;
     const heights = vs.map((v) => 22 + v.name.split(' -> ').length * LINE + 3 * LINE + 18);
@@ -427,6 +444,14 @@
         svg('text', {x: x + 12, y: sy + LINE, class: 'rate', 'data-rate': rate === null || rate === undefined ? '' : rate.toFixed(3)},
           (v.stage === 0 ? 'out ' : 'in ') + fmtRate(rate)),
         svg('text', {x: x + 12, y: sy + 2 * LINE, class: 'muted'}, `back-pressure ${Math.round((v.backPressure || 0) * 100)}%`));
+      // The share of time the vertex's subtasks were busy, when the
+      // metrics endpoint reports it, as a bar along the box's bottom.
+      const vm = metricsOf(metrics, v.stage);
+      if (vm && typeof vm.busy === 'number') {
+        g.append(svg('rect', {x: x + 1, y: y + h - 6, width: Math.max(0, Math.min(1, vm.busy)) * (W - 2), height: 5, fill: '#bc4c00', class: 'busy'},
+          svg('title', {}, `busy ${pct(vm.busy)}`)),
+        svg('text', {x: x + W - 12, y: sy + 2 * LINE, 'text-anchor': 'end', class: 'muted'}, `busy ${pct(vm.busy)}`));
+      }
       root.append(g);
     });
     return root;
@@ -434,8 +459,10 @@
 
   function subtaskTable(job, rates, metrics) {
     const withWatermarks = (job.vertices || []).some((v) => (v.subtasks || []).some((s) => watermarkOf(metrics, v.stage, s.subtask) !== null));
+    const withBusy = !!metricsOf(metrics, 0);
     const head = ['Vertex', '#', 'State', 'Task manager', 'Records in', 'Records out', 'Rec/s', 'Back-pressure'];
-    if (withWatermarks) head.push('Watermark');
+    if (withBusy) head.push('Busy');
+    if (withWatermarks) head.push('Watermark (UTC)');
     head.push('Error');
     const rows = [];
     for (const v of job.vertices || []) {
@@ -447,6 +474,7 @@
           el('td', {class: 'num'}, fmtInt(s.recordsIn)), el('td', {class: 'num'}, fmtInt(s.recordsOut)),
           el('td', {class: 'num'}, fmtRate(r).replace(' rec/s', '')),
           el('td', {class: 'num'}, Math.round((s.backPressure || 0) * 100) + '%'),
+          withBusy ? el('td', {class: 'num'}, pct((metricsOf(metrics, v.stage, s.subtask) || {}).busy)) : null,
           withWatermarks ? el('td', {class: 'mono'}, watermarkOf(metrics, v.stage, s.subtask) || '–') : null,
           el('td', {class: 'error'}, s.error || '')));
       }
@@ -507,9 +535,10 @@
   function exceptionList(job, exc) {
     let items = [];
     if (exc !== null) {
-      const list = Array.isArray(exc) ? exc : (exc.exceptions || exc.entries || []);
-      items = list.map((x) => ({time: x.time || x.timestamp, where: x.task || x.taskManager || (x.stage !== undefined ? `vertex ${x.stage} subtask ${x.subtask}` : ''),
-        text: x.message || x.error || x.exception || JSON.stringify(x)}));
+      items = (exc.exceptions || []).map((x) => ({time: x.time,
+        where: [x.vertex ? `${x.vertex} #${x.subtask}` : `attempt ${x.attempt}`, x.taskManager ? 'on ' + x.taskManager : '',
+          x.module ? `(${x.operator || ''} ${x.module}.${x.function || ''})` : ''].filter(Boolean).join(' '),
+        text: [x.message, x.key ? 'key ' + x.key : '', x.record ? 'record ' + x.record : ''].filter(Boolean).join('\n')}));
     } else {
       for (const v of job.vertices || []) {
         for (const s of v.subtasks || []) {
@@ -525,12 +554,8 @@
       el('td', {}, x.time ? fmtTime(x.time) : ''), el('td', {}, x.where || ''), el('td', {}, el('pre', {class: 'mono error'}, x.text)))));
   }
 
-  function logText(log) {
-    if (typeof log === 'string') return log;
-    const lines = Array.isArray(log) ? log : (log.lines || log.entries || log.logs);
-    if (!Array.isArray(lines)) return JSON.stringify(log, null, 2);
-    return lines.slice(-200).map((l) => (typeof l === 'string' ? l
-      : [l.time, l.level, l.source || l.task || l.taskManager, l.message || l.msg || l.line].filter(Boolean).join(' '))).join('\n') || '(empty)';
+  function logLine(l) {
+    return [fmtTime(l.time), (l.level || '').toUpperCase(), `${l.vertex} #${l.subtask}`, l.message].join(' ');
   }
 
   // stateLookup is the box that reads one key of a job's queryable state.
