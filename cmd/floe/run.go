@@ -66,8 +66,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines in the log (0 disables them)")
-	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
+	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
