@@ -130,6 +130,15 @@ func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 		`(() => { const e = document.querySelector('#state-result .error'); return !!e && e.textContent === %q; })()`, apiErr))
 	b.screenshot(t, shots, "job")
 
+	// A savepoint taken through the page is there, where the page says.
+	b.do(t, chromedp.Click(chromedp.CSS("#savepoint")))
+	b.waitTrue(t, "the page to give the savepoint's path", `/^Savepoint \d+ at file:\/\/\//.test(document.querySelector('#action-msg').textContent)`)
+	msg := b.eval(t, `document.querySelector('#action-msg').textContent`)
+	path := strings.TrimPrefix(msg[strings.Index(msg, " at ")+4:], "file://")
+	if _, err := os.Stat(filepath.Join(path, "_metadata")); err != nil {
+		t.Errorf("the page says %q, but the savepoint has no metadata: %v", msg, err)
+	}
+
 	// A rescale through the page reaches the job.
 	want := job.Parallelism - 1
 	b.do(t, chromedp.Click(chromedp.CSS("#rescale-n")))
