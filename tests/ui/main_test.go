@@ -44,12 +44,14 @@ func TestMain(m *testing.M) {
 }
 
 // findChromium returns the path of a Chromium or Chrome binary: the one
-// FLOE_CHROMIUM names, or the first of the usual names on PATH.
+// FLOE_CHROMIUM names, or the first of the usual names on PATH; "" if
+// there is none.
 func findChromium() string {
+	names := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"}
 	if p := os.Getenv("FLOE_CHROMIUM"); p != "" {
-		return p
+		names = []string{p}
 	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+	for _, name := range names {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
@@ -65,7 +67,7 @@ func needChromium(t *testing.T) {
 		return
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed (CI is set, so the dashboard test must run): apt-get install chromium, or set FLOE_CHROMIUM")
+		t.Fatal("chromium is not installed (nor FLOE_CHROMIUM), and CI is set, so the dashboard test must run: apt-get install chromium")
 	}
-	t.Skip("chromium is not installed: apt-get install chromium (or set FLOE_CHROMIUM) to run the dashboard test")
+	t.Skip("chromium is not installed (nor FLOE_CHROMIUM): apt-get install chromium to run the dashboard test")
 }
