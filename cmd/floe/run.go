@@ -172,7 +172,9 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		log.Info("serving the dashboard", "url", "http://"+a+"/")
 	}
 	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
-	if f.ui.addr != "" && code != 130 {
+	// NB: a job that ran (0 finished, 1 failed) stays on the dashboard; a
+	// submission refused (2) or an interrupt (130) ends the command.
+	if f.ui.addr != "" && (code == 0 || code == 1) {
 		log.Info("the job has ended; the dashboard stays up until interrupted", "url", "http://"+cluster.Scheduler.RESTAddr()+"/")
 		<-ctx.Done()
 	}
