@@ -63,89 +63,135 @@ const wait = 30 * time.Second
 
 func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 	needChromium(t)
-	shots := screenshotDir(t)
 	f := startFloe(t)
-
 	id := f.jobID(t)
-	job := f.waitJob(t, id, "running with records through both vertices", func(j api.JobStatus) bool {
+	f.waitJob(t, id, "running with records through both vertices", func(j api.JobStatus) bool {
 		return j.State == api.JobRunning && len(j.Vertices) == 2 && j.Vertices[1].RecordsIn > 0
 	})
-	b := startBrowser(t)
+	s := &session{f: f, b: startBrowser(t), id: id, shots: screenshotDir(t)}
+	// Each step leaves the job as the next expects it: running, until the
+	// rescale and the cancel.
+	steps := []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"jobs list", s.jobsList},
+		{"token", s.token},
+		{"job page", s.jobPage},
+		{"records per second", s.rates},
+		{"state lookup", s.stateLookup},
+		{"savepoint", s.savepoint},
+		{"rescale", s.rescale},
+		{"task managers", s.taskManagers},
+		{"submit", s.submit},
+		{"cancel", s.cancel},
+	}
+	for _, step := range steps {
+		if !t.Run(step.name, step.run) {
+			break
+		}
+	}
+	s.b.checkConsole(t)
+}
 
-	// The jobs list shows the job.
-	b.open(t, f.url+"#/")
-	b.waitTrue(t, "the jobs list shows the running job", fmt.Sprintf(
-		`(() => { const r = document.querySelector('#jobs tr[data-job=%q]'); return !!r && r.textContent.includes('clicks') && r.textContent.includes('RUNNING'); })()`, id))
-	b.screenshot(t, shots, "jobs")
+// session is the test's floe run, its job and the browser on its
+// dashboard.
+type session struct {
+	f     *floe
+	b     *browser
+	id    string
+	shots string
+}
 
-	// Behind a server that wants a token, the page asks for one, and with
-	// it shows the jobs.
-	proxy := tokenProxy(t, f.url, "s3cret")
-	b.open(t, proxy+"#/")
-	b.waitTrue(t, "the page to ask for a token", `!document.querySelector('#token').hidden`)
-	b.do(t, chromedp.SendKeys(chromedp.CSS("#token-input"), "s3cret"), chromedp.Click(chromedp.CSS("#token button")))
-	b.waitTrue(t, "the jobs list with the token", fmt.Sprintf(
-		`!!document.querySelector('#jobs tr[data-job=%q]') && document.querySelector('#token').hidden && sessionStorage.getItem('floe.token') === 's3cret'`, id))
+// jobsList checks that the jobs list shows the job.
+func (s *session) jobsList(t *testing.T) {
+	s.b.open(t, s.f.url+"#/")
+	s.b.waitTrue(t, "the jobs list shows the running job", fmt.Sprintf(
+		`(() => { const r = document.querySelector('#jobs tr[data-job=%q]'); return !!r && r.textContent.includes('clicks') && r.textContent.includes('RUNNING'); })()`, s.id))
+	s.b.screenshot(t, s.shots, "jobs")
+}
 
-	// The job page draws one node per vertex, with the parallelism the
-	// API reports and the edges the plan has.
-	b.open(t, f.url+"#/jobs/"+id)
-	checkGraph(t, b, f, id)
-	// The logs panel shows when the scheduler serves a job's logs, and
-	// hides when it answers 404, as one without the endpoint does.
-	hidden := f.statusOf(t, "/v1/jobs/"+id+"/logs") == http.StatusNotFound
-	b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
+// token checks that, behind a server that wants a token, the page asks
+// for one, and with it shows the jobs.
+func (s *session) token(t *testing.T) {
+	proxy := tokenProxy(t, s.f.url, "s3cret")
+	s.b.open(t, proxy+"#/")
+	s.b.waitTrue(t, "the page to ask for a token", `!document.querySelector('#token').hidden`)
+	s.b.do(t, chromedp.SendKeys(chromedp.CSS("#token-input"), "s3cret"), chromedp.Click(chromedp.CSS("#token button")))
+	s.b.waitTrue(t, "the jobs list with the token", fmt.Sprintf(
+		`!!document.querySelector('#jobs tr[data-job=%q]') && document.querySelector('#token').hidden && sessionStorage.getItem('floe.token') === 's3cret'`, s.id))
+}
+
+// jobPage checks that the job page draws one node per vertex, with the
+// parallelism the API reports and the edges the plan has; shows the logs
+// panel when the scheduler serves a job's logs and hides it when it
+// answers 404, as one without the endpoint does; and charts checkpoints.
+func (s *session) jobPage(t *testing.T) {
+	s.b.open(t, s.f.url+"#/jobs/"+s.id)
+	checkGraph(t, s.b, s.f, s.id)
+	hidden := s.f.statusOf(t, "/v1/jobs/"+s.id+"/logs") == http.StatusNotFound
+	s.b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
 		`document.querySelector('#view').dataset.loaded === 'true' && document.querySelector('#logs').hidden === %t`, hidden))
-	b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
+	s.b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
+}
 
-	// The records/s figure changes while the job runs: it starts empty and
-	// takes at least two different values.
+// rates checks that the source's records/s figure changes while the job
+// runs: it takes at least two different positive values.
+func (s *session) rates(t *testing.T) {
 	seen := map[string]bool{}
-	b.waitTrue(t, "the source's records/s to take two different values", "false", func() bool {
-		r := b.eval(t, `document.querySelector('#graph g.vertex[data-stage="0"] .rate').dataset.rate`)
+	s.b.waitTrue(t, "the source's records/s to take two different values", "false", func() bool {
+		r := s.b.eval(t, `document.querySelector('#graph g.vertex[data-stage="0"] .rate').dataset.rate`)
 		if v, err := strconv.ParseFloat(r, 64); err == nil && v > 0 {
 			seen[r] = true
 		}
 		return len(seen) >= 2
 	})
+}
 
-	// The state lookup shows the API's answers: a key's count, and the
-	// error for a state the job does not have.
+// stateLookup checks that the state lookup shows the API's answers: a
+// key's count, and the error for a state the job does not have.
+func (s *session) stateLookup(t *testing.T) {
 	lookup := func(name, key string) {
-		b.do(t, chromedp.Click(chromedp.CSS("#state-name")))
-		b.eval(t, `document.querySelector('#state-name').value = document.querySelector('#state-key').value = '', 'cleared'`)
-		b.do(t, chromedp.SendKeys(chromedp.CSS("#state-name"), name), chromedp.SendKeys(chromedp.CSS("#state-key"), key),
+		s.b.do(t, chromedp.Click(chromedp.CSS("#state-name")))
+		s.b.eval(t, `document.querySelector('#state-name').value = document.querySelector('#state-key').value = '', 'cleared'`)
+		s.b.do(t, chromedp.SendKeys(chromedp.CSS("#state-name"), name), chromedp.SendKeys(chromedp.CSS("#state-key"), key),
 			chromedp.Click(chromedp.CSS("#state-lookup")))
 	}
 	lookup("seen", key)
-	b.waitTrue(t, "the state lookup to show a count for "+key, `/^[1-9][0-9]* \(int64\)$/.test(document.querySelector('#state-result').textContent)`)
+	s.b.waitTrue(t, "the state lookup to show a count for "+key, `/^[1-9][0-9]* \(int64\)$/.test(document.querySelector('#state-result').textContent)`)
 	var v api.StateValue
-	f.get(t, "/v1/jobs/"+id+"/state/seen/"+key, &v)
+	s.f.get(t, "/v1/jobs/"+s.id+"/state/seen/"+key, &v)
 	if !v.Found || v.Type != "int64" {
 		t.Errorf("the API has %+v for %s, want an int64", v, key)
 	}
-	apiErr := f.errorOf(t, "/v1/jobs/"+id+"/state/no-such-state/k")
+	apiErr := s.f.errorOf(t, "/v1/jobs/"+s.id+"/state/no-such-state/k")
 	lookup("no-such-state", "k")
-	b.waitTrue(t, "the state lookup to show the API's error "+strconv.Quote(apiErr), fmt.Sprintf(
+	s.b.waitTrue(t, "the state lookup to show the API's error "+strconv.Quote(apiErr), fmt.Sprintf(
 		`(() => { const e = document.querySelector('#state-result .error'); return !!e && e.textContent === %q; })()`, apiErr))
-	b.screenshot(t, shots, "job")
+	s.b.screenshot(t, s.shots, "job")
+}
 
-	// A savepoint taken through the page is there, where the page says.
-	b.do(t, chromedp.Click(chromedp.CSS("#savepoint")))
-	b.waitTrue(t, "the page to give the savepoint's path", `/^Savepoint \d+ at file:\/\/\//.test(document.querySelector('#action-msg').textContent)`)
-	msg := b.eval(t, `document.querySelector('#action-msg').textContent`)
+// savepoint checks that a savepoint taken through the page is there,
+// where the page says.
+func (s *session) savepoint(t *testing.T) {
+	s.b.do(t, chromedp.Click(chromedp.CSS("#savepoint")))
+	s.b.waitTrue(t, "the page to give the savepoint's path", `/^Savepoint \d+ at file:\/\/\//.test(document.querySelector('#action-msg').textContent)`)
+	msg := s.b.eval(t, `document.querySelector('#action-msg').textContent`)
 	path := strings.TrimPrefix(msg[strings.Index(msg, " at ")+4:], "file://")
 	if _, err := os.Stat(filepath.Join(path, "_metadata")); err != nil {
 		t.Errorf("the page says %q, but the savepoint has no metadata: %v", msg, err)
 	}
+}
 
-	// A rescale through the page reaches the job.
-	want := job.Parallelism - 1
-	b.do(t, chromedp.Click(chromedp.CSS("#rescale-n")))
-	b.eval(t, `document.querySelector('#rescale-n').select(), 'selected'`)
-	b.do(t, chromedp.SendKeys(chromedp.CSS("#rescale-n"), strconv.Itoa(want)), chromedp.Click(chromedp.CSS("#rescale")))
-	b.waitTrue(t, "the page to confirm the rescale", fmt.Sprintf(`document.querySelector('#action-msg').textContent.startsWith('Rescale to %d requested')`, want))
-	f.waitJob(t, id, fmt.Sprintf("rescaled to %d", want), func(j api.JobStatus) bool {
+// rescale checks that a rescale through the page, one below the job's
+// parallelism, reaches the job, and that the graph follows.
+func (s *session) rescale(t *testing.T) {
+	want := s.f.job(t, s.id).Parallelism - 1
+	s.b.do(t, chromedp.Click(chromedp.CSS("#rescale-n")))
+	s.b.eval(t, `document.querySelector('#rescale-n').select(), 'selected'`)
+	s.b.do(t, chromedp.SendKeys(chromedp.CSS("#rescale-n"), strconv.Itoa(want)), chromedp.Click(chromedp.CSS("#rescale")))
+	s.b.waitTrue(t, "the page to confirm the rescale", fmt.Sprintf(`document.querySelector('#action-msg').textContent.startsWith('Rescale to %d requested')`, want))
+	s.f.waitJob(t, s.id, fmt.Sprintf("rescaled to %d", want), func(j api.JobStatus) bool {
 		if j.State != api.JobRunning || j.Parallelism != want {
 			return false
 		}
@@ -156,55 +202,64 @@ func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 		}
 		return true
 	})
-	checkGraph(t, b, f, id)
+	checkGraph(t, s.b, s.f, s.id)
+}
 
-	// The task managers page lists the task manager and the job's tasks.
-	job = f.job(t, id)
+// taskManagers checks that the task managers page lists the task manager
+// with the job's tasks.
+func (s *session) taskManagers(t *testing.T) {
+	job := s.f.job(t, s.id)
 	tasks := 0
 	for _, v := range job.Vertices {
 		tasks += v.Parallelism
 	}
 	tm := job.Vertices[0].Subtasks[0].TaskManager
-	b.open(t, f.url+"#/taskmanagers")
-	b.waitTrue(t, fmt.Sprintf("the task manager %s with %d tasks", tm, tasks), fmt.Sprintf(
+	s.b.open(t, s.f.url+"#/taskmanagers")
+	s.b.waitTrue(t, fmt.Sprintf("the task manager %s with %d tasks", tm, tasks), fmt.Sprintf(
 		`(() => { const r = document.querySelector('#taskmanagers tr[data-tm=%q]'); return !!r && r.textContent.includes('%d tasks'); })()`, tm, tasks))
-	b.screenshot(t, shots, "taskmanagers")
+	s.b.screenshot(t, s.shots, "taskmanagers")
+}
 
-	// A job submitted through the page (spec, module, a parameter and a
-	// parallelism, uploaded as multipart) runs to its end, on the slot the
-	// rescale freed.
+// submit checks that a job submitted through the page (spec, module, a
+// parameter and a parallelism, uploaded as multipart) runs to its end, on
+// the slot the rescale freed.
+func (s *session) submit(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "numbers.yaml")
 	if err := os.WriteFile(spec, []byte(numbers), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b.open(t, f.url+"#/submit")
-	b.do(t, chromedp.SetUploadFiles(chromedp.CSS("#spec"), []string{spec}),
+	s.b.open(t, s.f.url+"#/submit")
+	s.b.do(t, chromedp.SetUploadFiles(chromedp.CSS("#spec"), []string{spec}),
 		chromedp.SetUploadFiles(chromedp.CSS("#modules"), []string{filepath.Join(modules, "testops.wasm")}),
 		chromedp.SendKeys(chromedp.CSS("#params"), "output="+filepath.Join(dir, "out")),
 		chromedp.SendKeys(chromedp.CSS("#parallelism"), "1"))
-	b.screenshot(t, shots, "submit")
-	b.do(t, chromedp.Click(chromedp.CSS("#submit")))
+	s.b.screenshot(t, s.shots, "submit")
+	s.b.do(t, chromedp.Click(chromedp.CSS("#submit")))
 	var second string
-	b.waitTrue(t, "the page to show the submitted job", "false", func() bool {
-		h := b.eval(t, `location.hash`)
+	s.b.waitTrue(t, "the page to show the submitted job", "false", func() bool {
+		h := s.b.eval(t, `location.hash`)
 		second = strings.TrimPrefix(h, "#/jobs/")
-		return second != h && second != id
+		return second != h && second != s.id
 	})
-	j := f.waitJob(t, second, "finished", func(j api.JobStatus) bool { return api.Terminal(j.State) })
+	j := s.f.waitJob(t, second, "finished", func(j api.JobStatus) bool { return api.Terminal(j.State) })
 	if j.State != api.JobFinished || j.Name != "numbers" || j.Parallelism != 1 {
 		t.Errorf("the job submitted through the page is %s %q at parallelism %d (%s), want numbers FINISHED at 1", j.Name, j.State, j.Parallelism, j.Message)
 	}
-	b.waitTrue(t, "the page to show the submitted job finished", `document.querySelector('h1').textContent === 'numbers FINISHED'`)
+	s.b.waitTrue(t, "the page to show the submitted job finished", `document.querySelector('h1').textContent === 'numbers FINISHED'`)
+}
 
-	// Cancel takes two clicks, and reaches the job.
-	b.open(t, f.url+"#/jobs/"+id)
-	b.waitTrue(t, "the job page", `document.querySelectorAll('#graph g.vertex').length > 0`)
-	b.do(t, chromedp.Click(chromedp.CSS("#cancel")), chromedp.Click(chromedp.CSS("#cancel")))
-	f.waitJob(t, id, "cancelled", func(j api.JobStatus) bool { return j.State == api.JobCanceled })
-	b.waitTrue(t, "the page to show the job cancelled", `document.querySelector('h1 .state').textContent === 'CANCELED'`)
-
-	b.checkConsole(t)
+// cancel checks that cancelling takes two clicks, and reaches the job.
+func (s *session) cancel(t *testing.T) {
+	s.b.open(t, s.f.url+"#/jobs/"+s.id)
+	s.b.waitTrue(t, "the job page", `document.querySelectorAll('#graph g.vertex').length > 0`)
+	s.b.do(t, chromedp.Click(chromedp.CSS("#cancel")))
+	if st := s.f.job(t, s.id).State; st != api.JobRunning {
+		t.Fatalf("the job is %s after one click on cancel, want it still RUNNING", st)
+	}
+	s.b.do(t, chromedp.Click(chromedp.CSS("#cancel")))
+	s.f.waitJob(t, s.id, "cancelled", func(j api.JobStatus) bool { return j.State == api.JobCanceled })
+	s.b.waitTrue(t, "the page to show the job cancelled", `document.querySelector('h1 .state').textContent === 'CANCELED'`)
 }
 
 // checkGraph waits until the job page draws the job's vertices as the API
