@@ -25,6 +25,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/scheduler/internal/replog"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
+	"github.com/floe-stream/floe/scheduler/internal/ui"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
@@ -263,7 +264,7 @@ func (s *Server) open() error {
 			opts.Users = s.users
 		}
 		h := rest.New(s, opts)
-		s.http = newHTTPServer(s.forwarding(h), restTimeouts)
+		s.http = newHTTPServer(ui.Handler(s.forwarding(h)), restTimeouts)
 	}
 	return nil
 }
