@@ -27,6 +27,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/internal/replog"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 	"github.com/floe-stream/floe/scheduler/internal/schedmetrics"
+	"github.com/floe-stream/floe/scheduler/internal/ui"
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
@@ -268,7 +269,7 @@ func (s *Server) open() error {
 		}
 		h := rest.New(s, opts)
 		metrics := rest.Protect(opts, http.MethodGet, "/metrics", auth.Viewer, s.metrics.Handler())
-		s.http = newHTTPServer(withMetrics(s.forwarding(h), metrics), restTimeouts)
+		s.http = newHTTPServer(ui.Handler(withMetrics(s.forwarding(h), metrics)), restTimeouts)
 	}
 	return nil
 }

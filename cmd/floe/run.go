@@ -51,6 +51,8 @@ type runFlags struct {
 	metricsAddr string
 	// tls secures the mini-cluster's connections when given.
 	tls *tlsFlags
+	// ui serves the REST API and the dashboard when set (ui.go).
+	ui uiFlag
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -67,7 +69,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
-	f.tls = addTLSFlags(fs, false)
+	f.tls = addTLSFlags(fs, true)
+	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
@@ -87,7 +90,7 @@ func runCmd(args []string, stdoutW, stderr io.Writer) int {
 			"GOMEMLIMIT environment variables override these.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	spec, rest, err := splitSpec(args)
+	spec, rest, err := splitSpec(uiArgs(args))
 	if err == nil {
 		err = fs.Parse(rest)
 	}
@@ -138,6 +141,9 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		return 2
 	}
 	tlsc, err := f.tls.load()
+	if err == nil {
+		err = f.tls.checkBind(tlsc, log, listenAddr{"ui", f.ui.addr})
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
 		return 2
@@ -163,7 +169,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	defer engine.Close(context.Background())
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
 		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
-		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr, TLS: tlsc,
+		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr, TLS: tlsc, RESTAddr: f.ui.addr,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)
@@ -173,7 +179,17 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	if a := cluster.MetricsAddr(); a != "" {
 		log.Info("serving metrics", "url", "http://"+a+"/metrics")
 	}
-	return runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	if a := cluster.Scheduler.RESTAddr(); a != "" {
+		log.Info("serving the dashboard", "url", restScheme(tlsc)+"://"+a+"/")
+	}
+	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	// NB: a job that ran (0 finished, 1 failed) stays on the dashboard; a
+	// submission refused (2) or an interrupt (130) ends the command.
+	if f.ui.addr != "" && (code == 0 || code == 1) {
+		log.Info("the job has ended; the dashboard stays up until interrupted", "url", restScheme(tlsc)+"://"+cluster.Scheduler.RESTAddr()+"/")
+		<-ctx.Done()
+	}
+	return code
 }
 
 // runOnCluster submits the job, follows it to its end and returns the exit

@@ -162,6 +162,14 @@ var libraries = []library{
 		allowed: []string{"host/metrics", "scheduler/internal/schedmetrics", "cmd/..."},
 		why:     "Prometheus is how metrics leave the process, not how they are kept: tasks and instances keep plain atomic counters that heartbeats read too, and host/metrics alone turns them into Prometheus metrics at scrape time, so the runtime does not depend on client_golang's types or pay for its per-call work; likewise the scheduler's lifecycle keeps plain state and scheduler/internal/schedmetrics alone reads a snapshot of it at scrape time",
 	},
+	{
+		name: "chromedp",
+		// cdproto is chromedp's generated DevTools protocol, a module of
+		// its own.
+		paths:   []string{"github.com/chromedp/chromedp", "github.com/chromedp/cdproto"},
+		allowed: []string{"tests/ui"},
+		why:     "chromedp drives a headless Chromium to test the dashboard end to end; the dashboard itself is static files the scheduler embeds, so no program of Floe links a browser driver",
+	},
 }
 
 // A forbiddenEdge is an import that the layers allow but the design does not.

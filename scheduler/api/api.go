@@ -156,6 +156,11 @@ type VertexStatus struct {
 	// its downstream, 0..1.
 	BackPressure float64         `json:"backPressure"`
 	Subtasks     []SubtaskStatus `json:"subtasks"`
+	// Output is how the vertex's records reach the next vertex's subtasks,
+	// "hash" (by key group) or "rebalance" (round-robin); empty for the
+	// last vertex. Operators within a vertex are chained: records pass
+	// between them directly, the "forward" of other systems.
+	Output string `json:"output,omitempty"`
 }
 
 // SubtaskStatus is one parallel instance of a stage.

@@ -1,0 +1,601 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// clicks is an unbounded job that runs until cancelled: a rate-limited
+// generator of records for a few keys, keyed across an exchange to a
+// process function that counts each key's records in queryable state
+// ("seen"), and on to a file. Its plan has two vertices joined by a hash
+// edge.
+const clicks = `
+name: clicks
+parallelism: 2
+modules:
+  testops: %s
+source: {type: generator, uid: clicks, count: 0, rate: 400, kind: random, keys: 5}
+operators:
+  - {type: keyBy, uid: by-user, key: "csv:0"}
+  - {type: process, uid: count, module: testops, function: state}
+sink: {type: file, uid: out, path: %q}
+`
+
+// numbers is a bounded job, submitted through the dashboard.
+const numbers = `
+name: numbers
+modules:
+  testops: testops.wasm
+source: {type: generator, uid: numbers, count: 2000}
+operators:
+  - {type: map, uid: upper, module: testops, function: upper}
+sink: {type: file, uid: out, path: "${output}"}
+`
+
+// key is one of the generator's keys: "key-" and the key's number, of six
+// digits at least.
+const key = "key-000003"
+
+// wait bounds every wait of the test for the job or the page to reach a
+// state; none is expected to take more than a few seconds.
+const wait = 30 * time.Second
+
+func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
+	needChromium(t)
+	f := startFloe(t)
+	id := f.jobID(t)
+	f.waitJob(t, id, "running with records through both vertices", func(j api.JobStatus) bool {
+		return j.State == api.JobRunning && len(j.Vertices) == 2 && j.Vertices[1].RecordsIn > 0
+	})
+	s := &session{f: f, b: startBrowser(t), id: id, shots: screenshotDir(t)}
+	// Each step leaves the job as the next expects it: running, until the
+	// rescale and the cancel.
+	steps := []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"jobs list", s.jobsList},
+		{"token", s.token},
+		{"job page", s.jobPage},
+		{"records per second", s.rates},
+		{"state lookup", s.stateLookup},
+		{"savepoint", s.savepoint},
+		{"rescale", s.rescale},
+		{"task managers", s.taskManagers},
+		{"submit", s.submit},
+		{"cancel", s.cancel},
+	}
+	for _, step := range steps {
+		if !t.Run(step.name, step.run) {
+			break
+		}
+	}
+	s.b.checkConsole(t)
+}
+
+// session is the test's floe run, its job and the browser on its
+// dashboard.
+type session struct {
+	f     *floe
+	b     *browser
+	id    string
+	shots string
+}
+
+// jobsList checks that the jobs list shows the job.
+func (s *session) jobsList(t *testing.T) {
+	s.b.open(t, s.f.url+"#/")
+	s.b.waitTrue(t, "the jobs list shows the running job", fmt.Sprintf(
+		`(() => { const r = document.querySelector('#jobs tr[data-job=%q]'); return !!r && r.textContent.includes('clicks') && r.textContent.includes('RUNNING'); })()`, s.id))
+	s.b.screenshot(t, s.shots, "jobs")
+}
+
+// token checks that, behind a server that wants a token, the page asks
+// for one, and with it shows the jobs.
+func (s *session) token(t *testing.T) {
+	proxy := tokenProxy(t, s.f.url, "s3cret")
+	s.b.open(t, proxy+"#/")
+	s.b.waitTrue(t, "the page to ask for a token", `!document.querySelector('#token').hidden`)
+	s.b.do(t, chromedp.SendKeys(chromedp.CSS("#token-input"), "s3cret"), chromedp.Click(chromedp.CSS("#token button")))
+	s.b.waitTrue(t, "the jobs list with the token", fmt.Sprintf(
+		`!!document.querySelector('#jobs tr[data-job=%q]') && document.querySelector('#token').hidden && sessionStorage.getItem('floe.token') === 's3cret'`, s.id))
+}
+
+// jobPage checks that the job page draws one node per vertex, with the
+// parallelism the API reports and the edges the plan has; shows the logs
+// panel when the scheduler serves a job's logs and hides it when it
+// answers 404, as one without the endpoint does; and charts checkpoints.
+func (s *session) jobPage(t *testing.T) {
+	s.b.open(t, s.f.url+"#/jobs/"+s.id)
+	checkGraph(t, s.b, s.f, s.id)
+	hidden := s.f.statusOf(t, "/v1/jobs/"+s.id+"/logs") == http.StatusNotFound
+	s.b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
+		`document.querySelector('#view').dataset.loaded === 'true' && document.querySelector('#logs').hidden === %t`, hidden))
+	s.b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
+}
+
+// rates checks that the source's records/s figure changes while the job
+// runs: it takes at least two different positive values.
+func (s *session) rates(t *testing.T) {
+	seen := map[string]bool{}
+	s.b.waitTrue(t, "the source's records/s to take two different values", "false", func() bool {
+		r := s.b.eval(t, `document.querySelector('#graph g.vertex[data-stage="0"] .rate').dataset.rate`)
+		if v, err := strconv.ParseFloat(r, 64); err == nil && v > 0 {
+			seen[r] = true
+		}
+		return len(seen) >= 2
+	})
+}
+
+// stateLookup checks that the state lookup shows the API's answers: a
+// key's count, and the error for a state the job does not have.
+func (s *session) stateLookup(t *testing.T) {
+	lookup := func(name, key string) {
+		s.b.do(t, chromedp.Click(chromedp.CSS("#state-name")))
+		s.b.eval(t, `document.querySelector('#state-name').value = document.querySelector('#state-key').value = '', 'cleared'`)
+		s.b.do(t, chromedp.SendKeys(chromedp.CSS("#state-name"), name), chromedp.SendKeys(chromedp.CSS("#state-key"), key),
+			chromedp.Click(chromedp.CSS("#state-lookup")))
+	}
+	lookup("seen", key)
+	s.b.waitTrue(t, "the state lookup to show a count for "+key, `/^[1-9][0-9]* \(int64\)$/.test(document.querySelector('#state-result').textContent)`)
+	var v api.StateValue
+	s.f.get(t, "/v1/jobs/"+s.id+"/state/seen/"+key, &v)
+	if !v.Found || v.Type != "int64" {
+		t.Errorf("the API has %+v for %s, want an int64", v, key)
+	}
+	apiErr := s.f.errorOf(t, "/v1/jobs/"+s.id+"/state/no-such-state/k")
+	lookup("no-such-state", "k")
+	s.b.waitTrue(t, "the state lookup to show the API's error "+strconv.Quote(apiErr), fmt.Sprintf(
+		`(() => { const e = document.querySelector('#state-result .error'); return !!e && e.textContent === %q; })()`, apiErr))
+	s.b.screenshot(t, s.shots, "job")
+}
+
+// savepoint checks that a savepoint taken through the page is there,
+// where the page says.
+func (s *session) savepoint(t *testing.T) {
+	s.b.do(t, chromedp.Click(chromedp.CSS("#savepoint")))
+	s.b.waitTrue(t, "the page to give the savepoint's path", `/^Savepoint \d+ at file:\/\/\//.test(document.querySelector('#action-msg').textContent)`)
+	msg := s.b.eval(t, `document.querySelector('#action-msg').textContent`)
+	path := strings.TrimPrefix(msg[strings.Index(msg, " at ")+4:], "file://")
+	if _, err := os.Stat(filepath.Join(path, "_metadata")); err != nil {
+		t.Errorf("the page says %q, but the savepoint has no metadata: %v", msg, err)
+	}
+}
+
+// rescale checks that a rescale through the page, one below the job's
+// parallelism, reaches the job, and that the graph follows.
+func (s *session) rescale(t *testing.T) {
+	want := s.f.job(t, s.id).Parallelism - 1
+	s.b.do(t, chromedp.Click(chromedp.CSS("#rescale-n")))
+	s.b.eval(t, `document.querySelector('#rescale-n').select(), 'selected'`)
+	s.b.do(t, chromedp.SendKeys(chromedp.CSS("#rescale-n"), strconv.Itoa(want)), chromedp.Click(chromedp.CSS("#rescale")))
+	s.b.waitTrue(t, "the page to confirm the rescale", fmt.Sprintf(`document.querySelector('#action-msg').textContent.startsWith('Rescale to %d requested')`, want))
+	s.f.waitJob(t, s.id, fmt.Sprintf("rescaled to %d", want), func(j api.JobStatus) bool {
+		if j.State != api.JobRunning || j.Parallelism != want {
+			return false
+		}
+		for _, v := range j.Vertices {
+			if v.Parallelism != want || v.Subtasks[0].State != api.TaskRunning {
+				return false
+			}
+		}
+		return true
+	})
+	checkGraph(t, s.b, s.f, s.id)
+}
+
+// taskManagers checks that the task managers page lists the task manager
+// with the job's tasks.
+func (s *session) taskManagers(t *testing.T) {
+	job := s.f.job(t, s.id)
+	tasks := 0
+	for _, v := range job.Vertices {
+		tasks += v.Parallelism
+	}
+	tm := job.Vertices[0].Subtasks[0].TaskManager
+	s.b.open(t, s.f.url+"#/taskmanagers")
+	s.b.waitTrue(t, fmt.Sprintf("the task manager %s with %d tasks", tm, tasks), fmt.Sprintf(
+		`(() => { const r = document.querySelector('#taskmanagers tr[data-tm=%q]'); return !!r && r.textContent.includes('%d tasks'); })()`, tm, tasks))
+	s.b.screenshot(t, s.shots, "taskmanagers")
+}
+
+// submit checks that a job submitted through the page (spec, module, a
+// parameter and a parallelism, uploaded as multipart) runs to its end, on
+// the slot the rescale freed.
+func (s *session) submit(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "numbers.yaml")
+	if err := os.WriteFile(spec, []byte(numbers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.b.open(t, s.f.url+"#/submit")
+	s.b.do(t, chromedp.SetUploadFiles(chromedp.CSS("#spec"), []string{spec}),
+		chromedp.SetUploadFiles(chromedp.CSS("#modules"), []string{filepath.Join(modules, "testops.wasm")}),
+		chromedp.SendKeys(chromedp.CSS("#params"), "output="+filepath.Join(dir, "out")),
+		chromedp.SendKeys(chromedp.CSS("#parallelism"), "1"))
+	s.b.screenshot(t, s.shots, "submit")
+	s.b.do(t, chromedp.Click(chromedp.CSS("#submit")))
+	var second string
+	s.b.waitTrue(t, "the page to show the submitted job", "false", func() bool {
+		h := s.b.eval(t, `location.hash`)
+		second = strings.TrimPrefix(h, "#/jobs/")
+		return second != h && second != s.id
+	})
+	j := s.f.waitJob(t, second, "finished", func(j api.JobStatus) bool { return api.Terminal(j.State) })
+	if j.State != api.JobFinished || j.Name != "numbers" || j.Parallelism != 1 {
+		t.Errorf("the job submitted through the page is %s %q at parallelism %d (%s), want numbers FINISHED at 1", j.Name, j.State, j.Parallelism, j.Message)
+	}
+	s.b.waitTrue(t, "the page to show the submitted job finished", `document.querySelector('h1').textContent === 'numbers FINISHED'`)
+}
+
+// cancel checks that cancelling takes two clicks, and reaches the job.
+func (s *session) cancel(t *testing.T) {
+	s.b.open(t, s.f.url+"#/jobs/"+s.id)
+	s.b.waitTrue(t, "the job page", `document.querySelectorAll('#graph g.vertex').length > 0`)
+	s.b.do(t, chromedp.Click(chromedp.CSS("#cancel")))
+	if st := s.f.job(t, s.id).State; st != api.JobRunning {
+		t.Fatalf("the job is %s after one click on cancel, want it still RUNNING", st)
+	}
+	s.b.do(t, chromedp.Click(chromedp.CSS("#cancel")))
+	s.f.waitJob(t, s.id, "cancelled", func(j api.JobStatus) bool { return j.State == api.JobCanceled })
+	s.b.waitTrue(t, "the page to show the job cancelled", `document.querySelector('h1 .state').textContent === 'CANCELED'`)
+}
+
+// checkGraph waits until the job page draws the job's vertices as the API
+// reports them: one node each, with its parallelism, and each edge
+// labelled with the partitioning of the vertex it leaves.
+func checkGraph(t *testing.T, b *browser, f *floe, id string) {
+	t.Helper()
+	var job api.JobStatus
+	var drawn string
+	b.waitTrue(t, "the graph to match the job's vertices", "false", func() bool {
+		job = f.job(t, id)
+		var want []string
+		for i, v := range job.Vertices {
+			want = append(want, fmt.Sprintf("%d:%d", v.Stage, v.Parallelism))
+			if i < len(job.Vertices)-1 {
+				want = append(want, v.Output)
+			}
+		}
+		drawn = b.eval(t, `[...document.querySelectorAll('#graph g.vertex, #graph g.edge')].map(g =>
+			g.classList.contains('vertex') ? g.dataset.stage + ':' + g.dataset.parallelism : g.dataset.partitioning).join(' ')`)
+		return drawn == strings.Join(want, " ")
+	})
+	if job.Vertices[0].Output != "hash" {
+		t.Errorf("the first vertex's output is %q, want hash: the job keys its records", job.Vertices[0].Output)
+	}
+	t.Logf("graph: %s", drawn)
+}
+
+// tokenProxy serves the dashboard at url through a proxy that answers the
+// API's requests 401 unless they carry the bearer token, as a scheduler
+// with tokens does, and returns the proxy's URL.
+func tokenProxy(t *testing.T, url, token string) string {
+	t.Helper()
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/") && r.Header.Get("Authorization") != "Bearer "+token {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":"unauthorized: a bearer token is required"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// floe is a running `floe run --ui`.
+type floe struct {
+	url    string // the dashboard's, ending in "/"
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+}
+
+func startFloe(t *testing.T) *floe {
+	t.Helper()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "clicks.yaml")
+	body := fmt.Sprintf(clicks, filepath.Join(modules, "testops.wasm"), filepath.Join(dir, "out"))
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := &floe{stderr: &syncBuffer{}}
+	f.cmd = exec.Command(floeBin, "run", spec, "--ui", "127.0.0.1:0", "--checkpoint-interval", "200ms",
+		"--progress", "0", "--data-dir", filepath.Join(dir, "data"))
+	f.cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
+	f.cmd.Stderr = f.stderr
+	if err := f.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.stop(t) })
+	re := regexp.MustCompile(`msg="serving the dashboard" url=(http://\S+/)`)
+	deadline := time.Now().Add(wait)
+	for {
+		if m := re.FindStringSubmatch(f.stderr.String()); m != nil {
+			f.url = m[1]
+			return f
+		}
+		if time.Now().After(deadline) || f.cmd.ProcessState != nil {
+			t.Fatalf("floe run printed no dashboard URL within %s:\n%s", wait, f.stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// stop interrupts floe run, as Ctrl-C does, and waits for it to exit.
+func (f *floe) stop(t *testing.T) {
+	f.cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- f.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(wait):
+		f.cmd.Process.Kill()
+		<-done
+		t.Errorf("floe run did not exit within %s of SIGINT:\n%s", wait, f.stderr)
+	}
+	if t.Failed() {
+		t.Logf("floe run's log:\n%s", f.stderr)
+	}
+}
+
+// get decodes the answer of a GET on the REST API into v.
+func (f *floe) get(t *testing.T, path string, v any) {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", path, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// statusOf returns the status code of the REST API's answer to a GET.
+func (f *floe) statusOf(t *testing.T, path string) int {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// errorOf returns the error message of the REST API's answer to a GET
+// that fails.
+func (f *floe) errorOf(t *testing.T, path string) string {
+	t.Helper()
+	resp, err := http.Get(strings.TrimSuffix(f.url, "/") + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Error string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode == http.StatusOK || body.Error == "" {
+		t.Fatalf("GET %s: %s, error %q (%v); want an error", path, resp.Status, body.Error, err)
+	}
+	return body.Error
+}
+
+func (f *floe) job(t *testing.T, id string) api.JobStatus {
+	t.Helper()
+	var j api.JobStatus
+	f.get(t, "/v1/jobs/"+id, &j)
+	return j
+}
+
+// jobID waits for the job floe run submits and returns its id.
+func (f *floe) jobID(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		var list struct{ Jobs []api.JobStatus }
+		f.get(t, "/v1/jobs", &list)
+		if len(list.Jobs) == 1 {
+			return list.Jobs[0].ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs after %s, want the one floe run submitted", len(list.Jobs), wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitJob polls the job until ok holds for it.
+func (f *floe) waitJob(t *testing.T, id, what string, ok func(api.JobStatus) bool) api.JobStatus {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		j := f.job(t, id)
+		if ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job was not %s within %s: %s %q, parallelism %d, history %+v", what, wait, j.State, j.Message, j.Parallelism, j.History)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// browser is a headless Chromium with one tab, and what its console said.
+type browser struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+func startBrowser(t *testing.T) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(t.TempDir()))
+	if os.Geteuid() == 0 {
+		// NB: Chromium refuses to start as root with its sandbox on, as it
+		// runs in containers.
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	b := &browser{ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting %s: %v", chromium, err)
+	}
+	messages := chromedp.Console(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, m)
+			b.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		wg.Wait()
+	})
+	return b
+}
+
+func (b *browser) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *browser) open(t *testing.T, url string) {
+	t.Helper()
+	b.do(t, chromedp.Navigate(url))
+}
+
+// eval returns the value of a JavaScript expression, as a string.
+func (b *browser) eval(t *testing.T, expr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// waitTrue waits until the page's expression is true, or, given ok, until
+// ok returns true.
+func (b *browser) waitTrue(t *testing.T, what, expr string, ok ...func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		if len(ok) > 0 && ok[0]() || len(ok) == 0 && b.eval(t, expr) == "true" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s; the page shows:\n%s", wait, what, b.eval(t, `document.querySelector('main').innerText`))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// screenshot saves the whole page as dir/name.png.
+func (b *browser) screenshot(t *testing.T, dir, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, wait)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkConsole fails the test for any error the page logged, threw or
+// that the browser reported (a blocked resource, say), but a failed
+// request: the dashboard asks for optional endpoints that an older
+// scheduler answers 404.
+func (b *browser) checkConsole(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, m := range b.console {
+		if (m.Type == "error" || m.Type == "assert" || m.IsException()) && m.Source != "network" {
+			t.Errorf("console %s: %s (%s:%d)", m.Type, m.Text, m.URL, m.Line)
+		}
+	}
+}
+
+// screenshotDir is FLOE_UI_SCREENSHOTS, or a temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("FLOE_UI_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
