@@ -119,10 +119,13 @@ func TestRestoredRulesClaimPartitionsCreatedWhileStopped(t *testing.T) {
 	sameSet(t, got, want)
 }
 
-// claimed calls Next until the source has claimed n partitions.
-func claimed(t *testing.T, s *source, n int) {
+// claimed calls Next until the source has claimed n partitions, and
+// returns the values it read meanwhile: a partition claimed first may be
+// read before the last is claimed.
+func claimed(t *testing.T, s *source, n int) []string {
 	t.Helper()
 	var b record.Batch
+	var read []string
 	deadline := time.Now().Add(testTimeout)
 	for len(s.parts) < n {
 		if time.Now().After(deadline) {
@@ -132,10 +135,9 @@ func claimed(t *testing.T, s *source, n int) {
 		if err := s.Next(context.Background(), &b, 100); err != nil {
 			t.Fatal(err)
 		}
-		if b.Len() > 0 {
-			t.Fatalf("read %v before claiming", connectortest.AppendValues(nil, &b))
-		}
+		read = connectortest.AppendValues(read, &b)
 	}
+	return read
 }
 
 func TestStartPositions(t *testing.T) {
@@ -170,10 +172,10 @@ func TestStartPositions(t *testing.T) {
 			cfg := k.sourceConfig(tt.name)
 			cfg.StartFrom, cfg.Group = tt.start, "g"
 			s := open(t, cfg, 0, 1)
-			claimed(t, s, 2)
+			early := claimed(t, s, 2)
 			k.produce(tt.name, 1, "new")
 			want := append(slices.Clone(tt.want), "new")
-			got := flat(readAll(t, []*source{s}, len(want)))
+			got := append(early, flat(readAll(t, []*source{s}, len(want)-len(early)))...)
 			quiet(t, []*source{s})
 			sameSet(t, got, want)
 		})
@@ -191,9 +193,9 @@ func TestPositionBeforeTheFirstLookKeepsTheStartPosition(t *testing.T) {
 	cfg.StartFrom = StartFrom{Kind: StartLatest}
 	lists := positions(t, []*source{open(t, cfg, 0, 2), open(t, cfg, 1, 2)})
 	srcs := restore(t, cfg, lists, 1)
-	claimed(t, srcs[0], 3)
+	early := claimed(t, srcs[0], 3) // nothing, or it would not start from the latest
 	want := k.spread("in", 3, "new", 9)
-	got := flat(readAll(t, srcs, len(want)))
+	got := append(early, flat(readAll(t, srcs, len(want)))...)
 	quiet(t, srcs)
 	sameSet(t, got, want)
 }
