@@ -6,6 +6,7 @@ package minicluster
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -112,7 +113,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 	c.run(func() error { return sched.Run(runCtx) })
 	exporter := metrics.New(metrics.Config{})
 	if cfg.MetricsAddr != "" {
-		if c.metrics, err = metrics.Listen(cfg.MetricsAddr, exporter); err != nil {
+		if c.metrics, err = metrics.Listen(cfg.MetricsAddr, exporter, metricsTLS(cfg.TLS)); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -171,6 +172,16 @@ func (c *Cluster) awaitTaskManagers(ctx context.Context, n int) error {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+}
+
+// metricsTLS is how /metrics is served with the cluster's TLS identity:
+// HTTPS, a scraper's certificate optional, as on the REST API; nil when
+// the cluster runs plaintext.
+func metricsTLS(c *tlsconf.Config) *tls.Config {
+	if c == nil {
+		return nil
+	}
+	return c.Server(true)
 }
 
 // MetricsAddr returns the address the cluster serves its task managers'

@@ -174,7 +174,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	tlsc, err := tlsf.load()
 	if err == nil {
-		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc})
+		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"metrics-addr", *metricsAddr})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

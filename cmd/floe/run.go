@@ -142,7 +142,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	}
 	tlsc, err := f.tls.load()
 	if err == nil {
-		err = f.tls.checkBind(tlsc, log, listenAddr{"ui", f.ui.addr})
+		err = f.tls.checkBind(tlsc, log, listenAddr{"ui", f.ui.addr}, listenAddr{"metrics-addr", f.metricsAddr})
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
@@ -177,7 +177,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	}
 	defer cluster.Close()
 	if a := cluster.MetricsAddr(); a != "" {
-		log.Info("serving metrics", "url", "http://"+a+"/metrics")
+		log.Info("serving metrics", "url", restScheme(tlsc)+"://"+a+"/metrics")
 	}
 	if a := cluster.Scheduler.RESTAddr(); a != "" {
 		log.Info("serving the dashboard", "url", restScheme(tlsc)+"://"+a+"/")

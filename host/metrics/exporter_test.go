@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"crypto/tls"
 	"net/http"
 	"sync"
 	"testing"
@@ -21,7 +22,13 @@ func TestMain(m *testing.M) {
 // serve serves e on a free port until the test ends.
 func serve(t *testing.T, e *Exporter) string {
 	t.Helper()
-	s, err := Listen("127.0.0.1:0", e)
+	return serveTLS(t, e, nil)
+}
+
+// serveTLS is serve over TLS with tc (plaintext when nil).
+func serveTLS(t *testing.T, e *Exporter, tc *tls.Config) string {
+	t.Helper()
+	s, err := Listen("127.0.0.1:0", e, tc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -16,11 +17,14 @@ type Server struct {
 }
 
 // Listen opens addr (host:port; port 0 picks a free port) for e's metrics;
-// Serve serves them.
-func Listen(addr string, e *Exporter) (*Server, error) {
+// Serve serves them, over TLS with tc when it is not nil.
+func Listen(addr string, e *Exporter, tc *tls.Config) (*Server, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listener: %w", err)
+	}
+	if tc != nil {
+		lis = tls.NewListener(lis, tc)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", e.Handler())

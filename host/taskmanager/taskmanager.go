@@ -2,6 +2,7 @@ package taskmanager
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -195,7 +196,13 @@ func (tm *TaskManager) open() error {
 		tm.exporter = metrics.New(metrics.Config{})
 	}
 	if tm.cfg.MetricsAddr != "" {
-		if tm.metricsSrv, err = metrics.Listen(tm.cfg.MetricsAddr, tm.exporter); err != nil {
+		var tc *tls.Config
+		if tm.cfg.TLS != nil {
+			// HTTPS, a scraper's certificate optional, as on the
+			// scheduler's REST API.
+			tc = tm.cfg.TLS.Server(true)
+		}
+		if tm.metricsSrv, err = metrics.Listen(tm.cfg.MetricsAddr, tm.exporter, tc); err != nil {
 			return fmt.Errorf("taskmanager: %w", err)
 		}
 	}
