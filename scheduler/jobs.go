@@ -156,7 +156,7 @@ func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 	out := make([]api.JobStatus, 0, len(jobs))
 	for i := len(jobs) - 1; i >= 0; i-- {
 		st := s.status(jobs[i])
-		st.Vertices, st.History = nil, nil
+		st.Vertices, st.History, st.HistoryDropped = nil, nil, 0
 		out = append(out, st)
 	}
 	return out, nil
@@ -181,6 +181,7 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 	st := api.JobStatus{
 		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: redact(j.Message), Attempt: j.Attempt,
 		Parallelism: j.Plan.Job.Parallelism, SubmittedAt: j.Submitted, History: slices.Clone(j.History),
+		HistoryDropped: j.HistoryDropped,
 	}
 	for i := range st.History {
 		st.History[i].Message = redact(st.History[i].Message)
