@@ -52,6 +52,9 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
+	if err := s.checkPaths(sub, spec); err != nil {
+		return "", err
+	}
 	digests, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
@@ -78,7 +81,7 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 		s.stores[id] = store
 		s.mu.Unlock()
 	}
-	r, err := s.propose(ctx, c)
+	r, err := s.proposeSubmit(ctx, c, spec)
 	if err == nil {
 		err = r.Err
 	}

@@ -67,6 +67,9 @@ func (r *Roots) CheckStore(field, url string) (string, error) {
 	if err == nil && local {
 		dir, err = r.Check(dir)
 	}
+	if oe, ok := err.(*OutsideError); ok {
+		oe.Path = url // as the caller wrote it
+	}
 	if err != nil {
 		return "", &FieldError{Field: field, Err: err}
 	}

@@ -82,15 +82,21 @@ func (e *OutsideError) Unwrap() error { return ErrOutside }
 
 // Check resolves path (Resolve) and returns where it leads. The error is
 // an *OutsideError when that lies outside every root, or says why path
-// cannot be resolved; either way it quotes path. Unrestricted roots only
-// resolve.
+// cannot be resolved; either way it quotes path. Unrestricted roots
+// refuse nothing: they return path resolved, or only made absolute when
+// it cannot be resolved.
 func (r *Roots) Check(path string) (string, error) {
 	res, err := Resolve(path)
+	if !r.Restricted() {
+		if err != nil {
+			// NB: nothing is refused without roots, not even a path that
+			// cannot be resolved; opening it will say what is wrong.
+			return filepath.Abs(path)
+		}
+		return res, nil
+	}
 	if err != nil {
 		return "", err
-	}
-	if !r.Restricted() {
-		return res, nil
 	}
 	for _, root := range r.resolved {
 		if Within(root, res) {
