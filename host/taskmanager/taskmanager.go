@@ -127,9 +127,9 @@ type TaskManager struct {
 	term     atomic.Int64
 	modules  *modules
 	// roots are Config.AllowedPaths, resolved.
-	roots *confine.Roots
-	peers    *peers
-	stores   stores
+	roots  *confine.Roots
+	peers  *peers
+	stores stores
 
 	// exporter has the tasks' metrics; metricsSrv serves them when
 	// Config.MetricsAddr is set.

@@ -215,9 +215,9 @@ checkpoints: {interval: 1s, storage: "` + storage + `"}
 	}
 	d := filepath.Join(base, "data")
 	for _, tc := range []struct {
-		name                       string
+		name                      string
 		source, sink, late, store string
-		fields                     []string
+		fields                    []string
 	}{
 		{"inside", d + "/in.txt", d + "/out-dir", d + "/late", "file://" + d + "/ck", nil},
 		{"shadow", "/etc/shadow", d + "/o", d + "/l", "s3://bucket/x", []string{"source.path"}},
