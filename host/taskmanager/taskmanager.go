@@ -126,15 +126,16 @@ type TaskManager struct {
 	lead     atomic.Pointer[schedConn]
 	term     atomic.Int64
 	modules  *modules
-	// roots are Config.AllowedPaths, resolved.
-	roots  *confine.Roots
-	peers  *peers
-	stores stores
+	peers    *peers
+	stores   stores
 
 	// exporter has the tasks' metrics; metricsSrv serves them when
 	// Config.MetricsAddr is set.
 	exporter   *metrics.Exporter
 	metricsSrv *metrics.Server
+
+	// roots are Config.AllowedPaths, resolved.
+	roots *confine.Roots
 
 	wg     sync.WaitGroup
 	ctx    context.Context
