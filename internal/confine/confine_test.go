@@ -293,3 +293,28 @@ func TestCheckStore(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckJobKafkaTLS checks that the files a Kafka connector reads for
+// TLS are a job's paths too.
+func TestCheckJobKafkaTLS(t *testing.T) {
+	base := tree(t)
+	roots := mustNew(t, []string{filepath.Join(base, "data")})
+	j, err := jobspec.Parse([]byte(`
+name: j
+source: {type: kafka, uid: src, brokers: "k:9092", topics: t, tls: {caFile: /etc/ssl/ca.pem}}
+sink: {type: kafka, uid: out, brokers: "k:9092", topic: o,
+       tls: {certFile: "`+base+`/data/c.pem", keyFile: "`+base+`/data/out/k.pem"}}
+`), "/", nil)
+	must(t, err)
+	err = roots.CheckJob(j)
+	var fields []string
+	for _, e := range unjoin(err) {
+		var fe *confine.FieldError
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field)
+		}
+	}
+	if strings.Join(fields, ",") != "source.tls.caFile,sink.tls.keyFile" {
+		t.Errorf("CheckJob refused %q: %v", fields, err)
+	}
+}
