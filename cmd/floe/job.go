@@ -388,7 +388,7 @@ func printStatus(w io.Writer, job api.JobStatus) error {
 		return err
 	}
 	printSubtaskErrors(w, job.Vertices)
-	printHistory(w, job.History)
+	printHistory(w, job.History, job.HistoryDropped)
 	return nil
 }
 
@@ -426,11 +426,16 @@ func printSubtaskErrors(w io.Writer, vertices []api.VertexStatus) {
 	}
 }
 
-func printHistory(w io.Writer, history []api.Event) {
+// printHistory writes a job's history, saying first how many older
+// entries the scheduler no longer keeps.
+func printHistory(w io.Writer, history []api.Event, dropped int) {
 	if len(history) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nHistory:")
+	if dropped > 0 {
+		fmt.Fprintf(w, "  (%d older entries dropped)\n", dropped)
+	}
 	for _, e := range history {
 		line := fmt.Sprintf("  %s  %s", formatTime(e.Time), e.State)
 		if e.Message != "" {

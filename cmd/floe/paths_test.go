@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
 )
 
 func TestAllowedPaths(t *testing.T) {
@@ -44,5 +47,16 @@ func TestRunAllowedPaths(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 		t.Errorf("the refused job's sink directory exists (%v)", err)
+	}
+}
+
+// TestPrintHistoryDropped checks that a status says how many entries of a
+// trimmed history the scheduler dropped.
+func TestPrintHistoryDropped(t *testing.T) {
+	var b bytes.Buffer
+	printHistory(&b, []api.Event{{State: api.JobRestarting, Message: "restart 1500"}}, 1499)
+	want := "\nHistory:\n  (1499 older entries dropped)\n  " + formatTime(time.Time{}) + "  RESTARTING: restart 1500\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
