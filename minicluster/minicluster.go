@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/floe-stream/floe/host/metrics"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/confine"
 	"github.com/floe-stream/floe/internal/tlsconf"
 	"github.com/floe-stream/floe/scheduler"
 	"github.com/floe-stream/floe/storage/ckstore"
@@ -52,6 +54,11 @@ type Config struct {
 	OpenStore ckstore.Opener
 	// MaxTasks is each task manager's taskmanager.Config.MaxTasks.
 	MaxTasks int
+	// AllowedPaths are the directories jobs may read and write below, for
+	// the scheduler and every task manager (docs/security.md); empty
+	// restricts nothing. The task managers may also use the cluster's own
+	// DataDir and CheckpointStorage, where the cluster keeps checkpoints.
+	AllowedPaths []string
 	// MetricsAddr, when set, serves the task managers' Prometheus metrics,
 	// all in one Exporter, at /metrics on this address (host:port; port 0
 	// picks a free port).
@@ -103,7 +110,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		RPCAddr: "127.0.0.1:0", RESTAddr: cfg.RESTAddr, DataDir: filepath.Join(cfg.DataDir, "scheduler"),
 		Engine: cfg.Engine, Logger: cfg.Logger.With("component", "scheduler"),
 		CheckpointStorage: cfg.CheckpointStorage, HeartbeatTimeout: cfg.HeartbeatTimeout,
-		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore, TLS: cfg.TLS,
+		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore, TLS: cfg.TLS, AllowedPaths: cfg.AllowedPaths,
 	})
 	if err != nil {
 		return nil, err
@@ -126,7 +133,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 			CallTimeout: cfg.CallTimeout, BatchSize: cfg.BatchSize, Stdout: cfg.Stdout, Runtime: cfg.Runtime,
 			OpenStore: cfg.OpenStore, Metrics: exporter,
 			Logger:   cfg.Logger.With("component", "taskmanager", "index", i),
-			MaxTasks: cfg.MaxTasks, TLS: cfg.TLS,
+			MaxTasks: cfg.MaxTasks, TLS: cfg.TLS, AllowedPaths: taskManagerRoots(cfg),
 		})
 		if err != nil {
 			c.Close()
@@ -208,4 +215,19 @@ func (c *Cluster) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return errors.Join(c.errs...)
+}
+
+// taskManagerRoots returns the allowed paths of the cluster's task
+// managers: the cluster's, and where the cluster itself keeps checkpoints,
+// which jobs are sent to write (the scheduler trusts its own default
+// storage, so must they).
+func taskManagerRoots(cfg Config) []string {
+	if len(cfg.AllowedPaths) == 0 {
+		return nil
+	}
+	roots := append(slices.Clone(cfg.AllowedPaths), cfg.DataDir)
+	if dir, local, err := confine.StoreDir(cfg.CheckpointStorage); err == nil && local {
+		roots = append(roots, dir)
+	}
+	return roots
 }

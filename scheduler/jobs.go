@@ -55,6 +55,9 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err := s.checkCapacity(p, sub.WaitForSlots); err != nil {
 		return "", err
 	}
+	if err := s.checkPaths(sub, spec); err != nil {
+		return "", err
+	}
 	digests, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
@@ -81,7 +84,7 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 		s.stores[id] = store
 		s.mu.Unlock()
 	}
-	r, err := s.propose(ctx, c)
+	r, err := s.proposeSubmit(ctx, c, spec)
 	if err == nil {
 		err = r.Err
 	}
@@ -204,7 +207,7 @@ func (s *Server) Jobs(ctx context.Context) ([]api.JobStatus, error) {
 	out := make([]api.JobStatus, 0, len(jobs))
 	for i := len(jobs) - 1; i >= 0; i-- {
 		st := s.status(jobs[i])
-		st.Vertices, st.History = nil, nil
+		st.Vertices, st.History, st.HistoryDropped = nil, nil, 0
 		out = append(out, st)
 	}
 	return out, nil
@@ -229,6 +232,7 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 	st := api.JobStatus{
 		ID: j.ID, Name: j.Plan.Job.Name, State: j.State, Message: redact(j.Message), Attempt: j.Attempt,
 		Parallelism: j.Plan.Job.Parallelism, SubmittedAt: j.Submitted, History: slices.Clone(j.History),
+		HistoryDropped: j.HistoryDropped,
 	}
 	for i := range st.History {
 		st.History[i].Message = redact(st.History[i].Message)

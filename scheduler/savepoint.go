@@ -34,6 +34,11 @@ func (s *Server) Stop(ctx context.Context, id, dir string) (api.Savepoint, error
 // file it refers to, into a self-contained savepoint. With stop, the job
 // then stops.
 func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.Savepoint, error) {
+	if dir != "" && s.paths.roots.Restricted() {
+		if _, err := s.paths.roots.CheckStore("dir", dir); err != nil {
+			return api.Savepoint{}, fmt.Errorf("%w: %w", api.ErrBadRequest, err)
+		}
+	}
 	s.mu.Lock()
 	s.savepointing[id]++
 	s.mu.Unlock()

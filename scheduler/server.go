@@ -18,6 +18,7 @@ import (
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/auth"
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/confine"
 	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
@@ -76,6 +77,14 @@ type Config struct {
 	// Now is the scheduler's clock; nil means time.Now. Every event the
 	// server feeds its job lifecycle carries the time Now gives.
 	Now func() time.Time
+	// AllowedPaths are the directories jobs may read and write below:
+	// file sources and sinks, checkpoint storage named by a spec,
+	// savepoint directories and fromSavepoint (docs/security.md, "What a
+	// job may touch"). Empty restricts nothing. The rule the caller
+	// applies (cmd/floe): the --allowed-paths flag, else DataDir alone once
+	// the API is protected (TLS or tokens), else nothing; the cluster's own
+	// CheckpointStorage is trusted and not checked.
+	AllowedPaths []string
 	// RaftAddr is this scheduler's address in a group of schedulers
 	// (HOST:PORT), and RaftPeers the addresses of every member, this one
 	// included; empty runs a single scheduler, whose job log is only in
@@ -156,6 +165,8 @@ type Server struct {
 	waiters      map[waiterKey]chan *ckmeta.Metadata
 	savepointing map[string]int
 	early        map[waiterKey]*ckmeta.Metadata
+
+	paths pathRules
 }
 
 var _ api.Service = (*Server)(nil)
@@ -194,6 +205,10 @@ func NewServer(cfg Config) (*Server, error) {
 		tms: map[string]*taskManager{}, dialed: map[string]*grpc.ClientConn{}, stores: map[string]ckstore.Store{},
 		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
 		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
+	var err error
+	if s.paths.roots, err = confine.New(cfg.AllowedPaths); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	t := newPeerTransport(cfg.TLS)
 	s.peers, s.proxy = &http.Client{Transport: t}, s.newProxy(t)

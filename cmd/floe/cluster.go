@@ -83,6 +83,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	haPeers := fs.String("ha-peers", "", "the Raft addresses of every scheduler of the group, this one included, comma-separated: H1:P1,H2:P2,H3:P3")
 	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")
 	users := schedulerAuthFlags(fs)
+	allowed := allowedPathsFlag(fs, "; default: none, or only --data-dir once the API is protected")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
@@ -119,6 +120,7 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
 		return 2
 	}
+	cfg.AllowedPaths = allowedPaths(*allowed, tlsc != nil || cfg.AuthTokens != "", *dataDir)
 	s, err := scheduler.NewServer(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
@@ -153,6 +155,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
 	s3 := s3Flags(fs)
+	allowed := allowedPathsFlag(fs, "; this task manager checks them again before a task opens anything; include a local --checkpoint-storage of the cluster; default: none")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
 	fs.Usage = func() {
@@ -185,6 +188,7 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
 		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
 		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: *stateMemory, TLS: tlsc,
+		AllowedPaths: allowedPaths(*allowed, false, *dataDir),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)

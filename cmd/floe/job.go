@@ -421,7 +421,7 @@ func printStatus(w io.Writer, job api.JobStatus) error {
 		return err
 	}
 	printSubtaskErrors(w, job.Vertices)
-	printHistory(w, job.History)
+	printHistory(w, job.History, job.HistoryDropped)
 	return nil
 }
 
@@ -459,11 +459,16 @@ func printSubtaskErrors(w io.Writer, vertices []api.VertexStatus) {
 	}
 }
 
-func printHistory(w io.Writer, history []api.Event) {
+// printHistory writes a job's history, saying first how many older
+// entries the scheduler no longer keeps.
+func printHistory(w io.Writer, history []api.Event, dropped int) {
 	if len(history) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\nHistory:")
+	if dropped > 0 {
+		fmt.Fprintf(w, "  (%d older entries dropped)\n", dropped)
+	}
 	for _, e := range history {
 		line := fmt.Sprintf("  %s  %s", formatTime(e.Time), e.State)
 		if e.Message != "" {
@@ -718,7 +723,7 @@ func rescaleAndWait(ctx context.Context, c *client.Client, id string, r api.Resc
 	if err != nil {
 		return err
 	}
-	since := len(job.History)
+	since := job.HistoryDropped + len(job.History)
 	if err := askRescale(ctx, c, id, r, stdout); err != nil {
 		return err
 	}
@@ -771,8 +776,15 @@ func waitRescale(ctx context.Context, c *client.Client, id string, since int, po
 // first since: a RUNNING event whose message starts "rescaled to", whose
 // message it returns; an event that reports the rescale abandoned or
 // failed; or the job's end. ended is false while the rescale goes on.
+//
+// since counts every event of the job, those the scheduler has dropped
+// from the front of its history too (HistoryDropped), so that a history
+// trimmed between two polls is neither read from the wrong place nor
+// waited on forever. When the scheduler has dropped some of the events
+// after since, rescaleEnd reads all it still has.
 func rescaleEnd(job api.JobStatus, since int) (msg string, ended bool, err error) {
-	for _, e := range job.History[min(since, len(job.History)):] {
+	from := min(max(since-job.HistoryDropped, 0), len(job.History))
+	for _, e := range job.History[from:] {
 		switch {
 		case strings.HasPrefix(e.Message, "rescaled to"):
 			return e.Message, true, nil

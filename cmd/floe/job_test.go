@@ -653,6 +653,36 @@ func TestJobRescaleWaitFails(t *testing.T) {
 	}
 }
 
+// TestRescaleEndTrimmed follows a rescale in a history that the scheduler
+// trims at its front (HistoryDropped): since counts every event of the
+// job, dropped or not.
+func TestRescaleEndTrimmed(t *testing.T) {
+	ev := func(state, msg string) api.Event { return api.Event{State: state, Message: msg} }
+	old := ev(api.JobRunning, "rescaled to 1/1/1: 2s downtime (3s since the request)")
+	done := ev(api.JobRunning, "rescaled to 2/2/2: 1s downtime (1s since the request)")
+	tests := []struct {
+		name           string
+		events         []api.Event
+		dropped, since int
+		ended          bool
+	}{
+		// The history was full: each new event pushed an old one out.
+		{"trimmed, the old end kept", []api.Event{old, ev(api.JobWaiting, "rescaling"), done}, 3, 4, true},
+		{"trimmed, under way", []api.Event{ev(api.JobWaiting, "x"), old, ev(api.JobWaiting, "rescaling")}, 3, 5, false},
+		// More events came than the history keeps, since among them.
+		{"trimmed past since", []api.Event{ev(api.JobWaiting, "rescaling"), done}, 10, 4, true},
+		{"old end not taken for the new", []api.Event{old}, 4, 5, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, ended, err := rescaleEnd(api.JobStatus{ID: "j", History: tt.events, HistoryDropped: tt.dropped}, tt.since)
+			if ended != tt.ended || err != nil || ended && msg != done.Message {
+				t.Errorf("got %q %v %v, want ended %v", msg, ended, err, tt.ended)
+			}
+		})
+	}
+}
+
 func TestRescaleEnd(t *testing.T) {
 	ev := func(state, msg string) api.Event { return api.Event{State: state, Message: msg} }
 	old := ev(api.JobRunning, "rescaled to 1/1/1: 2s downtime (3s since the request)")

@@ -16,6 +16,7 @@ import (
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/taskmanager"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/confine"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/minicluster"
@@ -53,6 +54,8 @@ type runFlags struct {
 	tls *tlsFlags
 	// ui serves the REST API and the dashboard when set (ui.go).
 	ui uiFlag
+	// allowedPaths is --allowed-paths, as given.
+	allowedPaths string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -68,6 +71,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
+	fs.StringVar(&f.allowedPaths, "allowed-paths", "", allowedPathsHelp+"; default: none, a local run may touch any path")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 	f.tls = addTLSFlags(fs, true)
 	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
@@ -170,6 +174,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	cluster, err := minicluster.Start(ctx, minicluster.Config{
 		DataDir: dataDir, Slots: slotsFor(job), Engine: engine, CallTimeout: f.udfTimeout, Runtime: f.runtime, MaxTasks: f.maxTasks,
 		Stdout: stdout.NewWriter(stdoutW), Logger: log, MetricsAddr: f.metricsAddr, TLS: tlsc, RESTAddr: f.ui.addr,
+		AllowedPaths: confine.ParseList(f.allowedPaths),
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: starting the mini-cluster: %v\n", err)

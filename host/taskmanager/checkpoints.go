@@ -64,6 +64,11 @@ func (tm *TaskManager) checkpointing(ctx context.Context, r *running, req *floev
 	}
 	restoreStore := task.CheckpointStore(store)
 	if restore != nil && restore.Store != "" {
+		if tm.roots.Restricted() {
+			if _, err := tm.roots.CheckStore("restore", restore.Store); err != nil {
+				return nil, nil, fmt.Errorf("refusing to restore: %w", err)
+			}
+		}
 		if restoreStore, err = tm.stores.get(ctx, restore.Store); err != nil {
 			return nil, nil, fmt.Errorf("restoring from %s: %w", restore.Store, err)
 		}

@@ -212,6 +212,13 @@ func reported(reg *floev1.RegisterRequest, id *floev1.TaskID) floev1.TaskState {
 // startTM runs a task manager until the test ends.
 func startTM(t *testing.T, grace time.Duration, scheds ...string) *TaskManager {
 	t.Helper()
+	return startTMWith(t, func(*Config) {}, grace, scheds...)
+}
+
+// startTMWith runs a task manager, its configuration changed by with,
+// until the test ends.
+func startTMWith(t *testing.T, with func(*Config), grace time.Duration, scheds ...string) *TaskManager {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -220,10 +227,12 @@ func startTM(t *testing.T, grace time.Duration, scheds ...string) *TaskManager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm, err := New(Config{
+	cfg := Config{
 		Schedulers: scheds, SchedulerGrace: grace, RPCAddr: "127.0.0.1:0", Slots: 2,
 		DataDir: t.TempDir(), Engine: engine, TaskNice: -1, Logger: log,
-	})
+	}
+	with(&cfg)
+	tm, err := New(cfg)
 	if err != nil {
 		engine.Close(context.Background())
 		t.Fatal(err)

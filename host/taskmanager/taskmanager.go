@@ -19,6 +19,7 @@ import (
 	"github.com/floe-stream/floe/host/tasklog"
 	"github.com/floe-stream/floe/host/transport"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/confine"
 	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/storage/ckstore"
@@ -82,6 +83,14 @@ type Config struct {
 	// OpenStore opens checkpoint storage; nil means
 	// ckstore.OpenerFor(CheckpointOptions).
 	OpenStore ckstore.Opener
+	// AllowedPaths are the directories the tasks may read and write below
+	// (internal/confine): a task whose job names a file, a sink directory
+	// or a checkpoint or savepoint directory outside them fails before it
+	// opens anything. Empty restricts nothing. The task manager checks
+	// against its own list, not one the scheduler sends, so that it does
+	// not rely on whoever can reach its RPC port; with local checkpoint
+	// storage, the list must include the cluster's (docs/security.md).
+	AllowedPaths []string
 	// Stdout receives stdout sinks' lines; nil means os.Stdout.
 	Stdout *stdout.Writer
 	Logger *slog.Logger
@@ -135,6 +144,9 @@ type TaskManager struct {
 	exporter   *metrics.Exporter
 	metricsSrv *metrics.Server
 
+	// roots are Config.AllowedPaths, resolved.
+	roots *confine.Roots
+
 	wg     sync.WaitGroup
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -181,7 +193,11 @@ func New(cfg Config) (*TaskManager, error) {
 	if cfg.Stdout == nil {
 		cfg.Stdout = stdout.NewWriter(os.Stdout)
 	}
-	tm := &TaskManager{cfg: cfg, log: cfg.Logger, tasks: map[taskKey]*running{}, kept: map[taskKey]kept{}, ends: map[taskKey]*floev1.TaskStatusUpdate{}, canceled: map[attemptKey]time.Time{}}
+	roots, err := confine.New(cfg.AllowedPaths)
+	if err != nil {
+		return nil, fmt.Errorf("taskmanager: %w", err)
+	}
+	tm := &TaskManager{cfg: cfg, roots: roots, log: cfg.Logger, tasks: map[taskKey]*running{}, kept: map[taskKey]kept{}, ends: map[taskKey]*floev1.TaskStatusUpdate{}, canceled: map[attemptKey]time.Time{}}
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 	if err := tm.open(); err != nil {
 		tm.close()

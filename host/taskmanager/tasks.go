@@ -212,6 +212,9 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 	if err != nil {
 		return nil, cleanup, err
 	}
+	if err := tm.checkPaths(p.Job, req.CheckpointStorage); err != nil {
+		return nil, cleanup, err
+	}
 	id := req.Task
 	if int(id.Stage) >= len(p.Stages) || int(id.Subtask) >= p.Stages[id.Stage].Parallelism {
 		return nil, cleanup, fmt.Errorf("task %v is not in the job's plan", keyOf(id))

@@ -133,8 +133,13 @@ type JobStatus struct {
 	StartedAt   *time.Time     `json:"startedAt,omitempty"`
 	EndedAt     *time.Time     `json:"endedAt,omitempty"`
 	Vertices    []VertexStatus `json:"vertices,omitempty"`
-	// History lists the job's state changes, oldest first.
-	History []Event `json:"history,omitempty"`
+	// History lists the job's state changes, oldest first: the newest
+	// ones, after HistoryDropped older ones that the scheduler no longer
+	// keeps (it keeps 1000). History[i] is the job's (HistoryDropped+i)-th
+	// event, which is how a reader that follows the history by index
+	// finds its place again.
+	History        []Event `json:"history,omitempty"`
+	HistoryDropped int     `json:"historyDropped,omitempty"`
 }
 
 // Event is one entry of a job's history.

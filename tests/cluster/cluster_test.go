@@ -79,7 +79,11 @@ func newCluster(t *testing.T, cfg clusterConfig) *cluster {
 	if cfg.tls {
 		c.initCerts()
 		tr.TLSClientConfig = &tls.Config{RootCAs: c.caPool()}
-		cfg.schedulerArgs = append(cfg.schedulerArgs, "--tls-dir", filepath.Join(c.certs, "scheduler"))
+		// NB: with TLS the scheduler confines jobs to its data directory
+		// unless told otherwise; the test's inputs and outputs are all in
+		// the test's temporary directories, beside c.dir.
+		cfg.schedulerArgs = append(cfg.schedulerArgs, "--tls-dir", filepath.Join(c.certs, "scheduler"),
+			"--allowed-paths", filepath.Dir(c.dir))
 		cfg.taskManagerArgs = append(cfg.taskManagerArgs, "--tls-dir", filepath.Join(c.certs, "taskmanager"))
 	}
 	c.startScheduler(cfg.schedulerArgs)

@@ -75,7 +75,7 @@ func (c *cluster) startGroup(n int) []*member {
 			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout,
 			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms"}
 		if c.certs != "" {
-			m.args = append(m.args, "--tls-dir", filepath.Join(c.certs, "scheduler"))
+			m.args = append(m.args, "--tls-dir", filepath.Join(c.certs, "scheduler"), "--allowed-paths", filepath.Dir(c.dir))
 		}
 		m.p = startProc(c.t, &c.wg, m.name, m.args...)
 		if i == 0 {

@@ -100,3 +100,14 @@ func (s *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, 
 	}
 	return OpenSink(cfg, split)
 }
+
+// LocalPaths implements jobspec.LocalPather: a file source reads its file.
+func (s *SourceSpec) LocalPaths() []jobspec.LocalPath {
+	return []jobspec.LocalPath{{Field: "path", Path: s.Path}}
+}
+
+// LocalPaths implements jobspec.LocalPather: a file sink writes into its
+// directory.
+func (s *SinkSpec) LocalPaths() []jobspec.LocalPath {
+	return []jobspec.LocalPath{{Field: "path", Path: s.Path, Write: true}}
+}

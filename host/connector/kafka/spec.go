@@ -319,3 +319,25 @@ func (k *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, 
 		TransactionTimeout: k.TransactionTimeout, Security: k.Security, Logger: env.Logger,
 	}, split, mode.Checkpointed, mode.Restored)
 }
+
+// LocalPaths implements jobspec.LocalPather: the TLS files a source reads.
+func (s *SourceSpec) LocalPaths() []jobspec.LocalPath { return s.Security.localPaths() }
+
+// LocalPaths implements jobspec.LocalPather: the TLS files a sink reads.
+func (s *SinkSpec) LocalPaths() []jobspec.LocalPath { return s.Security.localPaths() }
+
+// localPaths returns the files that s names, by their fields.
+func (s Security) localPaths() []jobspec.LocalPath {
+	if s.TLS == nil {
+		return nil
+	}
+	var out []jobspec.LocalPath
+	for _, f := range []struct{ field, path string }{
+		{"tls.caFile", s.TLS.CAFile}, {"tls.certFile", s.TLS.CertFile}, {"tls.keyFile", s.TLS.KeyFile},
+	} {
+		if f.path != "" {
+			out = append(out, jobspec.LocalPath{Field: f.field, Path: f.path})
+		}
+	}
+	return out
+}

@@ -56,7 +56,11 @@ type Job struct {
 	// until then.
 	RunningSince time.Time
 	Ended        time.Time
-	History      []api.Event
+	// History lists the job's state changes, oldest first: the newest
+	// Config.MaxHistory of them, after HistoryDropped older ones. The
+	// entry History[i] is the job's (HistoryDropped+i)-th.
+	History        []api.Event
+	HistoryDropped int
 	// Tasks are the current attempt's subtasks, by stage and subtask.
 	Tasks [][]*Task
 	// LastPlacement is the task manager of each slot of the latest
@@ -250,11 +254,34 @@ func maxParallelism(p *plan.Plan) int {
 // setState moves a job to state and records it.
 func (m *Machine) setState(j *Job, state, msg string) {
 	j.State, j.Message = state, msg
-	j.History = append(j.History, api.Event{Time: m.now, State: state, Message: msg})
+	j.History, j.HistoryDropped = appendCapped(j.History, j.HistoryDropped, m.maxHistory(),
+		api.Event{Time: m.now, State: state, Message: msg})
 	if api.Terminal(state) {
 		j.Ended = m.now
 	}
 	m.emit(JobState{Job: j.ID, State: state, Message: msg})
+}
+
+// appendCapped appends e to history, of which dropped older entries are
+// gone, and keeps the newest max entries. It returns the new history and
+// the new count of dropped entries.
+func appendCapped(history []api.Event, dropped, max int, e api.Event) ([]api.Event, int) {
+	history = append(history, e)
+	if over := len(history) - max; over > 0 {
+		// NB: a copy, so that the dropped entries do not stay reachable
+		// through the slice's array.
+		history = append([]api.Event(nil), history[over:]...)
+		dropped += over
+	}
+	return history, dropped
+}
+
+// maxHistory returns the cap on a job's history.
+func (m *Machine) maxHistory() int {
+	if m.cfg.MaxHistory > 0 {
+		return m.cfg.MaxHistory
+	}
+	return DefaultMaxHistory
 }
 
 // task returns the machine's record of a subtask of a job's current

@@ -92,6 +92,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "config":
 		h.cfg = Config{HeartbeatInterval: dur(t, d, "heartbeat-interval"), HeartbeatTimeout: dur(t, d, "heartbeat-timeout")}
+		if d.HasArg("max-history") {
+			h.cfg.MaxHistory = intArg(t, d, "max-history")
+		}
 		h.m, h.events, h.states = New(h.cfg), nil, nil
 		return ""
 	case "register":
@@ -207,6 +210,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			st.Rescales, st.LastRestartDowntime, st.LastRescaleDowntime, st.CheckpointsCompleted, st.CheckpointsFailed)
 	case "exceptions":
 		return h.exceptions(job)
+	case "history":
+		return h.history(job)
 	default:
 		t.Fatalf("unknown command %q", d.Cmd)
 	}
@@ -285,11 +290,24 @@ func (h *harness) dumpAll() string {
 	return s
 }
 
+// history prints a job's history: how many entries were dropped, then
+// each entry kept with its index among all the job's entries.
+func (h *harness) history(job string) string {
+	j := h.m.Job(job)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "dropped %d\n", j.HistoryDropped)
+	for i, e := range j.History {
+		fmt.Fprintf(&sb, "%d: %s %s %s\n", j.HistoryDropped+i, e.Time.Sub(h.epoch), e.State, e.Message)
+	}
+	return sb.String()
+}
+
 // dump prints every job's state.
 func (h *harness) dump() string {
 	var sb strings.Builder
 	for _, j := range h.m.Jobs() {
 		sb.WriteString(h.state(j.ID))
+		fmt.Fprintf(&sb, "  history dropped %d\n", j.HistoryDropped)
 		for _, e := range j.History {
 			fmt.Fprintf(&sb, "  %s %s %s\n", e.Time.Sub(h.epoch), e.State, e.Message)
 		}

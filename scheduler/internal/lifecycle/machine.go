@@ -21,7 +21,16 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	// Logger receives what the machine decides; nil discards it.
 	Logger *slog.Logger
+	// MaxHistory is the most entries a job's history keeps: the newest,
+	// the older ones counted in Job.HistoryDropped, so that a job in a
+	// restart loop does not grow without bound. 0 means DefaultMaxHistory.
+	// Every machine replaying one log must use the same.
+	MaxHistory int
 }
+
+// DefaultMaxHistory is Config.MaxHistory's default: days of a job that
+// restarts every few minutes, and a status of a few hundred KB at most.
+const DefaultMaxHistory = 1000
 
 // TaskManager is a registered task manager as the machine knows it. The
 // machine owns it: callers only read it.

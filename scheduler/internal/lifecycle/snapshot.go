@@ -46,6 +46,7 @@ type jobState struct {
 	Backoff                              int       `json:",omitempty"`
 	RunningSince                         time.Time `json:",omitzero"`
 	History                              []api.Event
+	HistoryDropped                       int                 `json:",omitempty"`
 	Tasks                                [][]*Task           `json:",omitempty"`
 	LastPlacement, Placement, Awaiting   []string            `json:",omitempty"`
 	States                               map[string]Declared `json:",omitempty"`
@@ -102,7 +103,7 @@ func (m *Machine) MarshalState() ([]byte, error) {
 func jobToState(j *Job) jobState {
 	s := jobState{ID: j.ID, Par: j.Par, OpPar: j.OpPar, Replanned: j.OpPar != nil, Slots: j.Slots, Strategy: j.Strategy,
 		State: j.State, Message: j.Message, Attempt: j.Attempt, Restarts: j.Restarts, RestartAt: j.RestartAt,
-		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, Tasks: j.Tasks,
+		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, HistoryDropped: j.HistoryDropped, Tasks: j.Tasks,
 		LastPlacement: j.LastPlacement, Placement: j.placement, Awaiting: j.awaiting, States: j.States,
 		FinalSent: j.finalSent, FinishedSources: slices.Sorted(maps.Keys(j.finishedSources)), Stats: j.Stats}
 	if c := j.ckpt; c != nil {
@@ -164,7 +165,7 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 	}
 	j := &Job{ID: s.ID, Plan: sub.Plan, Par: s.Par, OpPar: s.OpPar, Slots: s.Slots, Strategy: s.Strategy,
 		State: s.State, Message: s.Message, Attempt: s.Attempt, Restarts: s.Restarts, RestartAt: s.RestartAt,
-		Backoff: s.Backoff, RunningSince: s.RunningSince, Submitted: s.Submitted, Started: s.Started, Ended: s.Ended, History: s.History, Tasks: s.Tasks,
+		Backoff: s.Backoff, RunningSince: s.RunningSince, Submitted: s.Submitted, Started: s.Started, Ended: s.Ended, History: s.History, HistoryDropped: s.HistoryDropped, Tasks: s.Tasks,
 		LastPlacement: s.LastPlacement, States: s.States, replan: sub.Replan, placement: s.Placement,
 		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats}
 	if s.Exceptions != nil {
