@@ -4,7 +4,9 @@ package floe_test
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	floe "github.com/floe-stream/floe/sdk/go"
@@ -70,4 +72,18 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+func TestAppendIntMatchesTheStandardLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	cases := []int64{0, 1, 9, 10, 99, 100, 999, 1000, 1<<32 - 1, 1 << 32, 1e18, 1e18 - 1, math.MaxInt64, math.MinInt64, -1, -10}
+	for range 20000 {
+		cases = append(cases, r.Int64()>>r.IntN(64), -(r.Int64() >> r.IntN(64)))
+	}
+	for i, c := range cases {
+		prefix := append(make([]byte, 0, 2+i%24), "x,"...) // with and without room for the digits
+		if got, want := string(floe.AppendInt(prefix, c)), string(strconv.AppendInt([]byte("x,"), c, 10)); got != want {
+			t.Fatalf("AppendInt(%d) = %q, want %q", c, got, want)
+		}
+	}
 }

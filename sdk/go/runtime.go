@@ -84,28 +84,53 @@ func (o *operator) process(n, count int) int32 {
 // run calls the function on each record. A panic stops the batch and
 // becomes the error of the record being processed; one deferred recover per
 // batch keeps the per-record path cheap.
+//
+// NB: in Wasm every Go call costs far more than natively (arguments and
+// results pass through memory, and the callee's dispatch loop passes the
+// host's fuel check), so the loop decodes records itself and calls a map
+// function and emits its output without calls in between.
 func (o *operator) run(buf []byte, count int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = recovered(r)
 		}
 	}()
+	mapFn := o.fn.mapFn
+	if k := o.fn.kind; k != kindMap && k != kindKeySelector {
+		mapFn = nil
+	}
 	off := 0
-	for i := 0; i < count; i++ {
-		key, value, ts, next, err := decodeInput(buf, off)
+	for i := range count {
+		if len(buf)-off < inputHeader {
+			return errShortBuffer
+		}
+		h := buf[off : off+inputHeader]
+		kl := int(binary.LittleEndian.Uint32(h))
+		vl := int(binary.LittleEndian.Uint32(h[4:]))
+		ts := int64(binary.LittleEndian.Uint64(h[8:]))
+		start := off + inputHeader
+		if kl < 0 || vl < 0 || len(buf)-start < kl+vl {
+			return errShortBuffer
+		}
+		off = start + kl + vl
+		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), buf[start:start+kl:start+kl], ts
+		value := buf[start+kl : off : off]
+		if mapFn == nil {
+			if err := o.call(value); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := mapFn(value)
 		if err != nil {
 			return err
 		}
-		off = next
-		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), key, ts
-		if err := o.call(value); err != nil {
-			return err
-		}
+		o.emit(0, v)
 	}
 	return nil
 }
 
-// call applies the function to one record.
+// call applies a function of any kind but map to one record.
 func (o *operator) call(value []byte) error {
 	switch o.fn.kind {
 	case kindMap, kindKeySelector:
@@ -113,14 +138,14 @@ func (o *operator) call(value []byte) error {
 		if err != nil {
 			return err
 		}
-		o.Emit(v)
+		o.emit(0, v)
 	case kindFilter:
 		keep, err := o.fn.filter(value)
 		if err != nil {
 			return err
 		}
 		if keep {
-			o.Emit(value)
+			o.emit(0, value)
 		}
 	case kindFlatMap:
 		return o.fn.flatMap(value, o)
@@ -131,12 +156,7 @@ func (o *operator) call(value []byte) error {
 }
 
 // Emit implements Emitter for the running operator.
-func (o *operator) Emit(value []byte) {
-	o.out = appendOutput(o.out, 0, value, o.ctx.ts)
-	if len(o.out) >= outputFlushSize {
-		o.flush()
-	}
-}
+func (o *operator) Emit(value []byte) { o.emit(0, value) }
 
 // EmitTo implements Emitter for the running operator.
 func (o *operator) EmitTo(output string, value []byte) {
@@ -145,8 +165,26 @@ func (o *operator) EmitTo(output string, value []byte) {
 		port = uint32(hostOutputDeclare(output))
 		o.ports[output] = port
 	}
-	o.out = appendOutput(o.out, port, value, o.ctx.ts)
-	if len(o.out) >= outputFlushSize {
+	o.emit(port, value)
+}
+
+// emit buffers one output record of the record being processed, and hands
+// the buffer to the host once it holds outputFlushSize bytes. It writes the
+// header in place rather than appending field by field: in Wasm each append
+// is a call.
+func (o *operator) emit(port uint32, value []byte) {
+	n := len(o.out)
+	end := n + outputHeader + len(value)
+	if end > cap(o.out) {
+		o.out = slices.Grow(o.out, end-n)
+	}
+	b := o.out[:end]
+	binary.LittleEndian.PutUint32(b[n:], port)
+	binary.LittleEndian.PutUint32(b[n+4:], uint32(len(value)))
+	binary.LittleEndian.PutUint64(b[n+8:], uint64(o.ctx.ts))
+	copy(b[n+outputHeader:], value)
+	o.out = b
+	if end >= outputFlushSize {
 		o.flush()
 	}
 }

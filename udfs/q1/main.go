@@ -8,9 +8,11 @@
 // integers as price/1000*908 + price%1000*908/1000 (exact, and free of
 // overflow).
 //
-// The hot path allocates nothing: fields are found by scanning the bytes for
-// commas (bytes.IndexByte) and the output is built in a reused package-level
-// buffer, which the SDK copies when the function returns.
+// The hot path allocates nothing: fields are found with floe.IndexAll, the
+// price is written with floe.AppendInt (the SDK's forms of bytes.IndexByte
+// and strconv.AppendInt that are cheap in Wasm), and the output is built in
+// a reused package-level buffer, which the SDK copies when the function
+// returns.
 package main
 
 import (

@@ -218,17 +218,38 @@ func (rw *rewriter) exists(r *reader, kind index, idx uint32) bool {
 }
 
 // needsEntryCheck reports whether a function needs a check on entry: it
-// makes calls (so it may recurse), and does not start with a loop, whose
-// own check runs on entry anyway.
+// makes calls (so it may recurse), and does not reach a loop, whose own
+// check runs on entry anyway, through straight-line code first.
+//
+// NB: every function Go compiles to Wasm opens with a few such instructions
+// and then the loop its jumps dispatch through, so without this each call
+// into Go code would pass two checks back to back.
 func needsEntryCheck(code reader) bool {
-	for i := 0; !code.done(); i++ {
+	straight := true
+	for !code.done() {
 		op, _, _ := instr(&code)
-		if i == 0 && op == opLoop {
+		if straight && op == opLoop {
 			return false
 		}
+		straight = straight && fallsThrough(op)
 		if makesCall(op) {
 			return true
 		}
+	}
+	return false
+}
+
+// fallsThrough reports whether op always passes control to the next
+// instruction without calling out: a block's start, nop, and reading or
+// writing locals, globals and constants. (A trap ends the call, so it needs
+// no check either; but only these are listed, being all that compilers put
+// before a function's first loop.)
+func fallsThrough(op byte) bool {
+	switch op {
+	case 0x01, 0x02, // nop, block
+		0x20, 0x21, 0x22, opGlobalGet, opGlobalSet, // local.get/set/tee, global.get/set
+		0x41, 0x42: // i32.const, i64.const
+		return true
 	}
 	return false
 }

@@ -28,7 +28,10 @@
 // Every way a call can run long passes one of the checks: a loop passes its
 // header on every iteration, and recursion, however it branches, enters
 // functions that make calls. A function that neither loops nor calls runs
-// straight through its code.
+// straight through its code. A function whose code reaches a loop through
+// straight-line code (blocks, locals, globals, constants) has no entry check
+// of its own: its loop's check runs first on every entry. Go compiles every
+// function to such a loop, which its jumps dispatch through.
 //
 // NB: wazero's own WithCloseOnContextDone does the same job by leaving
 // compiled code for Go on every loop iteration, which made guests 3–4x slower

@@ -71,6 +71,11 @@ var (
 	}}
 	// spin loops forever.
 	spin = fn{name: "spin", code: []byte{opLoop, 0x40, 0x0c, 0, opEnd}}
+	// loopedDoubling is doubling inside a loop that runs once, behind the
+	// straight-line prefix that Go puts before its functions' loop: the
+	// loop's check is its only one.
+	loopedDoubling = fn{name: "loopedDoubling", params: []byte{i32}, results: []byte{i32}, code: append(
+		[]byte{0x02, i32, 0x20, 0, 0x21, 0, opLoop, i32}, append(doubling.code[:len(doubling.code):len(doubling.code)], opEnd, opEnd)...)}
 	// ping and pong tail-call each other forever.
 	ping = fn{name: "ping", code: []byte{opReturnCall, 1}}
 	pong = fn{name: "pong", code: []byte{opReturnCall, 0}}
@@ -120,6 +125,29 @@ func TestYieldsOnceInEveryFuelChecks(t *testing.T) {
 	}
 }
 
+func TestEntryCheckOnlyWhereNoLoopCheckRunsFirst(t *testing.T) {
+	call := []byte{opCall, 0}
+	for _, tc := range []struct {
+		name string
+		code []byte
+		want bool
+	}{
+		{"leaf", []byte{0x41, 1, 0x1a}, false},
+		{"leaf loop", []byte{opLoop, 0x40, 0x0c, 0, opEnd}, false},
+		{"call", call, true},
+		{"loop first", append([]byte{opLoop, 0x40}, append(call, opEnd)...), false},
+		{"Go's prologue, then the loop", append([]byte{opGlobalGet, 0, 0x21, 1, 0x02, 0x40, opLoop, 0x40}, append(call, opEnd, opEnd)...), false},
+		{"a branch before the loop", append([]byte{0x02, 0x40, 0x20, 0, 0x0d, 0, opLoop, 0x40}, append(call, opEnd, opEnd)...), true},
+		{"a call before the loop", append(call, opLoop, 0x40, opEnd), true},
+		{"loopedDoubling", loopedDoubling.code, false},
+		{"a loop after a block ends (conservatively)", append([]byte{0x02, 0x40, opEnd, opLoop, 0x40}, append(call, opEnd)...), true},
+	} {
+		if got := needsEntryCheck(reader{b: tc.code, types: 1}); got != tc.want {
+			t.Errorf("%s: needsEntryCheck = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // errStop is what the tests' host uses to stop a guest.
 var errStop = errors.New("stopped by the host")
 
@@ -132,6 +160,7 @@ func TestRunawayGuestsAreStopped(t *testing.T) {
 	}{
 		{"endless loop", []fn{spin}, "spin", nil},
 		{"exponential recursion", []fn{doubling}, "doubling", []uint64{62}},
+		{"exponential recursion through a loop", []fn{loopedDoubling}, "loopedDoubling", []uint64{62}},
 		{"endless tail calls", []fn{ping, pong}, "ping", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ package nexmark
 
 import (
 	"errors"
-	"strconv"
 
 	floe "github.com/floe-stream/floe/sdk/go"
 )
@@ -29,7 +28,7 @@ func Q1(out, bid []byte) ([]byte, error) {
 		return nil, errPrice
 	}
 	out = append(out, bid[:commas[1]+1]...)
-	out = strconv.AppendInt(out, toEuros(price), 10)
+	out = floe.AppendInt(out, toEuros(price))
 	out = append(out, bid[commas[2]:]...)
 	return out, nil
 }
