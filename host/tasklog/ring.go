@@ -2,9 +2,7 @@ package tasklog
 
 import (
 	"log/slog"
-	"strconv"
 	"time"
-	"unicode/utf8"
 )
 
 // Subtask names the subtask of a job whose lines a ring holds.
@@ -77,16 +75,4 @@ func (r *Ring) After(since int64) []Line {
 		}
 	}
 	return held[lo:]
-}
-
-// cut cuts s to about n bytes, on a character boundary, saying its length.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }

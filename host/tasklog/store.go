@@ -3,6 +3,7 @@ package tasklog
 import (
 	"cmp"
 	"context"
+	"github.com/floe-stream/floe/internal/excerpt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -69,7 +70,7 @@ func (s *Store) Add(l Line) int64 {
 	if l.Time.IsZero() {
 		l.Time = now
 	}
-	l.Message = cut(l.Message, s.cfg.LineBytes)
+	l.Message = excerpt.Cut(l.Message, s.cfg.LineBytes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l.Seq = max(now.UnixNano(), s.last+1)

@@ -2,6 +2,7 @@ package taskmanager
 
 import (
 	"fmt"
+	"github.com/floe-stream/floe/internal/excerpt"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -25,7 +26,7 @@ func (tm *TaskManager) ended(r *running, state floev1.TaskState, msg string) {
 // endedWith is ended with where a failure arose (nil: not known).
 func (tm *TaskManager) endedWith(r *running, state floev1.TaskState, msg string, f *floev1.Failure) {
 	key := keyOf(r.id)
-	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: cutError(msg, maxReportedError), Metrics: r.metrics(r.id), Failure: f}
+	u := &floev1.TaskStatusUpdate{Task: r.id, State: state, Error: excerpt.Cut(msg, maxReportedError), Metrics: r.metrics(r.id), Failure: f}
 	tm.mu.Lock()
 	if tm.tasks[key] == r {
 		delete(tm.tasks, key)
@@ -73,7 +74,7 @@ func shortened(u *floev1.TaskStatusUpdate, err error) *floev1.TaskStatusUpdate {
 		return nil
 	}
 	short := proto.CloneOf(u)
-	short.Error = fmt.Sprintf("%s (the scheduler refused a longer report: %s)", cutError(u.Error, shortError), status.Code(err))
+	short.Error = fmt.Sprintf("%s (the scheduler refused a longer report: %s)", excerpt.Cut(u.Error, shortError), status.Code(err))
 	return short
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -337,14 +336,6 @@ const (
 	maxReportedError = 256 << 10
 	shortError       = 512
 )
-
-// cutError cuts msg to about n bytes, saying its length.
-func cutError(msg string, n int) string {
-	if len(msg) <= n {
-		return msg
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(msg[:n], ""), len(msg))
-}
 
 // sendOnce makes one UpdateTaskStatus call to the leader, under the id it
 // gave this task manager.

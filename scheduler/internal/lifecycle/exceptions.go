@@ -1,9 +1,8 @@
 package lifecycle
 
 import (
-	"strconv"
+	"github.com/floe-stream/floe/internal/excerpt"
 	"time"
-	"unicode/utf8"
 )
 
 // A job keeps its failures, newest last, as Exceptions: every task that
@@ -62,11 +61,11 @@ type Exceptions struct {
 // add keeps e, dropping the oldest beyond MaxExceptions, with its message
 // and excerpts cut.
 func (x *Exceptions) add(e Exception) {
-	e.Message = cut(e.Message, MaxExceptionMessage)
+	e.Message = excerpt.Cut(e.Message, MaxExceptionMessage)
 	if f := e.Failure; f != nil {
 		c := *f
-		c.Key = excerpt(c.Key)
-		c.Value = excerpt(c.Value)
+		c.Key = head(c.Key)
+		c.Value = head(c.Value)
 		e.Failure = &c
 	}
 	if len(x.List) >= MaxExceptions {
@@ -77,7 +76,8 @@ func (x *Exceptions) add(e Exception) {
 	x.List = append(x.List, e)
 }
 
-func excerpt(b []byte) []byte {
+// head copies at most maxExceptionBytes of b; nil when b is empty.
+func head(b []byte) []byte {
 	if len(b) > maxExceptionBytes {
 		b = b[:maxExceptionBytes]
 	}
@@ -85,18 +85,6 @@ func excerpt(b []byte) []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
-}
-
-// cut cuts s to about n bytes, on a character boundary, saying its length.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // exception records a failure of a job's current attempt.
