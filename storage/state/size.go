@@ -67,13 +67,16 @@ func (b *Backend) TrackSizes() error {
 }
 
 // SizeOf returns the size of the state of the operator with the given uid:
-// of every namespace Namespace(operatorUID, name). It is exact when the
+// of every namespace Namespace(operatorUID, name), and of the namespaces
+// the host keeps for the operator, named by the uid, '#' and a suffix (a
+// window operator's windows, an operator's timers). Job specs keep '/' and
+// '#' out of uids, so no operator's namespaces are another's. It is exact when the
 // Backend tracks sizes (TrackSizes), and zero otherwise. It costs a look at each namespace the state has held and
 // allocates nothing.
 func (b *Backend) SizeOf(operatorUID string) Size {
 	var total Size
 	for ns, sz := range b.sizes.byNS {
-		if rest, ok := strings.CutPrefix(ns, operatorUID); ok && strings.HasPrefix(rest, "/") {
+		if rest, ok := strings.CutPrefix(ns, operatorUID); ok && rest != "" && (rest[0] == '/' || rest[0] == '#') {
 			total.Keys += sz.Keys
 			total.Bytes += sz.Bytes
 		}

@@ -59,6 +59,11 @@ func TestSizeOf(t *testing.T) {
 			must(t, m.Put(1, []byte("j"), []byte("m1"), []byte("v")))
 			must(t, m.Clear(1, []byte("k")))
 		}, map[string]state.Size{"b": {1, kOpV + 2 + 1}}},
+		{"host namespaces count, a prefix is not a uid", func(t *testing.T, b *state.Backend) {
+			must(t, mustValue(t, b, "a#t").Put(1, []byte("k"), []byte("1")))
+			must(t, mustValue(t, b, "ab#t").Put(1, []byte("k"), []byte("1")))
+			must(t, mustValue(t, b, "a").Put(1, []byte("k"), []byte("1")))
+		}, map[string]state.Size{"a": {1, kOpV + 1}, "ab": {1, kOpV + 2}, "": {}}},
 		{"operators apart, a prefix is not a uid", func(t *testing.T, b *state.Backend) {
 			must(t, mustValue(t, b, "a/v").Put(1, []byte("k"), []byte("1")))
 			must(t, mustValue(t, b, "a/w").Put(1, []byte("k"), []byte("1")))
