@@ -133,3 +133,51 @@ func jobMetrics(t *testing.T, c *Cluster, id string) api.JobMetrics {
 	}
 	return jm
 }
+
+// TestStateSizeOfWindowsEndsAtZero runs Nexmark q7, a tumbling event-time
+// window, to its end. The window operator's state (its windows, buffered
+// bids and timers) is reported for each of its subtasks, and once the
+// final watermark has fired and purged every window it is empty again: the
+// removals are counted as well as the additions.
+func TestStateSizeOfWindowsEndsAtZero(t *testing.T) {
+	dir := t.TempDir()
+	mod := nexmarkModule(t, dir)
+	input, queries := bidsAndQueries(t, dir, 5_000)
+	q7 := queries[1]
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "data"), TaskManagers: 1, Slots: 6,
+		MetricsAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	out := filepath.Join(dir, "out")
+	id, err := c.Scheduler.Submit(context.Background(), api.Submission{
+		Spec:    []byte(nexmarkOverFile(q7.operators)),
+		Params:  map[string]string{"input": input, "output": out},
+		Modules: map[string][]byte{"nexmark": mod},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := awaitEnd(t, c, id); st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	checkLines(t, out, q7.want)
+	op := map[string]string{"job": id, "operator": "max-bid"}
+	tm := scrape(t, c.MetricsAddr())
+	if f := tm["floe_operator_state_keys"]; len(f.GetMetric()) != 2 {
+		t.Fatalf("floe_operator_state_keys has %d series, want one per subtask of max-bid", len(f.GetMetric()))
+	}
+	for _, name := range []string{"floe_operator_state_keys", "floe_operator_state_bytes"} {
+		if got := tm.mustSum(t, name, op); got != 0 {
+			t.Errorf("%s%v = %v after every window fired, want 0", name, op, got)
+		}
+	}
+	if got := scrape(t, c.Scheduler.RESTAddr()).mustSum(t, "floe_job_operator_state_keys", op); got != 0 {
+		t.Errorf("floe_job_operator_state_keys%v = %v, want 0", op, got)
+	}
+}
