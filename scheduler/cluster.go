@@ -164,5 +164,8 @@ func sampleOf(mt *floev1.TaskMetrics, at time.Time) lifecycle.Sample {
 	if mt.BytesRead != nil {
 		s.BytesRead = *mt.BytesRead
 	}
+	for _, o := range mt.OperatorStates {
+		s.OperatorStates = append(s.OperatorStates, lifecycle.OperatorState{Operator: o.Operator, Keys: o.Keys, Bytes: o.Bytes})
+	}
 	return s
 }

@@ -44,9 +44,16 @@ func jobSnapshot(j *lifecycle.Job) schedmetrics.Job {
 	for si, stage := range j.Plan.Stages {
 		v := schedmetrics.Vertex{Name: stage.Name, StateBytes: -1}
 		if si < len(j.Tasks) {
+			var states []lifecycle.OperatorState
 			for _, t := range j.Tasks[si] {
 				v.RecordsIn += t.RecordsIn
 				v.RecordsOut += t.RecordsOut
+				for _, o := range t.Sample.OperatorStates {
+					states = addOperatorState(states, o)
+				}
+			}
+			for _, o := range states {
+				v.Operators = append(v.Operators, schedmetrics.OperatorState(o))
 			}
 		}
 		if last != nil {
@@ -140,7 +147,24 @@ func taskFigures(t *lifecycle.Task, now time.Time) api.TaskFigures {
 	if s.BytesRead >= 0 {
 		f.Progress = &api.SourceProgress{BytesRead: s.BytesRead, BytesTotal: s.BytesTotal}
 	}
+	for _, o := range s.OperatorStates {
+		f.OperatorStates = append(f.OperatorStates, api.OperatorState(o))
+	}
 	return f
+}
+
+// addOperatorState adds o to the size of its operator in sizes, or
+// appends it to sizes for an operator not seen yet, so that operators stay
+// in the order they were first seen (chain order).
+func addOperatorState(sizes []lifecycle.OperatorState, o lifecycle.OperatorState) []lifecycle.OperatorState {
+	for i := range sizes {
+		if sizes[i].Operator == o.Operator {
+			sizes[i].Keys += o.Keys
+			sizes[i].Bytes += o.Bytes
+			return sizes
+		}
+	}
+	return append(sizes, o)
 }
 
 // vertexFigures adds up a stage's subtasks' figures: counts, rates and
@@ -152,6 +176,7 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 	shares := 0
 	var in, out *time.Time
 	inAll, outAll := true, true
+	var states []lifecycle.OperatorState
 	for _, f := range subs {
 		v.RecordsIn += f.RecordsIn
 		v.RecordsOut += f.RecordsOut
@@ -165,6 +190,9 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 		}
 		in, inAll = least(in, f.InputWatermark), inAll && f.InputWatermark != nil
 		out, outAll = least(out, f.OutputWatermark), outAll && f.OutputWatermark != nil
+		for _, o := range f.OperatorStates {
+			states = addOperatorState(states, lifecycle.OperatorState(o))
+		}
 		if p := f.Progress; p != nil {
 			if v.Progress == nil {
 				v.Progress = &api.SourceProgress{}
@@ -172,6 +200,9 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 			v.Progress.BytesRead += p.BytesRead
 			v.Progress.BytesTotal += p.BytesTotal
 		}
+	}
+	for _, o := range states {
+		v.OperatorStates = append(v.OperatorStates, api.OperatorState(o))
 	}
 	if shares > 0 {
 		n := float64(shares)

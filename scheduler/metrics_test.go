@@ -36,6 +36,17 @@ func TestVertexFigures(t *testing.T) {
 			[]api.TaskFigures{{RecordsIn: 5, Busy: 1, InputWatermark: at(-1)}, {}},
 			api.TaskFigures{RecordsIn: 5, Busy: 1},
 		},
+		{
+			// Operators stay in the order first seen; one a subtask does
+			// not report (it has no keyed state there yet) is still summed.
+			"state sizes per operator",
+			[]api.TaskFigures{
+				{OperatorStates: []api.OperatorState{{Operator: "count", Keys: 3, Bytes: 30}, {Operator: "top", Keys: 1, Bytes: 5}}},
+				{OperatorStates: []api.OperatorState{{Operator: "count", Keys: 4, Bytes: 41}}},
+				{OperatorStates: []api.OperatorState{{Operator: "top", Keys: 2, Bytes: 7}, {Operator: "count", Keys: 0, Bytes: 0}}},
+			},
+			api.TaskFigures{OperatorStates: []api.OperatorState{{Operator: "count", Keys: 7, Bytes: 71}, {Operator: "top", Keys: 3, Bytes: 12}}},
+		},
 	}
 	for _, tt := range tests {
 		if got := vertexFigures(tt.subs, now); !reflect.DeepEqual(got, tt.want) {

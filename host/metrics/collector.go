@@ -40,14 +40,16 @@ var (
 	descAlign        = taskDesc("floe_task_checkpoint_alignment_seconds_total", "Time between the first and the last barrier of each checkpoint, summed.")
 	descLastAlign    = taskDesc("floe_task_checkpoint_alignment_seconds", "Barrier alignment time of the task's last checkpoint.")
 
-	descOpIn     = opDesc("floe_operator_records_in_total", "Records the operator was given.")
-	descOpOut    = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
-	descOpLate   = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
-	descCalls    = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
-	descCallTime = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
-	descYields   = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
-	descMemory   = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
-	descInBytes  = opDesc("floe_operator_input_bytes_total", "Bytes of the batches handed to the operator's Wasm instance, as the ABI lays them out (16 bytes a record, its key and value).")
+	descOpIn       = opDesc("floe_operator_records_in_total", "Records the operator was given.")
+	descOpOut      = opDesc("floe_operator_records_out_total", "Records of the operator's main output, timers' output included.")
+	descOpLate     = opDesc("floe_operator_late_records_total", "Records too late for every window of a window operator.")
+	descCalls      = opDesc("floe_operator_guest_calls_total", "Calls into the operator's Wasm instance (one per batch, timer or window operation).")
+	descCallTime   = opDesc("floe_operator_guest_call_seconds_total", "Wall time spent in calls into the operator's Wasm instance.")
+	descYields     = opDesc("floe_operator_fuel_yields_total", "Times the guest ran out of fuel and yielded to the host.")
+	descMemory     = opDesc("floe_operator_guest_memory_bytes", "Size of the guest's linear memory (64 KiB pages).")
+	descStateKeys  = opDesc("floe_operator_state_keys", "Entries of the operator's keyed state on this subtask: one per key of a value or list state, one per map entry of a map state.")
+	descStateBytes = opDesc("floe_operator_state_bytes", "Bytes of the operator's keyed state on this subtask: its store keys and values as stored, without the store's own overhead.")
+	descInBytes    = opDesc("floe_operator_input_bytes_total", "Bytes of the batches handed to the operator's Wasm instance, as the ABI lays them out (16 bytes a record, its key and value).")
 
 	descBytesRead  = taskDesc("floe_source_read_bytes_total", "Bytes of its input the source of the task has read.")
 	descBytesTotal = taskDesc("floe_source_input_bytes", "Size of the input the source of the task reads, for a bounded file source.")
@@ -56,7 +58,7 @@ var (
 
 	taskDescs = []*prometheus.Desc{descRecordsIn, descRecordsOut, descBusy, descIdle, descBackPressure, descSideDropped,
 		descInWM, descOutWM, descLag, descQueued, descCheckpoints, descAlign, descLastAlign,
-		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory, descInBytes,
+		descOpIn, descOpOut, descOpLate, descCalls, descCallTime, descYields, descMemory, descInBytes, descStateKeys, descStateBytes,
 		descBytesRead, descBytesTotal, descPartLag}
 )
 
@@ -129,6 +131,10 @@ func collectTask(ch chan<- prometheus.Metric, s *sample) {
 			counter(descYields, float64(o.yields), ol)
 			gauge(descMemory, float64(o.memoryBytes), ol)
 			counter(descInBytes, float64(o.batchBytes), ol)
+		}
+		if o.stateful {
+			gauge(descStateKeys, float64(o.stateKeys), ol)
+			gauge(descStateBytes, float64(o.stateBytes), ol)
 		}
 	}
 }

@@ -90,7 +90,8 @@ func TestTaskSampleBecomesLabelledMetrics(t *testing.T) {
 		in:     100, out: 250, busy: 3 * time.Second, idle: time.Second, blocked: 500 * time.Millisecond,
 		inWM: now.Add(-2 * time.Second).UnixMilli(), outWM: record.NoTimestamp, lag: 2 * time.Second,
 		ops: []opSample{
-			{uid: "split", kind: "flatMap", in: 100, out: 250, guest: true, calls: 3, callTime: time.Second, yields: 7, memoryBytes: 2 << 16},
+			{uid: "split", kind: "flatMap", in: 100, out: 250, guest: true, calls: 3, callTime: time.Second, yields: 7, memoryBytes: 2 << 16,
+				stateful: true, stateKeys: 42, stateBytes: 1234},
 			{uid: "by-word", kind: "keyBy", in: 250, out: 250},
 		},
 	}
@@ -108,6 +109,8 @@ func TestTaskSampleBecomesLabelledMetrics(t *testing.T) {
 		"floe_operator_guest_call_seconds_total": 1,
 		"floe_operator_fuel_yields_total":        7,
 		"floe_operator_guest_memory_bytes":       2 << 16,
+		"floe_operator_state_keys":               42,
+		"floe_operator_state_bytes":              1234,
 	}
 	for name, v := range want {
 		f := m[name]

@@ -48,6 +48,10 @@ type opSample struct {
 	yields      int64
 	memoryBytes int64
 	batchBytes  int64
+	// stateful says the operator runs on keyed state, of stateKeys
+	// entries and stateBytes bytes.
+	stateful              bool
+	stateKeys, stateBytes int64
 }
 
 // sample reads en's task. Busy time is what is left of the time since the
@@ -90,7 +94,8 @@ func (en *entry) sample(now time.Time) sample {
 
 func opSampleOf(om *task.OperatorMetrics) opSample {
 	o := opSample{uid: om.UID, kind: om.Kind, in: om.RecordsIn.Load(), out: om.RecordsOut.Load(),
-		late: om.Late.Load(), window: om.Kind == "window"}
+		late: om.Late.Load(), window: om.Kind == "window",
+		stateful: om.Stateful, stateKeys: om.StateKeys.Load(), stateBytes: om.StateBytes.Load()}
 	if g := om.Guest; g != nil {
 		o.guest = true
 		o.calls, o.callTime, o.yields = g.Calls.Load(), time.Duration(g.CallNanos.Load()), g.Yields.Load()

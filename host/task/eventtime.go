@@ -142,6 +142,9 @@ func (t *Task) fireTimers(ctx context.Context, d udf.TimeDomain, upTo int64) (in
 			}
 		}
 	}
+	if fired > 0 {
+		t.publishStateSizes()
+	}
 	return fired, nil
 }
 

@@ -83,6 +83,12 @@ type OperatorMetrics struct {
 	// Guest is the Wasm instance's call counters; nil for a built-in
 	// operator (keyBy on a field).
 	Guest *udf.CallStats
+	// Stateful says the operator runs on keyed state. StateKeys and
+	// StateBytes are then the entries of its state and their bytes
+	// (storage/state.Size), exact as of the end of the task's last batch
+	// or round of timers.
+	Stateful              bool
+	StateKeys, StateBytes atomic.Int64
 
 	// late reads a window operator's count after each batch.
 	late func() int64
@@ -149,6 +155,7 @@ func (t *Task) openedOperators() {
 		}
 		if i < len(t.stage.Operators) {
 			om.UID, om.Kind = t.stage.Operators[i].UID, string(t.stage.Operators[i].Type)
+			om.Stateful = t.state != nil
 		} else if k := t.stage.KeyBy; k != nil {
 			om.UID, om.Kind = k.UID, string(k.Type)
 		}
@@ -162,6 +169,24 @@ func (t *Task) openedOperators() {
 	}
 	if p, ok := t.io.In.(pender); ok {
 		t.Metrics.queue.Store(&p)
+	}
+	t.publishStateSizes()
+}
+
+// publishStateSizes copies the size of each stateful operator's state to
+// its metrics. The task's goroutine calls it after each batch and round of
+// timers: it costs a look at each state namespace per operator, and
+// nothing per record.
+func (t *Task) publishStateSizes() {
+	if t.state == nil {
+		return
+	}
+	for _, om := range t.opm {
+		if om.Stateful {
+			sz := t.state.SizeOf(om.UID)
+			om.StateKeys.Store(sz.Keys)
+			om.StateBytes.Store(sz.Bytes)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/snapshot"
+	"github.com/floe-stream/floe/storage/state"
 )
 
 // DefaultBatchSize is how many records a task moves per batch.
@@ -50,6 +51,10 @@ type StateBackend interface {
 	// ScanRange reads the state of key groups r: see
 	// storage/state.Backend.
 	ScanRange(r keygroup.Range, fn func(kg uint16, ns string, key, rest, val []byte) error) error
+	// TrackSizes and SizeOf keep the size of each operator's state: see
+	// storage/state.Backend.
+	TrackSizes() error
+	SizeOf(operatorUID string) state.Size
 }
 
 // Env is what a task takes from the process it runs in.
@@ -286,6 +291,9 @@ func (t *Task) open(ctx context.Context) error {
 	}
 	if t.stage.Stateful() {
 		if t.state, err = t.env.OpenState(t.spec.Stage, t.spec.Subtask); err != nil {
+			return fmt.Errorf("opening keyed state: %w", err)
+		}
+		if err := t.state.TrackSizes(); err != nil {
 			return fmt.Errorf("opening keyed state: %w", err)
 		}
 	}
@@ -591,6 +599,7 @@ func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) err
 func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.Batch, error) {
 	t.stateGate.lock()
 	defer t.stateGate.unlock()
+	defer t.publishStateSizes()
 	cur := in
 	for i := first; i < len(t.ops); i++ {
 		out := &t.bufs[i%2]

@@ -396,5 +396,11 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 		read, total := p.BytesRead()
 		tm.BytesRead, tm.BytesTotal = &read, max(total, 0)
 	}
+	for _, om := range m.Operators() {
+		if om.Stateful {
+			tm.OperatorStates = append(tm.OperatorStates, &floev1.OperatorStateSize{
+				Operator: om.UID, Keys: om.StateKeys.Load(), Bytes: om.StateBytes.Load()})
+		}
+	}
 	return tm
 }

@@ -58,6 +58,19 @@ type TaskFigures struct {
 	// Progress is a source's, for a first stage whose source counts the
 	// bytes it reads.
 	Progress *SourceProgress `json:"progress,omitempty"`
+	// OperatorStates are the live sizes of the keyed state of the stage's
+	// stateful operators, in chain order; absent for a stage without
+	// keyed state.
+	OperatorStates []OperatorState `json:"operatorStates,omitempty"`
+}
+
+// OperatorState is the live size of one operator's keyed state, as of the
+// last heartbeats: its entries (one per key of a value or list state, one
+// per map entry of a map state) and their key and value bytes as stored.
+type OperatorState struct {
+	Operator string `json:"operator"`
+	Keys     int64  `json:"keys"`
+	Bytes    int64  `json:"bytes"`
 }
 
 // SourceProgress is how far a source has read its input.

@@ -10,6 +10,14 @@
 // keys out so that all the state of a key-group range is one contiguous key
 // range, which is what Scan and DeleteRange operate on.
 //
+// # Sizes
+//
+// Both stores are Observable: they tell an Observer how many keys and
+// bytes each write adds or removes, which the state package sums per
+// namespace into the live state size of each operator. A store knows what
+// a write replaces in most cases already (memkv always, pebblekv from its
+// cache entry); the exceptions are documented where they cost something.
+//
 // # Concurrency
 //
 // A Store belongs to the task that owns the state: no method may be called

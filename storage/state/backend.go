@@ -47,13 +47,16 @@ type Backend struct {
 
 	collected []byte // collected receives the entries Map.Iter scans.
 	collect   func(k, v []byte) error
+
+	sizes *sizes // sizes are the state's sizes per namespace; see SizeOf.
 }
 
 // New returns a Backend over store, which it owns from now on: Close
 // closes it.
 func New(store kv.Store) *Backend {
 	log := &changeLog{Store: store}
-	b := &Backend{store: log, log: log, kinds: map[string]kind{}, names: map[string]string{}}
+	b := &Backend{store: log, log: log, kinds: map[string]kind{}, names: map[string]string{},
+		sizes: &sizes{byNS: map[string]*Size{}}}
 	b.collect = b.collectEntry
 	return b
 }

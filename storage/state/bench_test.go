@@ -20,7 +20,8 @@ const benchKeys = 1_000_000
 // record it computes the key group, gets the 8-byte counter and puts it
 // back incremented. Records visit the keys in a random order, each key
 // once per pass, so the first pass inserts and later passes update. Run it
-// with -benchtime=3000000x for three passes.
+// with -benchtime=3000000x for three passes. sizes=true keeps the state's
+// size (Backend.TrackSizes), as tasks do.
 func BenchmarkKeyedCount(b *testing.B) {
 	keys := benchKeySet(benchKeys)
 	stores := []struct {
@@ -34,7 +35,17 @@ func BenchmarkKeyedCount(b *testing.B) {
 		}},
 	}
 	for _, s := range stores {
-		b.Run(s.name, func(b *testing.B) { runKeyedCount(b, state.New(s.open(b)), keys) })
+		for _, sizes := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/sizes=%v", s.name, sizes), func(b *testing.B) {
+				be := state.New(s.open(b))
+				if sizes {
+					if err := be.TrackSizes(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runKeyedCount(b, be, keys)
+			})
+		}
 	}
 }
 

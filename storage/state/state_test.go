@@ -340,6 +340,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			b := state.New(s.open(t))
 			defer b.Close()
+			must(t, b.TrackSizes())
 			v, m, l := mustValue(t, b, "op/v"), mustMap(t, b, "op/m"), mustList(t, b, "op/l")
 			key, val := []byte("some key"), []byte("12345678")
 			must(t, v.Put(7, key, val))

@@ -436,10 +436,13 @@ type TaskMetrics struct {
 	// bytes_read and bytes_total are a source's progress through its
 	// input: absent when the source does not count; bytes_total is 0 when
 	// the input has no known end.
-	BytesRead     *int64 `protobuf:"varint,8,opt,name=bytes_read,json=bytesRead,proto3,oneof" json:"bytes_read,omitempty"`
-	BytesTotal    int64  `protobuf:"varint,9,opt,name=bytes_total,json=bytesTotal,proto3" json:"bytes_total,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	BytesRead  *int64 `protobuf:"varint,8,opt,name=bytes_read,json=bytesRead,proto3,oneof" json:"bytes_read,omitempty"`
+	BytesTotal int64  `protobuf:"varint,9,opt,name=bytes_total,json=bytesTotal,proto3" json:"bytes_total,omitempty"`
+	// operator_states are the sizes of the keyed state of the task's
+	// stateful operators, in chain order.
+	OperatorStates []*OperatorStateSize `protobuf:"bytes,10,rep,name=operator_states,json=operatorStates,proto3" json:"operator_states,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
@@ -535,6 +538,76 @@ func (x *TaskMetrics) GetBytesTotal() int64 {
 	return 0
 }
 
+func (x *TaskMetrics) GetOperatorStates() []*OperatorStateSize {
+	if x != nil {
+		return x.OperatorStates
+	}
+	return nil
+}
+
+// OperatorStateSize is the live size of one operator's keyed state on one
+// subtask: its store entries (one per key of a value or list state, one
+// per map entry of a map state) and their key and value bytes.
+type OperatorStateSize struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Operator      string                 `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	Keys          int64                  `protobuf:"varint,2,opt,name=keys,proto3" json:"keys,omitempty"`
+	Bytes         int64                  `protobuf:"varint,3,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OperatorStateSize) Reset() {
+	*x = OperatorStateSize{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OperatorStateSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OperatorStateSize) ProtoMessage() {}
+
+func (x *OperatorStateSize) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OperatorStateSize.ProtoReflect.Descriptor instead.
+func (*OperatorStateSize) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *OperatorStateSize) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *OperatorStateSize) GetKeys() int64 {
+	if x != nil {
+		return x.Keys
+	}
+	return 0
+}
+
+func (x *OperatorStateSize) GetBytes() int64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
 type TaskStatusUpdate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TaskManagerId string                 `protobuf:"bytes,1,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
@@ -555,7 +628,7 @@ type TaskStatusUpdate struct {
 
 func (x *TaskStatusUpdate) Reset() {
 	*x = TaskStatusUpdate{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[6]
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +640,7 @@ func (x *TaskStatusUpdate) String() string {
 func (*TaskStatusUpdate) ProtoMessage() {}
 
 func (x *TaskStatusUpdate) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[6]
+	mi := &file_floe_v1_cluster_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +653,7 @@ func (x *TaskStatusUpdate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusUpdate.ProtoReflect.Descriptor instead.
 func (*TaskStatusUpdate) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{6}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TaskStatusUpdate) GetTaskManagerId() string {
@@ -655,7 +728,7 @@ type Failure struct {
 
 func (x *Failure) Reset() {
 	*x = Failure{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -667,7 +740,7 @@ func (x *Failure) String() string {
 func (*Failure) ProtoMessage() {}
 
 func (x *Failure) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[7]
+	mi := &file_floe_v1_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -680,7 +753,7 @@ func (x *Failure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failure.ProtoReflect.Descriptor instead.
 func (*Failure) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{7}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Failure) GetOperator() string {
@@ -754,7 +827,7 @@ type DeclaredState struct {
 
 func (x *DeclaredState) Reset() {
 	*x = DeclaredState{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -766,7 +839,7 @@ func (x *DeclaredState) String() string {
 func (*DeclaredState) ProtoMessage() {}
 
 func (x *DeclaredState) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[8]
+	mi := &file_floe_v1_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -779,7 +852,7 @@ func (x *DeclaredState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclaredState.ProtoReflect.Descriptor instead.
 func (*DeclaredState) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{8}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeclaredState) GetName() string {
@@ -825,7 +898,7 @@ type UpdateTaskStatusResponse struct {
 
 func (x *UpdateTaskStatusResponse) Reset() {
 	*x = UpdateTaskStatusResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +910,7 @@ func (x *UpdateTaskStatusResponse) String() string {
 func (*UpdateTaskStatusResponse) ProtoMessage() {}
 
 func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[9]
+	mi := &file_floe_v1_cluster_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +923,7 @@ func (x *UpdateTaskStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskStatusResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskStatusResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{9}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
 }
 
 type FetchArtifactRequest struct {
@@ -862,7 +935,7 @@ type FetchArtifactRequest struct {
 
 func (x *FetchArtifactRequest) Reset() {
 	*x = FetchArtifactRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -874,7 +947,7 @@ func (x *FetchArtifactRequest) String() string {
 func (*FetchArtifactRequest) ProtoMessage() {}
 
 func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[10]
+	mi := &file_floe_v1_cluster_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -887,7 +960,7 @@ func (x *FetchArtifactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchArtifactRequest.ProtoReflect.Descriptor instead.
 func (*FetchArtifactRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{10}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *FetchArtifactRequest) GetSha256() string {
@@ -906,7 +979,7 @@ type ArtifactChunk struct {
 
 func (x *ArtifactChunk) Reset() {
 	*x = ArtifactChunk{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -918,7 +991,7 @@ func (x *ArtifactChunk) String() string {
 func (*ArtifactChunk) ProtoMessage() {}
 
 func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[11]
+	mi := &file_floe_v1_cluster_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -931,7 +1004,7 @@ func (x *ArtifactChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactChunk.ProtoReflect.Descriptor instead.
 func (*ArtifactChunk) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{11}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ArtifactChunk) GetData() []byte {
@@ -955,7 +1028,7 @@ type Endpoint struct {
 
 func (x *Endpoint) Reset() {
 	*x = Endpoint{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1040,7 @@ func (x *Endpoint) String() string {
 func (*Endpoint) ProtoMessage() {}
 
 func (x *Endpoint) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[12]
+	mi := &file_floe_v1_cluster_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1053,7 @@ func (x *Endpoint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Endpoint.ProtoReflect.Descriptor instead.
 func (*Endpoint) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{12}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Endpoint) GetSubtask() int32 {
@@ -1040,7 +1113,7 @@ type DeployTaskRequest struct {
 
 func (x *DeployTaskRequest) Reset() {
 	*x = DeployTaskRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1125,7 @@ func (x *DeployTaskRequest) String() string {
 func (*DeployTaskRequest) ProtoMessage() {}
 
 func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[13]
+	mi := &file_floe_v1_cluster_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1138,7 @@ func (x *DeployTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskRequest.ProtoReflect.Descriptor instead.
 func (*DeployTaskRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{13}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *DeployTaskRequest) GetTask() *TaskID {
@@ -1160,7 +1233,7 @@ type DeployTaskResponse struct {
 
 func (x *DeployTaskResponse) Reset() {
 	*x = DeployTaskResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1245,7 @@ func (x *DeployTaskResponse) String() string {
 func (*DeployTaskResponse) ProtoMessage() {}
 
 func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[14]
+	mi := &file_floe_v1_cluster_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1258,7 @@ func (x *DeployTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTaskResponse.ProtoReflect.Descriptor instead.
 func (*DeployTaskResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{14}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
 }
 
 type CancelTasksRequest struct {
@@ -1202,7 +1275,7 @@ type CancelTasksRequest struct {
 
 func (x *CancelTasksRequest) Reset() {
 	*x = CancelTasksRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1287,7 @@ func (x *CancelTasksRequest) String() string {
 func (*CancelTasksRequest) ProtoMessage() {}
 
 func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[15]
+	mi := &file_floe_v1_cluster_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1300,7 @@ func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksRequest.ProtoReflect.Descriptor instead.
 func (*CancelTasksRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{15}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CancelTasksRequest) GetJobId() string {
@@ -1259,7 +1332,7 @@ type CancelTasksResponse struct {
 
 func (x *CancelTasksResponse) Reset() {
 	*x = CancelTasksResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1271,7 +1344,7 @@ func (x *CancelTasksResponse) String() string {
 func (*CancelTasksResponse) ProtoMessage() {}
 
 func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[16]
+	mi := &file_floe_v1_cluster_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1284,7 +1357,7 @@ func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksResponse.ProtoReflect.Descriptor instead.
 func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{16}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
 }
 
 type TriggerCheckpointRequest struct {
@@ -1302,7 +1375,7 @@ type TriggerCheckpointRequest struct {
 
 func (x *TriggerCheckpointRequest) Reset() {
 	*x = TriggerCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1314,7 +1387,7 @@ func (x *TriggerCheckpointRequest) String() string {
 func (*TriggerCheckpointRequest) ProtoMessage() {}
 
 func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[17]
+	mi := &file_floe_v1_cluster_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1327,7 +1400,7 @@ func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{17}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TriggerCheckpointRequest) GetJobId() string {
@@ -1366,7 +1439,7 @@ type TriggerCheckpointResponse struct {
 
 func (x *TriggerCheckpointResponse) Reset() {
 	*x = TriggerCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +1451,7 @@ func (x *TriggerCheckpointResponse) String() string {
 func (*TriggerCheckpointResponse) ProtoMessage() {}
 
 func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[18]
+	mi := &file_floe_v1_cluster_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +1464,7 @@ func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{18}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
 }
 
 type NotifyCheckpointRequest struct {
@@ -1409,7 +1482,7 @@ type NotifyCheckpointRequest struct {
 
 func (x *NotifyCheckpointRequest) Reset() {
 	*x = NotifyCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1421,7 +1494,7 @@ func (x *NotifyCheckpointRequest) String() string {
 func (*NotifyCheckpointRequest) ProtoMessage() {}
 
 func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[19]
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1434,7 +1507,7 @@ func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *NotifyCheckpointRequest) GetJobId() string {
@@ -1473,7 +1546,7 @@ type NotifyCheckpointResponse struct {
 
 func (x *NotifyCheckpointResponse) Reset() {
 	*x = NotifyCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1485,7 +1558,7 @@ func (x *NotifyCheckpointResponse) String() string {
 func (*NotifyCheckpointResponse) ProtoMessage() {}
 
 func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1498,7 +1571,7 @@ func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
 }
 
 type AcknowledgeCheckpointRequest struct {
@@ -1513,7 +1586,7 @@ type AcknowledgeCheckpointRequest struct {
 
 func (x *AcknowledgeCheckpointRequest) Reset() {
 	*x = AcknowledgeCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1598,7 @@ func (x *AcknowledgeCheckpointRequest) String() string {
 func (*AcknowledgeCheckpointRequest) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1611,7 @@ func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *AcknowledgeCheckpointRequest) GetTask() *TaskID {
@@ -1570,7 +1643,7 @@ type AcknowledgeCheckpointResponse struct {
 
 func (x *AcknowledgeCheckpointResponse) Reset() {
 	*x = AcknowledgeCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1582,7 +1655,7 @@ func (x *AcknowledgeCheckpointResponse) String() string {
 func (*AcknowledgeCheckpointResponse) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1595,7 +1668,7 @@ func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 type DeclineCheckpointRequest struct {
@@ -1609,7 +1682,7 @@ type DeclineCheckpointRequest struct {
 
 func (x *DeclineCheckpointRequest) Reset() {
 	*x = DeclineCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +1694,7 @@ func (x *DeclineCheckpointRequest) String() string {
 func (*DeclineCheckpointRequest) ProtoMessage() {}
 
 func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +1707,7 @@ func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeclineCheckpointRequest) GetTask() *TaskID {
@@ -1666,7 +1739,7 @@ type DeclineCheckpointResponse struct {
 
 func (x *DeclineCheckpointResponse) Reset() {
 	*x = DeclineCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1678,7 +1751,7 @@ func (x *DeclineCheckpointResponse) String() string {
 func (*DeclineCheckpointResponse) ProtoMessage() {}
 
 func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1691,7 +1764,7 @@ func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
 }
 
 type LookupStateRequest struct {
@@ -1705,7 +1778,7 @@ type LookupStateRequest struct {
 
 func (x *LookupStateRequest) Reset() {
 	*x = LookupStateRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1790,7 @@ func (x *LookupStateRequest) String() string {
 func (*LookupStateRequest) ProtoMessage() {}
 
 func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1803,7 @@ func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateRequest.ProtoReflect.Descriptor instead.
 func (*LookupStateRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *LookupStateRequest) GetTask() *TaskID {
@@ -1763,7 +1836,7 @@ type LookupStateResponse struct {
 
 func (x *LookupStateResponse) Reset() {
 	*x = LookupStateResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1775,7 +1848,7 @@ func (x *LookupStateResponse) String() string {
 func (*LookupStateResponse) ProtoMessage() {}
 
 func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1788,7 +1861,7 @@ func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateResponse.ProtoReflect.Descriptor instead.
 func (*LookupStateResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *LookupStateResponse) GetValues() []*StateValue {
@@ -1808,7 +1881,7 @@ type StateValue struct {
 
 func (x *StateValue) Reset() {
 	*x = StateValue{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[27]
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +1893,7 @@ func (x *StateValue) String() string {
 func (*StateValue) ProtoMessage() {}
 
 func (x *StateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[27]
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +1906,7 @@ func (x *StateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateValue.ProtoReflect.Descriptor instead.
 func (*StateValue) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{27}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StateValue) GetFound() bool {
@@ -1869,7 +1942,7 @@ type FetchLogsRequest struct {
 
 func (x *FetchLogsRequest) Reset() {
 	*x = FetchLogsRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1881,7 +1954,7 @@ func (x *FetchLogsRequest) String() string {
 func (*FetchLogsRequest) ProtoMessage() {}
 
 func (x *FetchLogsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1894,7 +1967,7 @@ func (x *FetchLogsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchLogsRequest.ProtoReflect.Descriptor instead.
 func (*FetchLogsRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{28}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *FetchLogsRequest) GetJobId() string {
@@ -1942,7 +2015,7 @@ type FetchLogsResponse struct {
 
 func (x *FetchLogsResponse) Reset() {
 	*x = FetchLogsResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1954,7 +2027,7 @@ func (x *FetchLogsResponse) String() string {
 func (*FetchLogsResponse) ProtoMessage() {}
 
 func (x *FetchLogsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1967,7 +2040,7 @@ func (x *FetchLogsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchLogsResponse.ProtoReflect.Descriptor instead.
 func (*FetchLogsResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{29}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *FetchLogsResponse) GetLines() []*LogLine {
@@ -2005,7 +2078,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	mi := &file_floe_v1_cluster_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2017,7 +2090,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	mi := &file_floe_v1_cluster_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2030,7 +2103,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{30}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *LogLine) GetSeq() int64 {
@@ -2102,7 +2175,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
-	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\x86\x03\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\xcb\x03\n" +
 	"\vTaskMetrics\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x1d\n" +
 	"\n" +
@@ -2116,10 +2189,16 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\n" +
 	"bytes_read\x18\b \x01(\x03H\x02R\tbytesRead\x88\x01\x01\x12\x1f\n" +
 	"\vbytes_total\x18\t \x01(\x03R\n" +
-	"bytesTotalB\x12\n" +
+	"bytesTotal\x12C\n" +
+	"\x0foperator_states\x18\n" +
+	" \x03(\v2\x1a.floe.v1.OperatorStateSizeR\x0eoperatorStatesB\x12\n" +
 	"\x10_input_watermarkB\x13\n" +
 	"\x11_output_watermarkB\r\n" +
-	"\v_bytes_read\"\xab\x02\n" +
+	"\v_bytes_read\"Y\n" +
+	"\x11OperatorStateSize\x12\x1a\n" +
+	"\boperator\x18\x01 \x01(\tR\boperator\x12\x12\n" +
+	"\x04keys\x18\x02 \x01(\x03R\x04keys\x12\x14\n" +
+	"\x05bytes\x18\x03 \x01(\x03R\x05bytes\"\xab\x02\n" +
 	"\x10TaskStatusUpdate\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12#\n" +
 	"\x04task\x18\x02 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12(\n" +
@@ -2273,7 +2352,7 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_floe_v1_cluster_proto_goTypes = []any{
 	(TaskState)(0),                        // 0: floe.v1.TaskState
 	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
@@ -2282,85 +2361,87 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	(*HeartbeatResponse)(nil),             // 4: floe.v1.HeartbeatResponse
 	(*TaskID)(nil),                        // 5: floe.v1.TaskID
 	(*TaskMetrics)(nil),                   // 6: floe.v1.TaskMetrics
-	(*TaskStatusUpdate)(nil),              // 7: floe.v1.TaskStatusUpdate
-	(*Failure)(nil),                       // 8: floe.v1.Failure
-	(*DeclaredState)(nil),                 // 9: floe.v1.DeclaredState
-	(*UpdateTaskStatusResponse)(nil),      // 10: floe.v1.UpdateTaskStatusResponse
-	(*FetchArtifactRequest)(nil),          // 11: floe.v1.FetchArtifactRequest
-	(*ArtifactChunk)(nil),                 // 12: floe.v1.ArtifactChunk
-	(*Endpoint)(nil),                      // 13: floe.v1.Endpoint
-	(*DeployTaskRequest)(nil),             // 14: floe.v1.DeployTaskRequest
-	(*DeployTaskResponse)(nil),            // 15: floe.v1.DeployTaskResponse
-	(*CancelTasksRequest)(nil),            // 16: floe.v1.CancelTasksRequest
-	(*CancelTasksResponse)(nil),           // 17: floe.v1.CancelTasksResponse
-	(*TriggerCheckpointRequest)(nil),      // 18: floe.v1.TriggerCheckpointRequest
-	(*TriggerCheckpointResponse)(nil),     // 19: floe.v1.TriggerCheckpointResponse
-	(*NotifyCheckpointRequest)(nil),       // 20: floe.v1.NotifyCheckpointRequest
-	(*NotifyCheckpointResponse)(nil),      // 21: floe.v1.NotifyCheckpointResponse
-	(*AcknowledgeCheckpointRequest)(nil),  // 22: floe.v1.AcknowledgeCheckpointRequest
-	(*AcknowledgeCheckpointResponse)(nil), // 23: floe.v1.AcknowledgeCheckpointResponse
-	(*DeclineCheckpointRequest)(nil),      // 24: floe.v1.DeclineCheckpointRequest
-	(*DeclineCheckpointResponse)(nil),     // 25: floe.v1.DeclineCheckpointResponse
-	(*LookupStateRequest)(nil),            // 26: floe.v1.LookupStateRequest
-	(*LookupStateResponse)(nil),           // 27: floe.v1.LookupStateResponse
-	(*StateValue)(nil),                    // 28: floe.v1.StateValue
-	(*FetchLogsRequest)(nil),              // 29: floe.v1.FetchLogsRequest
-	(*FetchLogsResponse)(nil),             // 30: floe.v1.FetchLogsResponse
-	(*LogLine)(nil),                       // 31: floe.v1.LogLine
-	nil,                                   // 32: floe.v1.DeployTaskRequest.ParamsEntry
-	nil,                                   // 33: floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	nil,                                   // 34: floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	(*OperatorStateSize)(nil),             // 7: floe.v1.OperatorStateSize
+	(*TaskStatusUpdate)(nil),              // 8: floe.v1.TaskStatusUpdate
+	(*Failure)(nil),                       // 9: floe.v1.Failure
+	(*DeclaredState)(nil),                 // 10: floe.v1.DeclaredState
+	(*UpdateTaskStatusResponse)(nil),      // 11: floe.v1.UpdateTaskStatusResponse
+	(*FetchArtifactRequest)(nil),          // 12: floe.v1.FetchArtifactRequest
+	(*ArtifactChunk)(nil),                 // 13: floe.v1.ArtifactChunk
+	(*Endpoint)(nil),                      // 14: floe.v1.Endpoint
+	(*DeployTaskRequest)(nil),             // 15: floe.v1.DeployTaskRequest
+	(*DeployTaskResponse)(nil),            // 16: floe.v1.DeployTaskResponse
+	(*CancelTasksRequest)(nil),            // 17: floe.v1.CancelTasksRequest
+	(*CancelTasksResponse)(nil),           // 18: floe.v1.CancelTasksResponse
+	(*TriggerCheckpointRequest)(nil),      // 19: floe.v1.TriggerCheckpointRequest
+	(*TriggerCheckpointResponse)(nil),     // 20: floe.v1.TriggerCheckpointResponse
+	(*NotifyCheckpointRequest)(nil),       // 21: floe.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),      // 22: floe.v1.NotifyCheckpointResponse
+	(*AcknowledgeCheckpointRequest)(nil),  // 23: floe.v1.AcknowledgeCheckpointRequest
+	(*AcknowledgeCheckpointResponse)(nil), // 24: floe.v1.AcknowledgeCheckpointResponse
+	(*DeclineCheckpointRequest)(nil),      // 25: floe.v1.DeclineCheckpointRequest
+	(*DeclineCheckpointResponse)(nil),     // 26: floe.v1.DeclineCheckpointResponse
+	(*LookupStateRequest)(nil),            // 27: floe.v1.LookupStateRequest
+	(*LookupStateResponse)(nil),           // 28: floe.v1.LookupStateResponse
+	(*StateValue)(nil),                    // 29: floe.v1.StateValue
+	(*FetchLogsRequest)(nil),              // 30: floe.v1.FetchLogsRequest
+	(*FetchLogsResponse)(nil),             // 31: floe.v1.FetchLogsResponse
+	(*LogLine)(nil),                       // 32: floe.v1.LogLine
+	nil,                                   // 33: floe.v1.DeployTaskRequest.ParamsEntry
+	nil,                                   // 34: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	nil,                                   // 35: floe.v1.DeployTaskRequest.OperatorParallelismEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
-	7,  // 0: floe.v1.RegisterRequest.tasks:type_name -> floe.v1.TaskStatusUpdate
+	8,  // 0: floe.v1.RegisterRequest.tasks:type_name -> floe.v1.TaskStatusUpdate
 	5,  // 1: floe.v1.RegisterResponse.adopted:type_name -> floe.v1.TaskID
 	6,  // 2: floe.v1.HeartbeatRequest.tasks:type_name -> floe.v1.TaskMetrics
 	5,  // 3: floe.v1.TaskMetrics.task:type_name -> floe.v1.TaskID
-	5,  // 4: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
-	0,  // 5: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
-	6,  // 6: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
-	9,  // 7: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
-	8,  // 8: floe.v1.TaskStatusUpdate.failure:type_name -> floe.v1.Failure
-	5,  // 9: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	32, // 10: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	33, // 11: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	13, // 12: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	34, // 13: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
-	5,  // 14: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 15: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 16: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
-	28, // 17: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
-	31, // 18: floe.v1.FetchLogsResponse.lines:type_name -> floe.v1.LogLine
-	5,  // 19: floe.v1.LogLine.task:type_name -> floe.v1.TaskID
-	1,  // 20: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 21: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	7,  // 22: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	11, // 23: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	22, // 24: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	24, // 25: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	14, // 26: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	16, // 27: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	18, // 28: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	20, // 29: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	26, // 30: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
-	29, // 31: floe.v1.TaskManager.FetchLogs:input_type -> floe.v1.FetchLogsRequest
-	2,  // 32: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 33: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	10, // 34: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	12, // 35: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	23, // 36: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	25, // 37: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	15, // 38: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	17, // 39: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	19, // 40: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	21, // 41: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	27, // 42: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
-	30, // 43: floe.v1.TaskManager.FetchLogs:output_type -> floe.v1.FetchLogsResponse
-	32, // [32:44] is the sub-list for method output_type
-	20, // [20:32] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	7,  // 4: floe.v1.TaskMetrics.operator_states:type_name -> floe.v1.OperatorStateSize
+	5,  // 5: floe.v1.TaskStatusUpdate.task:type_name -> floe.v1.TaskID
+	0,  // 6: floe.v1.TaskStatusUpdate.state:type_name -> floe.v1.TaskState
+	6,  // 7: floe.v1.TaskStatusUpdate.metrics:type_name -> floe.v1.TaskMetrics
+	10, // 8: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
+	9,  // 9: floe.v1.TaskStatusUpdate.failure:type_name -> floe.v1.Failure
+	5,  // 10: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
+	33, // 11: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	34, // 12: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	14, // 13: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
+	35, // 14: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	5,  // 15: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 16: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 17: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	29, // 18: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	32, // 19: floe.v1.FetchLogsResponse.lines:type_name -> floe.v1.LogLine
+	5,  // 20: floe.v1.LogLine.task:type_name -> floe.v1.TaskID
+	1,  // 21: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 22: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	8,  // 23: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	12, // 24: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	23, // 25: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	25, // 26: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	15, // 27: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	17, // 28: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	19, // 29: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	21, // 30: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	27, // 31: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	30, // 32: floe.v1.TaskManager.FetchLogs:input_type -> floe.v1.FetchLogsRequest
+	2,  // 33: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 34: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	11, // 35: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	13, // 36: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	24, // 37: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	26, // 38: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	16, // 39: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	18, // 40: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	20, // 41: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	22, // 42: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	28, // 43: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	31, // 44: floe.v1.TaskManager.FetchLogs:output_type -> floe.v1.FetchLogsResponse
+	33, // [33:45] is the sub-list for method output_type
+	21, // [21:33] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -2369,14 +2450,14 @@ func file_floe_v1_cluster_proto_init() {
 		return
 	}
 	file_floe_v1_cluster_proto_msgTypes[5].OneofWrappers = []any{}
-	file_floe_v1_cluster_proto_msgTypes[28].OneofWrappers = []any{}
+	file_floe_v1_cluster_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   34,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

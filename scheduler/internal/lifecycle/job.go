@@ -142,6 +142,16 @@ type Sample struct {
 	// BytesTotal is 0 when unknown (an unbounded source), BytesRead -1
 	// when the source does not count.
 	BytesRead, BytesTotal int64
+	// OperatorStates are the live sizes of the keyed state of the task's
+	// stateful operators.
+	OperatorStates []OperatorState
+}
+
+// OperatorState is the live size of one operator's keyed state on a task:
+// its entries and their key and value bytes.
+type OperatorState struct {
+	Operator    string
+	Keys, Bytes int64
 }
 
 // Rates are per-second rates of a task's counters.

@@ -17,6 +17,8 @@ var jobStates = []string{api.JobWaiting, api.JobDeploying, api.JobRunning, api.J
 var (
 	jobLabels    = []string{"job", "job_name"}
 	vertexLabels = []string{"job", "job_name", "vertex"}
+	// operatorLabels add the operator's uid to vertexLabels.
+	operatorLabels = []string{"job", "job_name", "vertex", "operator"}
 
 	descLeader       = prometheus.NewDesc("floe_scheduler_leader", "1 when this scheduler leads its group, else 0.", nil, nil)
 	descTerm         = prometheus.NewDesc("floe_scheduler_term", "The replicated job log's current term; it grows with every election.", nil, nil)
@@ -38,6 +40,8 @@ var (
 	descRecordsIn  = prometheus.NewDesc("floe_job_vertex_records_in_total", "Records the stage's subtasks read, as of their last heartbeats.", vertexLabels, nil)
 	descRecordsOut = prometheus.NewDesc("floe_job_vertex_records_out_total", "Records the stage's subtasks handed on, as of their last heartbeats.", vertexLabels, nil)
 	descStateBytes = prometheus.NewDesc("floe_job_vertex_checkpointed_state_bytes", "Size of the stage's state in the job's last completed checkpoint.", vertexLabels, nil)
+	descOpKeys     = prometheus.NewDesc("floe_job_operator_state_keys", "Entries of the operator's live keyed state over all its subtasks, as of their last heartbeats.", operatorLabels, nil)
+	descOpBytes    = prometheus.NewDesc("floe_job_operator_state_bytes", "Bytes (keys and values as stored) of the operator's live keyed state over all its subtasks, as of their last heartbeats.", operatorLabels, nil)
 )
 
 // Collector is a prometheus.Collector of the scheduler's state: each
@@ -54,7 +58,7 @@ func NewCollector(read func() Snapshot) *Collector { return &Collector{read: rea
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLeader, descTerm, descTaskManagers, descSlots, descFreeSlots, descState,
 		descRestarts, descRescales, descRestartDown, descRescaleDown, descCkptCompleted, descCkptFailed, descCkptDuration,
-		descCkptSize, descCkptIncr, descRecordsIn, descRecordsOut, descStateBytes} {
+		descCkptSize, descCkptIncr, descRecordsIn, descRecordsOut, descStateBytes, descOpKeys, descOpBytes} {
 		ch <- d
 	}
 }
@@ -105,6 +109,10 @@ func collectJob(ch chan<- prometheus.Metric, j *Job) {
 		counter(descRecordsOut, float64(v.RecordsOut), v.Name)
 		if v.StateBytes >= 0 {
 			gauge(descStateBytes, float64(v.StateBytes), v.Name)
+		}
+		for _, o := range v.Operators {
+			gauge(descOpKeys, float64(o.Keys), v.Name, o.Operator)
+			gauge(descOpBytes, float64(o.Bytes), v.Name, o.Operator)
 		}
 	}
 }

@@ -71,7 +71,8 @@ func TestCollectorExportsTheSnapshot(t *testing.T) {
 			LastCheckpoint: &schedmetrics.Checkpoint{Duration: 250 * time.Millisecond, FullBytes: 4096, IncrementalBytes: 512},
 			Vertices: []schedmetrics.Vertex{
 				{Name: "lines -> split", RecordsIn: 100, RecordsOut: 600, StateBytes: 0},
-				{Name: "count -> out", RecordsIn: 600, RecordsOut: 42, StateBytes: 4096},
+				{Name: "count -> out", RecordsIn: 600, RecordsOut: 42, StateBytes: 4096,
+					Operators: []schedmetrics.OperatorState{{Operator: "count", Keys: 17, Bytes: 900}, {Operator: "dedup", Keys: 3, Bytes: 60}}},
 			},
 		}, {
 			ID: "b2", Name: "idle", State: "WAITING",
@@ -116,6 +117,9 @@ func TestCollectorExportsTheSnapshot(t *testing.T) {
 		{"floe_job_vertex_records_in_total", with(a, "vertex", "lines -> split"), 100},
 		{"floe_job_vertex_records_out_total", with(a, "vertex", "count -> out"), 42},
 		{"floe_job_vertex_checkpointed_state_bytes", with(a, "vertex", "count -> out"), 4096},
+		{"floe_job_operator_state_keys", with(with(a, "vertex", "count -> out"), "operator", "count"), 17},
+		{"floe_job_operator_state_bytes", with(with(a, "vertex", "count -> out"), "operator", "count"), 900},
+		{"floe_job_operator_state_keys", with(with(a, "vertex", "count -> out"), "operator", "dedup"), 3},
 	}
 	for _, tt := range tests {
 		got, ok := value(fams, tt.name, tt.labels)
@@ -135,6 +139,7 @@ func TestCollectorExportsTheSnapshot(t *testing.T) {
 		{"floe_job_last_rescale_downtime_seconds", a},
 		{"floe_job_last_checkpoint_duration_seconds", map[string]string{"job": "b2", "job_name": "idle"}},
 		{"floe_job_vertex_checkpointed_state_bytes", map[string]string{"job": "b2", "job_name": "idle", "vertex": "gen -> out"}},
+		{"floe_job_operator_state_keys", map[string]string{"job": "a1", "job_name": "wordcount", "vertex": "lines -> split", "operator": "split"}},
 	}
 	for _, tt := range absent {
 		if v, ok := value(fams, tt.name, tt.labels); ok {

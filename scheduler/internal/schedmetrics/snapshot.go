@@ -54,4 +54,13 @@ type Vertex struct {
 	// StateBytes is the size of the stage's state in the last completed
 	// checkpoint; -1 when there is none.
 	StateBytes int64
+	// Operators are the live sizes of the keyed state of the stage's
+	// stateful operators, added up over its subtasks.
+	Operators []OperatorState
+}
+
+// OperatorState is the live size of one operator's keyed state.
+type OperatorState struct {
+	Operator    string
+	Keys, Bytes int64
 }

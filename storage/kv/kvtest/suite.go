@@ -31,6 +31,7 @@ func RunSuite(t *testing.T, open Opener) {
 		{"ManyKeys", testManyKeys},
 		{"Closed", testClosed},
 		{"MatchesModel", testMatchesModel},
+		{"ObservedMatchesModel", testObservedMatchesModel},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

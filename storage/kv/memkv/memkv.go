@@ -28,12 +28,13 @@ type Store struct {
 	// mostly read, modified and written back, so a Set usually finds its
 	// key here without hashing it.
 	last   *item
-	probe  item    // probe is the search key of Scan and DeleteRange.
-	doomed []*item // doomed is DeleteRange's reusable list of victims.
+	probe  item        // probe is the search key of Scan and DeleteRange.
+	doomed []*item     // doomed is DeleteRange's reusable list of victims.
+	obs    kv.Observer // obs is told of every change; nil when none is.
 	closed bool
 }
 
-var _ kv.Store = (*Store)(nil)
+var _ kv.Observable = (*Store)(nil)
 
 // New returns an empty Store.
 func New() *Store {
@@ -73,6 +74,9 @@ func (s *Store) Set(key, value []byte) error {
 		return kv.ErrClosed
 	}
 	if it := s.find(key); it != nil {
+		if s.obs != nil && len(value) != len(it.val) {
+			s.obs.Resized(key, 0, len(value)-len(it.val))
+		}
 		it.val = append(it.val[:0], value...)
 		return nil
 	}
@@ -80,6 +84,23 @@ func (s *Store) Set(key, value []byte) error {
 	s.items[it.key] = it
 	s.tree.ReplaceOrInsert(it)
 	s.last = it
+	if s.obs != nil {
+		s.obs.Resized(key, 1, len(key)+len(value))
+	}
+	return nil
+}
+
+// Observe implements kv.Observable. Observing costs a call for each write
+// that adds or removes a key or changes the length of a value.
+func (s *Store) Observe(o kv.Observer) error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	s.obs = o
+	s.tree.Ascend(func(it *item) bool {
+		o.Resized(unsafe.Slice(unsafe.StringData(it.key), len(it.key)), 1, len(it.key)+len(it.val))
+		return true
+	})
 	return nil
 }
 
@@ -166,6 +187,9 @@ func (s *Store) ascend(start, end []byte, fn func(*item) bool) {
 
 // remove deletes it from both indexes.
 func (s *Store) remove(it *item) {
+	if s.obs != nil {
+		s.obs.Resized(unsafe.Slice(unsafe.StringData(it.key), len(it.key)), -1, -len(it.key)-len(it.val))
+	}
 	delete(s.items, it.key)
 	s.tree.Delete(it)
 	if s.last == it {

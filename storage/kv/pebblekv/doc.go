@@ -29,6 +29,16 @@
 // off and misses read Pebble again. Deleted keys stay in it, which only
 // costs a read.
 //
+// # Sizes
+//
+// An observed Store (kv.Observable, as the state package observes it to
+// report each operator's state size) tells its observer what every write
+// adds or removes. A cache entry knows whether its key exists and its
+// value's length, so the hot path of read-modify-write state costs one
+// comparison; only a Set or Delete of a key that is neither cached nor
+// ruled out by the key filter reads Pebble first, and DeleteRange walks
+// all of its range.
+//
 // # Durability
 //
 // Batches are committed with pebble.NoSync and Pebble's write-ahead log is

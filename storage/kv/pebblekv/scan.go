@@ -76,7 +76,16 @@ func (s *Store) deleteKeysIn(b *pebble.Batch, start, end []byte) error {
 		return fmt.Errorf("pebblekv: delete range: %w", err)
 	}
 	n, sweep := 0, false
-	for it.First(); it.Valid() && !sweep && err == nil; it.Next() {
+	for it.First(); it.Valid() && err == nil; it.Next() {
+		if s.obs != nil {
+			s.obs.Resized(it.Key(), -1, -len(it.Key())-len(it.Value()))
+		}
+		if sweep {
+			if s.obs == nil {
+				break
+			}
+			continue
+		}
 		s.cache.forget(it.Key())
 		if n++; n <= pointDeleteLimit {
 			err = b.Delete(it.Key(), nil)

@@ -22,10 +22,12 @@ type Store struct {
 	writeBackBytes int64
 	maxDirty       int
 	stats          Stats
-	closed         bool
+	// obs is told of every change; nil when none is. See Observe.
+	obs    kv.Observer
+	closed bool
 }
 
-var _ kv.Store = (*Store)(nil)
+var _ kv.Observable = (*Store)(nil)
 
 // Stats are counters of a Store's cache, for tests and metrics.
 type Stats struct {
@@ -148,6 +150,9 @@ func (s *Store) Set(key, value []byte) error {
 	if err != nil {
 		return err
 	}
+	if s.obs != nil {
+		s.noteSet(e, key, value)
+	}
 	// NB: value may alias e.val when it came from Get; append then
 	// copies it onto itself, which is fine.
 	s.cache.setValue(e, value)
@@ -166,6 +171,12 @@ func (s *Store) Delete(key []byte) error {
 	switch {
 	case e == nil && !s.filter.mayContain(key):
 		return nil
+	case e == nil && s.obs != nil:
+		// An observer must learn what the delete removes.
+		var err error
+		if e, err = s.load(key); err != nil || e.flags&flagPresent == 0 {
+			return err
+		}
 	case e == nil:
 		var err error
 		if e, err = s.insert(key); err != nil {
@@ -175,17 +186,63 @@ func (s *Store) Delete(key []byte) error {
 		// A clean entry without a value means Pebble lacks the key.
 		return nil
 	}
+	if s.obs != nil && e.flags&flagPresent != 0 {
+		s.obs.Resized(key, -1, -len(key)-len(e.val))
+	}
 	e.val = e.val[:0]
 	e.flags &^= flagPresent
 	return s.dirtied(e)
 }
 
-// entryFor returns the cache entry of key, inserting one if needed.
+// entryFor returns the cache entry of key, inserting one if needed. With
+// an observer, a new entry is loaded, so that it says whether Pebble has
+// the key and how long its value is.
 func (s *Store) entryFor(key []byte) (*entry, error) {
 	if e := s.cache.lookup(key); e != nil {
 		return e, nil
 	}
+	if s.obs != nil {
+		return s.load(key)
+	}
 	return s.insert(key)
+}
+
+// noteSet tells the observer what setting key, whose loaded entry is e, to
+// value changes.
+func (s *Store) noteSet(e *entry, key, value []byte) {
+	switch {
+	case e.flags&flagPresent == 0:
+		s.obs.Resized(key, 1, len(key)+len(value))
+	case len(value) != len(e.val):
+		s.obs.Resized(key, 0, len(value)-len(e.val))
+	}
+}
+
+// Observe implements kv.Observable. It writes dirty entries back and scans
+// Pebble to report the keys already stored. From then on a Set or Delete
+// of a key that is not cached reads it from Pebble, as a Get would, unless
+// the key filter knows that Pebble lacks it: a blind overwrite of an
+// evicted key costs a read. DeleteRange walks the whole range rather than
+// at most the cache's worth of it.
+func (s *Store) Observe(o kv.Observer) error {
+	if s.closed {
+		return kv.ErrClosed
+	}
+	if err := s.writeBack(); err != nil {
+		return err
+	}
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return fmt.Errorf("pebblekv: observe: %w", err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		o.Resized(it.Key(), 1, len(it.Key())+len(it.Value()))
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("pebblekv: observe: %w", err)
+	}
+	s.obs = o
+	return nil
 }
 
 // insert adds a clean, absent entry for key, evicting entries first while
