@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
@@ -78,6 +79,12 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 }
 
 func runCmd(args []string, stdoutW, stderr io.Writer) int {
+	// NB: the mini-cluster's logger and this command's own lines write to
+	// stderr from several goroutines; an *os.File takes that (and is kept,
+	// to tell a terminal), an embedder's writer may not.
+	if _, ok := stderr.(*os.File); !ok {
+		stderr = &lockedWriter{w: stderr}
+	}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := runFlags{runtime: taskmanager.TuneRuntime()}
@@ -347,4 +354,16 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level: %v", err)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lv})), nil
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
