@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,17 +19,13 @@ import (
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
-
-// stringList collects a repeated flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runFlags are the flags of floe run.
 type runFlags struct {
-	set         stringList
+	set         []string
 	parallelism int
 	dataDir     string
 	maxMemory   int64
@@ -39,7 +33,9 @@ type runFlags struct {
 	maxTasks    int
 	udfTimeout  time.Duration
 	logLevel    string
-	progress    time.Duration
+	// verbose logs at INFO rather than WARN when --log-level is not given.
+	verbose  bool
+	progress time.Duration
 	// checkpointInterval, if not 0, sets Submission.CheckpointInterval.
 	checkpointInterval time.Duration
 	// fromSavepoint and allowNonRestored set Submission.FromSavepoint and
@@ -58,79 +54,59 @@ type runFlags struct {
 	allowedPaths string
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.set, "set", "set a job parameter, `key=value` (repeatable)")
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.set, "set", nil, "set a job parameter, `key=value` (repeatable)")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	fs.StringVar(&f.fromSavepoint, "from-savepoint", "", fromSavepointHelp)
 	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
-	fs.Int64Var(&f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	sizeVar(fs, &f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance")
 	f.caps = guestCapFlags(fs)
 	fs.IntVar(&f.maxTasks, "max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at INFO level (as --log-level info): the job's state changes and what the mini-cluster serves")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
 	fs.StringVar(&f.allowedPaths, "allowed-paths", "", allowedPathsHelp+"; default: none, a local run may touch any path")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 	f.tls = addTLSFlags(fs, true)
+	// NB: --ui alone means the default address, and --ui=HOST:PORT another;
+	// normalizeArgs joins --ui HOST:PORT.
 	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
+	fs.Lookup("ui").NoOptDefVal = "true"
 }
 
-func runCmd(args []string, stdoutW, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f := runFlags{runtime: taskmanager.TuneRuntime()}
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe run JOB.yaml [flags]\n\n"+
-			"Runs a job on an embedded mini-cluster: every subtask in this process, state\n"+
-			"in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C\n"+
-			"stops a job cleanly; a failing operator exits 1 with its message.\n\n"+
-			"Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs\n"+
-			"plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4\n"+
-			"of the machine's (or the container's) memory, so that state lookups and RPCs\n"+
-			"are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and\n"+
-			"GOMEMLIMIT environment variables override these.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	spec, rest, err := splitSpec(uiArgs(args))
-	if err == nil {
-		err = fs.Parse(rest)
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err == nil && spec == "" && fs.NArg() > 0 {
-		spec, err = fs.Arg(0), checkExtra(fs.Args()[1:])
-	} else if err == nil {
-		err = checkExtra(fs.Args())
-	}
-	if err == nil && spec == "" {
-		err = errors.New("no job spec given")
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "floe run: %v\n", err)
-		fs.Usage()
-		return 2
-	}
-	return runJob(spec, &f, stdoutW, stderr)
-}
+// runLong explains floe run.
+const runLong = `Runs a job on an embedded mini-cluster: every subtask in this process, state
+in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C
+stops a job cleanly; a failing operator exits 1 with its message. Flags may
+come before or after JOB.yaml, as for floe job submit.
 
-// splitSpec takes the job spec path off the front of args, so flags may come
-// before or after it.
-func splitSpec(args []string) (string, []string, error) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:], nil
-	}
-	return "", args, nil
-}
+It says little: progress lines while the job runs (--progress), warnings and
+errors, and a summary when it ends; -v adds the INFO log.
 
-func checkExtra(args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected arguments %q", args)
+Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs
+plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4
+of the machine's (or the container's) memory, so that state lookups and RPCs
+are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and
+GOMEMLIMIT environment variables override these.`
+
+func runCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "run JOB.yaml [--set key=value]... [--parallelism N] [flags]", Short: "run a job on an embedded mini-cluster until it ends",
+		Long: runLong, Args: positional("JOB.yaml"),
 	}
-	return nil
+	var f runFlags
+	f.register(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if f.verbose && !cmd.Flags().Changed("log-level") {
+			f.logLevel = "info"
+		}
+		f.runtime = taskmanager.TuneRuntime()
+		return codeError(runJob(args[0], &f, stdout, stderr))
+	}
+	return cmd
 }
 
 func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
