@@ -19,7 +19,11 @@ const cliDocHeader = `# The floe command line
 
 Each section is what ` + "`floe COMMAND --help`" + ` prints. Flags may come
 anywhere on the line; exit codes are 0 for success, 1 for a failure, 2 for a
-bad command line and 130 when interrupted.
+bad command line and 130 when interrupted. Sizes such as --max-memory take
+plain bytes or a unit: KiB, MiB, GiB (powers of 1024) or KB, MB, GB.
+
+Shell completion: ` + "`source <(floe completion bash)`" + `, or ` + "`floe completion zsh|fish --help`" + `
+for those shells.
 `
 
 // docsCommand is floe docs DIR, hidden: it writes DIR/cli.md.

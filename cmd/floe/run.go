@@ -19,6 +19,7 @@ import (
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -197,10 +198,18 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 		return 1
 	}
 	in, out := totals(st)
-	d := time.Since(start)
-	log.Info("job finished", "job", st.Name, "records_in", in, "records_out", out, "duration", d.Round(time.Millisecond),
-		"records_out_per_sec", int64(float64(out)/d.Seconds()))
+	fmt.Fprintln(stderr, summary(st.Name, in, out, time.Since(start)))
 	return 0
+}
+
+// summary is the line floe run ends a finished job with.
+func summary(name string, in, out int64, d time.Duration) string {
+	rate := ""
+	if s := d.Seconds(); s > 0 {
+		rate = fmt.Sprintf(" (%s records/s out)", humanize.Comma(int64(float64(out)/s)))
+	}
+	return fmt.Sprintf("job finished: %s, %s records in, %s out, in %v%s",
+		name, humanize.Comma(in), humanize.Comma(out), d.Round(time.Millisecond), rate)
 }
 
 // follow polls the job until it ends or ctx is done, showing its progress.
