@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/taskmanager"
@@ -19,7 +20,6 @@ import (
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -142,6 +142,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	engine, err := udf.NewEngine(ctx, udf.Config{
 		CacheDir: cacheDir(f.dataDir), MaxMemory: f.maxMemory, Log: stderr, Uninterruptible: f.udfTimeout == 0,
 		MaxCallOutput: f.caps.callOutput, MaxRecordSize: f.caps.record,
+		OnFirstCompile: func(module string) { fmt.Fprintf(stderr, "compiling module %s (once, cached)\n", module) },
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
@@ -158,17 +159,18 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		return 1
 	}
 	defer cluster.Close()
+	// NB: what the user asked to be served is said without -v.
 	if a := cluster.MetricsAddr(); a != "" {
-		log.Info("serving metrics", "url", restScheme(tlsc)+"://"+a+"/metrics")
+		fmt.Fprintf(stderr, "serving metrics at %s://%s/metrics\n", restScheme(tlsc), a)
 	}
 	if a := cluster.Scheduler.RESTAddr(); a != "" {
-		log.Info("serving the dashboard", "url", restScheme(tlsc)+"://"+a+"/")
+		fmt.Fprintf(stderr, "serving the dashboard at %s://%s/\n", restScheme(tlsc), a)
 	}
 	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
 	// NB: a job that ran (0 finished, 1 failed) stays on the dashboard; a
 	// submission refused (2) or an interrupt (130) ends the command.
 	if f.ui.addr != "" && (code == 0 || code == 1) {
-		log.Info("the job has ended; the dashboard stays up until interrupted", "url", restScheme(tlsc)+"://"+cluster.Scheduler.RESTAddr()+"/")
+		fmt.Fprintf(stderr, "the job has ended; the dashboard stays up at %s://%s/ until interrupted\n", restScheme(tlsc), cluster.Scheduler.RESTAddr())
 		<-ctx.Done()
 	}
 	return code
