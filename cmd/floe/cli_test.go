@@ -47,6 +47,9 @@ func TestCommandLineErrors(t *testing.T) {
 		{"long flags in help", []string{"run", "--help"}, 0, "      --max-memory size ", ""},
 		{"size defaults in help", []string{"taskmanager", "--help"}, 0, `(default 256MiB)`, ""},
 		{"completion", []string{"completion", "--help"}, 0, "bash", ""},
+		{"version", []string{"version"}, 0, "floe dev\ncommit:", ""},
+		{"--version", []string{"--version"}, 0, "floe dev\ncommit:", ""},
+		{"version takes no argument", []string{"version", "x"}, 2, "", "floe version: unexpected arguments [\"x\"]…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
