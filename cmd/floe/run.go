@@ -75,7 +75,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	// NB: --ui alone means the default address, and --ui=HOST:PORT another;
 	// normalizeArgs joins --ui HOST:PORT.
 	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
-	fs.Lookup("ui").NoOptDefVal = "true"
+	fs.Lookup("ui").NoOptDefVal = defaultUIAddr
 }
 
 // runLong explains floe run.
@@ -167,6 +167,9 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "serving the dashboard at %s://%s/\n", restScheme(tlsc), a)
 	}
 	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	drain, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	cluster.Drain(drain) // NB: at worst the tasks left are canceled, with warnings
 	// NB: a job that ran (0 finished, 1 failed) stays on the dashboard; a
 	// submission refused (2) or an interrupt (130) ends the command.
 	if f.ui.addr != "" && (code == 0 || code == 1) {
@@ -187,8 +190,7 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 	}
 	st, err := follow(ctx, svc, id, newProgressLine(stderr, progress), log)
 	if ctx.Err() != nil {
-		svc.Cancel(context.Background(), id)
-		log.Info("job stopped", "job", id, "reason", "interrupted")
+		fmt.Fprintf(stderr, "job stopped: %s %s (interrupted)\n", orDash(st.Name), strings.ToLower(cancelAndWait(svc, id)))
 		return 130
 	}
 	if err != nil {
@@ -213,6 +215,33 @@ func summary(name string, in, out int64, d time.Duration) string {
 	return fmt.Sprintf("job finished: %s, %s records in, %s out, in %v%s",
 		name, humanize.Comma(in), humanize.Comma(out), d.Round(time.Millisecond), rate)
 }
+
+// cancelAndWait cancels job id and waits, at most cancelWait, for it to
+// end, so that its tasks are gone before the mini-cluster stops: tasks
+// still running then would be canceled with warnings, and report their end
+// to a scheduler that is gone. It returns the job's last state.
+func cancelAndWait(svc api.Service, id string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	svc.Cancel(ctx, id)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st, err := svc.Job(ctx, id)
+		if err == nil && api.Terminal(st.State) {
+			return st.State
+		}
+		select {
+		case <-ctx.Done():
+			return st.State
+		case <-tick.C:
+		}
+	}
+}
+
+// cancelWait bounds how long an interrupted floe run waits for its job to
+// end: a second Ctrl-C is not needed to stop a job whose tasks hang.
+const cancelWait = 10 * time.Second
 
 // follow polls the job until it ends or ctx is done, showing its progress.
 func follow(ctx context.Context, svc api.Service, id string, progress *progressLine, log *slog.Logger) (api.JobStatus, error) {
