@@ -81,8 +81,9 @@ demo: build
 
 # Fails when the tree is not as committed code should be: unformatted Go,
 # vet findings, an untidy go.mod, generated proto/ code that differs from
-# what `make proto` writes (commit the regenerated files), or an import that
-# crosses a layer (internal/layers).
+# what `make proto` writes (commit the regenerated files), an import that
+# crosses a layer (internal/layers), or a docs/cli.md that differs from the
+# commands' help (go run ./cmd/floe docs docs regenerates it).
 check:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1)
 	$(GO) vet ./...
@@ -90,6 +91,7 @@ check:
 	$(MAKE) --no-print-directory proto
 	@test -z "$$(git status --porcelain -- proto/)" || (git status --short -- proto/; git diff --stat -- proto/; echo "proto/ differs from what make proto generates: commit the regenerated code"; exit 1)
 	$(GO) test -count=1 ./internal/layers
+	$(GO) test -count=1 -run TestCLIDocsUpToDate ./cmd/floe
 
 clean:
 	rm -rf $(BIN) $(DEMO_DIR) $(UDF_WASM) bench-results.json udfs/conformance/rust/target

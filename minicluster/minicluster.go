@@ -204,6 +204,25 @@ func (c *Cluster) MetricsAddr() string {
 // are cancelled and its endpoints close.
 func (c *Cluster) StopTaskManager(i int) { c.stops[i]() }
 
+// Drain waits until every task manager is idle (taskmanager.Idle) or ctx
+// is done. After a job has ended, a Drain before Close lets its tasks end
+// and report their end, instead of being canceled by the task managers'
+// stop and failing to report to a scheduler that is gone.
+func (c *Cluster) Drain(ctx context.Context) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !slices.ContainsFunc(c.TaskManagers, func(tm *taskmanager.TaskManager) bool { return !tm.Idle() }) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
 // Close stops the task managers and the scheduler and returns what went
 // wrong while they ran.
 func (c *Cluster) Close() error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,11 +8,11 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/internal/tlsconf"
+	"github.com/spf13/cobra"
 )
 
-const certsUsage = `Usage: floe certs init DIR [--hosts H1,H2,...] [--validity DURATION]
-
-Writes a development certificate authority and a certificate for each role of
+// certsLong explains floe certs init.
+const certsLong = `Writes a development certificate authority and a certificate for each role of
 a cluster, signed by it, with no other tool needed:
 
   DIR/ca.pem, DIR/ca-key.pem      the CA (keep ca-key.pem private)
@@ -28,46 +27,26 @@ scheduler's and task managers' certificates are valid for --hosts. It
 refuses to overwrite an existing file.
 
 The processes do not take these yet: TLS between them is being built (issue
-16), and this command comes first so the files have one agreed layout.
+16), and this command comes first so the files have one agreed layout.`
 
-Flags:
-`
+func certsCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := groupCommand("certs", "write a development CA and certificates for each role",
+		"Writes a development CA and certificates: floe certs init DIR [--hosts H1,H2,...].")
+	cmd := &cobra.Command{Use: "init DIR [--hosts H1,H2,...] [--validity DURATION]", Short: "write a development CA and a certificate for each role",
+		Long: certsLong, Args: positional("DIR")}
+	hosts := cmd.Flags().String("hosts", "localhost,127.0.0.1,::1", "comma-separated DNS names and IP addresses the scheduler and task managers are reached at")
+	validity := cmd.Flags().Duration("validity", 365*24*time.Hour, "how long the role certificates are valid (the CA: ten times as long)")
+	cmd.RunE = func(cmd *cobra.Command, dirs []string) error {
+		return codeError(certsInit(dirs[0], *hosts, *validity, stdout, stderr))
+	}
+	g.AddCommand(cmd)
+	return g
+}
 
-func certsCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("certs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	hosts := fs.String("hosts", "localhost,127.0.0.1,::1", "comma-separated DNS names and IP addresses the scheduler and task managers are reached at")
-	validity := fs.Duration("validity", 365*24*time.Hour, "how long the role certificates are valid (the CA: ten times as long)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), certsUsage)
-		fs.PrintDefaults()
-	}
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return 0
-	}
-	if len(args) == 0 || args[0] != "init" {
-		if len(args) == 0 {
-			fmt.Fprintf(stderr, "floe certs: want a subcommand: init\n\n")
-		} else {
-			fmt.Fprintf(stderr, "floe certs: unknown subcommand %q; want init\n\n", args[0])
-		}
-		fs.Usage()
-		return 2
-	}
-	// Flags may come before or after DIR.
-	dirs, code, ok := parseInterspersed(fs, args[1:], stdout)
-	if !ok {
-		return code
-	}
-	if len(dirs) != 1 {
-		fmt.Fprintf(stderr, "floe certs init: want one DIR, got %d\n\n", len(dirs))
-		fs.Usage()
-		return 2
-	}
+// certsInit writes the certificates into dir and returns the exit code.
+func certsInit(dir, hosts string, validity time.Duration, stdout, stderr io.Writer) int {
 	var hs []string
-	for _, h := range strings.Split(*hosts, ",") {
+	for _, h := range strings.Split(hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			hs = append(hs, h)
 		}
@@ -76,7 +55,7 @@ func certsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "floe certs init: --hosts names no host")
 		return 2
 	}
-	files, err := tlsconf.Init(dirs[0], tlsconf.InitOptions{Hosts: hs, Validity: *validity})
+	files, err := tlsconf.Init(dir, tlsconf.InitOptions{Hosts: hs, Validity: validity})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe certs init: %v\n", err)
 		return 1
@@ -84,10 +63,10 @@ func certsCmd(args []string, stdout, stderr io.Writer) int {
 	for _, f := range files {
 		fmt.Fprintln(stdout, "wrote", f)
 	}
-	abs, _ := filepath.Abs(dirs[0])
+	abs, _ := filepath.Abs(dir)
 	if abs == "" {
-		abs = dirs[0]
+		abs = dir
 	}
-	fmt.Fprintf(stdout, "certificates for %s, valid %s; keep %s private\n", strings.Join(hs, ", "), *validity, filepath.Join(abs, "ca-key.pem"))
+	fmt.Fprintf(stdout, "certificates for %s, valid %s; keep %s private\n", strings.Join(hs, ", "), validity, filepath.Join(abs, "ca-key.pem"))
 	return 0
 }

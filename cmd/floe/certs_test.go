@@ -39,10 +39,10 @@ func TestCertsUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"certs"}, 2, "want a subcommand: init"},
-		{[]string{"certs", "make"}, 2, `unknown subcommand "make"`},
-		{[]string{"certs", "init"}, 2, "want one DIR, got 0"},
-		{[]string{"certs", "init", "a", "b"}, 2, "want one DIR, got 2"},
+		{[]string{"certs"}, 2, "Available Commands:"},
+		{[]string{"certs", "make"}, 2, `unknown command "make" for "floe certs"`},
+		{[]string{"certs", "init"}, 2, "missing DIR"},
+		{[]string{"certs", "init", "a", "b"}, 2, `unexpected arguments ["b"]`},
 		{[]string{"certs", "init", "a", "--hosts", ","}, 2, "--hosts names no host"},
 	} {
 		var out, errOut bytes.Buffer

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,29 +16,13 @@ import (
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/scheduler"
 	"github.com/floe-stream/floe/storage/ckstore"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
-
-// parseFlags parses args into fs, printing usage on error; ok is false
-// when the command should exit with code.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0, false
-	}
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected arguments %q", fs.Args())
-		fmt.Fprintf(fs.Output(), "floe %s: %v\n", fs.Name(), err)
-		fs.Usage()
-	}
-	if err != nil {
-		return 2, false
-	}
-	return 0, true
-}
 
 // s3Flags registers the checkpoint storage flags shared by the scheduler
 // and task managers.
-func s3Flags(fs *flag.FlagSet) *ckstore.Options {
+func s3Flags(fs *pflag.FlagSet) *ckstore.Options {
 	o := &ckstore.Options{}
 	fs.StringVar(&o.Endpoint, "s3-endpoint", "", "S3 endpoint of s3:// checkpoint storage, host:port or http(s)://host:port (default $AWS_ENDPOINT_URL, else AWS)")
 	fs.StringVar(&o.Region, "s3-region", "", "S3 region (default $AWS_REGION or $AWS_DEFAULT_REGION)")
@@ -53,10 +36,10 @@ type guestCaps struct{ callOutput, record int64 }
 
 // guestCapFlags registers the flags of the caps on operator output, shared
 // by run and taskmanager, beside --max-memory.
-func guestCapFlags(fs *flag.FlagSet) *guestCaps {
+func guestCapFlags(fs *pflag.FlagSet) *guestCaps {
 	c := &guestCaps{}
-	fs.Int64Var(&c.callOutput, "max-call-output", udf.DefaultMaxCallOutput, "cap on what one call into an operator (one batch) may emit, in bytes, counting 64 bytes per record besides its value; a call that emits more is stopped and the job fails")
-	fs.Int64Var(&c.record, "max-record-size", udf.DefaultMaxRecordSize, "cap on one record, key and value, handed to or emitted by an operator, in bytes; a larger one fails the job")
+	sizeVar(fs, &c.callOutput, "max-call-output", udf.DefaultMaxCallOutput, "cap on what one call into an operator (one batch) may emit, counting 64 bytes per record besides its value; a call that emits more is stopped and the job fails")
+	sizeVar(fs, &c.record, "max-record-size", udf.DefaultMaxRecordSize, "cap on one record, key and value, handed to or emitted by an operator; a larger one fails the job")
 	return c
 }
 
@@ -67,15 +50,19 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-func schedulerCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("scheduler", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// schedulerLong explains floe scheduler.
+const schedulerLong = "Runs the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\n" + tlsUsage
+
+func schedulerCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{Use: "scheduler", Short: "run the job manager: REST API and task-manager endpoint", Long: schedulerLong, Args: positional()}
+	fs := cmd.Flags()
 	rest := fs.String("rest-addr", "127.0.0.1:8081", "address of the REST API")
 	rpc := fs.String("rpc-addr", "127.0.0.1:6123", "address task managers connect to (gRPC)")
 	dataDir := fs.String("data-dir", "floe-scheduler", "directory for the job log, uploaded modules and, by default, checkpoints")
 	hbInterval := fs.Duration("heartbeat-interval", scheduler.DefaultHeartbeatInterval, "how often task managers heartbeat")
 	hbTimeout := fs.Duration("heartbeat-timeout", scheduler.DefaultHeartbeatTimeout, "how long without a heartbeat before a task manager is declared dead and its jobs restarted")
-	maxUpload := fs.Int64("max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted, in bytes")
+	var maxUpload int64
+	sizeVar(fs, &maxUpload, "max-upload", scheduler.DefaultMaxUpload, "largest job submission accepted")
 	ckptStorage := fs.String("checkpoint-storage", "", "default checkpoint storage of jobs: file:///path or s3://bucket/prefix (S3 endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; task managers need the same); default file://DATA-DIR/checkpoints")
 	s3 := s3Flags(fs)
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
@@ -86,71 +73,70 @@ func schedulerCmd(args []string, stdout, stderr io.Writer) int {
 	allowed := allowedPathsFlag(fs, "; default: none, or only --data-dir once the API is protected")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe scheduler [flags]\n\nRuns the job manager: the REST API for users and the gRPC endpoint for task managers.\nStops cleanly on SIGINT or SIGTERM.\n\nIts jobs are kept in a log in --data-dir: started again on the same directory, it\ngets every job back and adopts the tasks its task managers kept running. With\n--ha-addr and --ha-peers it is one of a group of schedulers (docs/ha.md): one\nleads, the others apply its log and take over when it is lost.\n\n"+tlsUsage+"\nFlags:\n")
-		fs.PrintDefaults()
+	cmd.RunE = func(*cobra.Command, []string) error {
+		log, err := newLogger(stderr, *logLevel)
+		if err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(2)
+		}
+		peers, err := haFlags(*haAddr, *haPeers)
+		if err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(2)
+		}
+		tlsc, err := tlsf.load()
+		if err == nil {
+			err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"rest-addr", *rest}, listenAddr{"ha-addr", *haAddr})
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(2)
+		}
+		cfg := scheduler.Config{
+			RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
+			HeartbeatTimeout: *hbTimeout, MaxUpload: maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
+			RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection, TLS: tlsc,
+		}
+		if err := users.apply(&cfg); err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(2)
+		}
+		cfg.AllowedPaths = allowedPaths(*allowed, tlsc != nil || cfg.AuthTokens != "", *dataDir)
+		s, err := scheduler.NewServer(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(1)
+		}
+		ctx, stop := signalContext()
+		defer stop()
+		go reloadOnHangup(ctx, s, log) // ends with ctx
+		fmt.Fprintf(stdout, "scheduler: REST on %s://%s, task managers connect to %s\n", restScheme(tlsc), s.RESTAddr(), s.RPCAddr())
+		if err := s.Run(ctx); err != nil {
+			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
+			return exitCode(1)
+		}
+		log.Info("scheduler stopped")
+		return nil
 	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	log, err := newLogger(stderr, *logLevel)
-	if err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 2
-	}
-	peers, err := haFlags(*haAddr, *haPeers)
-	if err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 2
-	}
-	tlsc, err := tlsf.load()
-	if err == nil {
-		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"rest-addr", *rest}, listenAddr{"ha-addr", *haAddr})
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 2
-	}
-	cfg := scheduler.Config{
-		RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
-		HeartbeatTimeout: *hbTimeout, MaxUpload: *maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
-		RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection, TLS: tlsc,
-	}
-	if err := users.apply(&cfg); err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 2
-	}
-	cfg.AllowedPaths = allowedPaths(*allowed, tlsc != nil || cfg.AuthTokens != "", *dataDir)
-	s, err := scheduler.NewServer(cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 1
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	go reloadOnHangup(ctx, s, log) // ends with ctx
-	fmt.Fprintf(stdout, "scheduler: REST on %s://%s, task managers connect to %s\n", restScheme(tlsc), s.RESTAddr(), s.RPCAddr())
-	if err := s.Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "floe scheduler: %v\n", err)
-		return 1
-	}
-	log.Info("scheduler stopped")
-	return 0
+	return cmd
 }
 
-func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
-	rt := taskmanager.TuneRuntime()
-	fs := flag.NewFlagSet("taskmanager", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// taskManagerLong explains floe taskmanager.
+const taskManagerLong = "Runs a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\n" + tlsUsage + "\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these."
+
+func taskManagerCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{Use: "taskmanager", Short: "run a task manager that runs the scheduler's tasks", Long: taskManagerLong, Args: positional()}
+	fs := cmd.Flags()
 	sched := fs.String("scheduler", "127.0.0.1:6123", "the scheduler's RPC address, or a comma-separated list of the RPC addresses of every scheduler of a highly available group: the task manager registers with the one that leads, and with the next leader when it loses it")
 	grace := fs.Duration("scheduler-grace", taskmanager.DefaultSchedulerGrace, "how long tasks keep running after the scheduler is lost (no heartbeat answered for the timeout it set, or not the leader any more), while this task manager re-registers with a scheduler that may adopt them; tasks no scheduler has adopted by then are canceled. Negative cancels them at once")
 	rpc := fs.String("rpc-addr", "127.0.0.1:0", "address this task manager serves the scheduler and other task managers on (port 0 picks one)")
 	slots := fs.Int("slots", 1, "number of slots: pipeline slices this task manager runs at once")
 	dataDir := fs.String("data-dir", "floe-taskmanager", "directory for fetched modules, compiled code and state")
-	maxMemory := fs.Int64("max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	var maxMemory, stateMemory int64
+	sizeVar(fs, &maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance")
 	caps := guestCapFlags(fs)
 	maxTasks := fs.Int("max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
-	stateMemory := fs.Int64("state-memory", 0, "memory budget of each subtask's pebble state (write-back cache, key filter, block cache, memtables), in bytes; 0 takes an eighth of the memory limit shared by the slots")
+	sizeVar(fs, &stateMemory, "state-memory", 0, "memory budget of each subtask's pebble state (write-back cache, key filter, block cache, memtables); 0 takes an eighth of the memory limit shared by the slots")
 	nice := fs.Int("task-nice", taskmanager.DefaultTaskNice, "added to the nice value of task threads, so that lookups and RPCs are served promptly; negative leaves them at the process's")
 	udfTimeout := fs.Duration("udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator may run before it is stopped; 0 runs operators without the fuel checks that stop them (a few percent faster, trusted code only)")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at /metrics on this HOST:PORT (port 0 picks one); none when empty (docs/metrics.md)")
@@ -158,55 +144,52 @@ func taskManagerCmd(args []string, stdout, stderr io.Writer) int {
 	allowed := allowedPathsFlag(fs, "; this task manager checks them again before a task opens anything; include a local --checkpoint-storage of the cluster; default: none")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	tlsf := addTLSFlags(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe taskmanager [flags]\n\nRuns a task manager that offers --slots slots to the scheduler and runs the tasks it deploys.\nStops cleanly on SIGINT or SIGTERM.\n\nWhen it loses its scheduler, its tasks keep running for --scheduler-grace while it\nregisters again, trying each --scheduler address in turn, with the tasks it runs;\nthe scheduler that accepts (the leader) adopts those it can, and the others are\ncanceled. A scheduler that declared it dead makes it cancel every task at once.\n\n"+tlsUsage+"\nTask threads run at a lower priority (--task-nice), GOMAXPROCS follows the\nCPUs plus the running tasks, and GOGC defaults to 400 under a memory limit of\n3/4 of the machine's (or the container's) memory, so that state lookups and\nRPCs are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC\nand GOMEMLIMIT environment variables override these.\n\nFlags:\n")
-		fs.PrintDefaults()
+	cmd.RunE = func(*cobra.Command, []string) error {
+		rt := taskmanager.TuneRuntime()
+		log, err := newLogger(stderr, *logLevel)
+		if err != nil {
+			fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+			return exitCode(2)
+		}
+		scheds, err := schedulerList(*sched)
+		if err != nil {
+			fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+			return exitCode(2)
+		}
+		tlsc, err := tlsf.load()
+		if err == nil {
+			err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"metrics-addr", *metricsAddr})
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+			return exitCode(2)
+		}
+		tm, err := taskmanager.New(taskmanager.Config{
+			Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: maxMemory,
+			MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
+			CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
+			TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: stateMemory, TLS: tlsc,
+			AllowedPaths: allowedPaths(*allowed, false, *dataDir),
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+			return exitCode(1)
+		}
+		ctx, stop := signalContext()
+		defer stop()
+		fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, strings.Join(scheds, ","))
+		if a := tm.MetricsAddr(); a != "" {
+			fmt.Fprintf(stdout, "taskmanager: metrics on http://%s/metrics\n", a)
+		}
+		start := time.Now()
+		if err := tm.Run(ctx); err != nil {
+			fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
+			return exitCode(1)
+		}
+		log.Info("task manager stopped", "uptime", time.Since(start).Round(time.Second))
+		return nil
 	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
-	}
-	log, err := newLogger(stderr, *logLevel)
-	if err != nil {
-		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
-		return 2
-	}
-	scheds, err := schedulerList(*sched)
-	if err != nil {
-		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
-		return 2
-	}
-	tlsc, err := tlsf.load()
-	if err == nil {
-		err = tlsf.checkBind(tlsc, log, listenAddr{"rpc-addr", *rpc}, listenAddr{"metrics-addr", *metricsAddr})
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
-		return 2
-	}
-	tm, err := taskmanager.New(taskmanager.Config{
-		Schedulers: scheds, SchedulerGrace: *grace, RPCAddr: *rpc, Slots: *slots, DataDir: *dataDir, MaxMemory: *maxMemory,
-		MaxCallOutput: caps.callOutput, MaxRecordSize: caps.record, MaxTasks: *maxTasks,
-		CallTimeout: *udfTimeout, Uninterruptible: *udfTimeout == 0, CheckpointOptions: *s3, Logger: log,
-		TaskNice: *nice, Runtime: rt, MetricsAddr: *metricsAddr, StateMemory: *stateMemory, TLS: tlsc,
-		AllowedPaths: allowedPaths(*allowed, false, *dataDir),
-	})
-	if err != nil {
-		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
-		return 1
-	}
-	ctx, stop := signalContext()
-	defer stop()
-	fmt.Fprintf(stdout, "taskmanager: serving on %s with %d slots, scheduler %s\n", tm.Addr(), *slots, strings.Join(scheds, ","))
-	if a := tm.MetricsAddr(); a != "" {
-		fmt.Fprintf(stdout, "taskmanager: metrics on http://%s/metrics\n", a)
-	}
-	start := time.Now()
-	if err := tm.Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "floe taskmanager: %v\n", err)
-		return 1
-	}
-	log.Info("task manager stopped", "uptime", time.Since(start).Round(time.Second))
-	return 0
+	return cmd
 }
 
 // schedulerList splits --scheduler's comma-separated addresses.

@@ -9,16 +9,12 @@ import (
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
 )
 
-const clusterUsage = `Usage: floe cluster COMMAND [flags]
-
-Shows the schedulers behind the REST API: a single scheduler, or a group of
+// clusterLong explains floe cluster; cobra lists its commands.
+const clusterLong = `Shows the schedulers behind the REST API: a single scheduler, or a group of
 schedulers that replicate their state over Raft, one of which leads.
-
-Commands:
-  status          list the members, the leader and each member's applied
-                  log index
 
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
@@ -28,22 +24,17 @@ unset. An https:// scheduler's certificate is checked against the CA in
 --token TOKEN, or better $FLOE_TOKEN (docs/security.md).
 
 Exit codes: 0 success; 1 the scheduler refused the request or cannot be
-reached; 2 bad command line; 130 interrupted.
+reached; 2 bad command line; 130 interrupted.`
 
-Run 'floe cluster COMMAND --help' for the flags of a command.
-`
-
-// clusterCommands maps each subcommand of floe cluster to its function.
-var clusterCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"status": clusterStatusCmd,
+// clusterCommand builds floe cluster and its subcommands.
+func clusterCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := groupCommand("cluster", "show the schedulers: members, leader, applied log index", clusterLong)
+	addCommands(g, map[string]string{"status": "list the members, the leader and each member's applied log index"},
+		clusterStatusCmd(stdout, stderr))
+	return g
 }
 
-// clusterCmd runs floe cluster with args and returns the exit code.
-func clusterCmd(args []string, stdout, stderr io.Writer) int {
-	return dispatch("cluster", clusterUsage, clusterCommands, args, stdout, stderr)
-}
-
-func clusterStatusCmd(args []string, stdout, stderr io.Writer) int {
+func clusterStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newGroupCLI("cluster", "status", "[flags]",
 		"Lists the schedulers of the group as the scheduler that answers sees them:\n"+
 			"each member's id, Raft address, REST address, whether it leads, and the\n"+
@@ -51,21 +42,20 @@ func clusterStatusCmd(args []string, stdout, stderr io.Writer) int {
 			"answering scheduler could not ask it). A single scheduler is a group of one.\n"+
 			"-o json prints the view as the REST API returns it.\n", stdout, stderr)
 	output := j.outputFlag()
-	if _, code, ok := j.parse(args); !ok {
-		return code
-	}
-	if err := checkOutput(*output); err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		st, err := c.Cluster(ctx)
-		if err != nil {
-			return err
+	return j.command(func([]string) int {
+		if err := checkOutput(*output); err != nil {
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, st)
-		}
-		return printCluster(stdout, st)
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			st, err := c.Cluster(ctx)
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, st)
+			}
+			return printCluster(stdout, st)
+		})
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -22,33 +21,12 @@ import (
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-const jobUsage = `Usage: floe job COMMAND [ARGS] [flags]
-
-Manages the jobs of a Floe cluster through the scheduler's REST API.
-
-Commands:
-  submit JOB.yaml [--set key=value]... [--parallelism N]
-         [--checkpoint-interval D]
-         [--from-savepoint URL [--allow-non-restored-state]]
-                  upload a job with its modules; prints the job id
-  list            list the jobs, newest first
-  status ID [--watch [--interval D]]
-                  show a job: state, vertices and subtasks
-  checkpoints ID  list a job's checkpoints, newest first
-  metrics ID      show a job's records, rates, back-pressure and progress
-  exceptions ID   list a job's failures, newest first
-  logs ID [-f]    print the recent lines its guest code logged
-  rescale ID [--parallelism N] [--operator uid=N]... [--wait]
-                  change a running job's parallelism through a checkpoint
-  savepoint ID [--dir URL]
-                  take a savepoint of a running job; prints its path
-  stop ID --savepoint [--dir URL]
-                  take a savepoint, then stop the job; prints the path
-                  (without --savepoint, cancels the job as cancel does)
-  cancel ID       cancel a job; prints its state afterwards
-  wait ID         block until a job ends; prints its final state
+// jobLong explains floe job; cobra lists its commands.
+const jobLong = `Manages the jobs of a Floe cluster through the scheduler's REST API.
 
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
@@ -60,10 +38,7 @@ unset. An https:// scheduler's certificate is checked against the CA in
 Exit codes: 0 success; 1 failure (the spec or a module file is invalid, the
 scheduler refused the request or cannot be reached, a waited-for job did not
 finish, or a waited-for rescale did not complete); 2 bad command line; 130
-interrupted.
-
-Run 'floe job COMMAND --help' for the flags of a command.
-`
+interrupted.`
 
 // checkpointIntervalHelp is the help of --checkpoint-interval, which floe
 // run and floe job submit share.
@@ -87,46 +62,36 @@ const (
 // $FLOE_SERVER gives one.
 const defaultServer = "http://127.0.0.1:8081"
 
-// jobCommands maps each subcommand of floe job to its function.
-var jobCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"submit":      jobSubmitCmd,
-	"list":        jobListCmd,
-	"status":      jobStatusCmd,
-	"checkpoints": jobCheckpointsCmd,
-	"metrics":     jobMetricsCmd,
-	"exceptions":  jobExceptionsCmd,
-	"logs":        jobLogsCmd,
-	"rescale":     jobRescaleCmd,
-	"savepoint":   jobSavepointCmd,
-	"stop":        jobStopCmd,
-	"cancel":      jobCancelCmd,
-	"wait":        jobWaitCmd,
+// jobCommand builds floe job and its subcommands.
+func jobCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := groupCommand("job", "manage the jobs of a cluster through its scheduler", jobLong)
+	addCommands(g, map[string]string{
+		"submit":      "upload a job with its modules; prints the job id",
+		"list":        "list the jobs, newest first",
+		"status":      "show a job: state, vertices and subtasks",
+		"checkpoints": "list a job's checkpoints, newest first",
+		"metrics":     "show a job's records, rates, back-pressure and progress",
+		"exceptions":  "list a job's failures, newest first",
+		"logs":        "print the recent lines its guest code logged",
+		"rescale":     "change a running job's parallelism through a checkpoint",
+		"savepoint":   "take a savepoint of a running job; prints its path",
+		"stop":        "take a savepoint, then stop the job; prints the path",
+		"cancel":      "cancel a job; prints its state afterwards",
+		"wait":        "block until a job ends; prints its final state",
+	}, jobSubmitCmd(stdout, stderr), jobListCmd(stdout, stderr), jobStatusCmd(stdout, stderr),
+		jobCheckpointsCmd(stdout, stderr), jobMetricsCmd(stdout, stderr), jobExceptionsCmd(stdout, stderr),
+		jobLogsCmd(stdout, stderr), jobRescaleCmd(stdout, stderr), jobSavepointCmd(stdout, stderr),
+		jobStopCmd(stdout, stderr), jobCancelCmd(stdout, stderr), jobWaitCmd(stdout, stderr))
+	return g
 }
 
-// jobCmd runs floe job with args and returns the exit code.
-func jobCmd(args []string, stdout, stderr io.Writer) int {
-	return dispatch("job", jobUsage, jobCommands, args, stdout, stderr)
-}
-
-// dispatch runs the subcommand of command group "floe GROUP" that args
-// name, or its help, and returns the exit code.
-func dispatch(group, usage string, cmds map[string]func(args []string, stdout, stderr io.Writer) int, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
+// addCommands adds cmds to group g, each with its one-line description
+// from shorts.
+func addCommands(g *cobra.Command, shorts map[string]string, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.Short = shorts[c.Name()]
+		g.AddCommand(c)
 	}
-	name := args[0]
-	switch {
-	case name == "help" && len(args) > 1 && cmds[args[1]] != nil:
-		return cmds[args[1]]([]string{"--help"}, stdout, stderr)
-	case name == "help" || name == "-h" || name == "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case cmds[name] == nil:
-		fmt.Fprintf(stderr, "floe %s: unknown command %q\n\n%s", group, name, usage)
-		return 2
-	}
-	return cmds[name](args[1:], stdout, stderr)
 }
 
 // jobCLI is what every job command shares: its flags, the scheduler address
@@ -135,7 +100,8 @@ type jobCLI struct {
 	// group is the command group, "job" or "state": floe GROUP NAME.
 	group          string
 	name           string
-	fs             *flag.FlagSet
+	cmd            *cobra.Command
+	fs             *pflag.FlagSet
 	server         string
 	tls            *clientTLSFlags
 	token          string
@@ -151,8 +117,8 @@ func newJobCLI(name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
 // newGroupCLI prepares floe group name, a command that talks to the
 // scheduler's REST API.
 func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) *jobCLI {
-	j := &jobCLI{group: group, name: name, fs: flag.NewFlagSet(group+" "+name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
-	j.fs.SetOutput(stderr)
+	cmd := &cobra.Command{Use: name + " " + synopsis, Long: about}
+	j := &jobCLI{group: group, name: name, cmd: cmd, fs: cmd.Flags(), stdout: stdout, stderr: stderr}
 	server := os.Getenv("FLOE_SERVER")
 	if server == "" {
 		server = defaultServer
@@ -161,53 +127,25 @@ func newGroupCLI(group, name, synopsis, about string, stdout, stderr io.Writer) 
 		"the first that answers is used; $FLOE_SERVER sets the default")
 	j.tls = addClientTLSFlags(j.fs)
 	j.fs.StringVar(&j.token, "token", "", tokenFlagHelp)
-	j.fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe %s %s %s\n\n%s\nFlags:\n", group, name, synopsis, about)
-		j.fs.PrintDefaults()
-	}
 	return j
 }
 
-// parse parses args, flags and positional arguments in any order, and
-// returns the positional ones, which must be as many as names. ok is false
-// when the command should exit with code.
-func (j *jobCLI) parse(args []string, names ...string) (pos []string, code int, ok bool) {
-	pos, err := parseInterleaved(j.fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return nil, 0, false
-	case err != nil:
-		return nil, 2, false // the flag package has printed the error and usage
-	case len(pos) < len(names):
-		err = fmt.Errorf("missing %s", strings.Join(names[len(pos):], " "))
-	case len(pos) > len(names):
-		err = fmt.Errorf("unexpected arguments %q", pos[len(names):])
-	default:
-		err = j.checkServer()
-	}
-	if err != nil {
-		return nil, j.usageError(err), false
-	}
-	return pos, 0, true
+// command finishes j's command: names are its positional arguments, and
+// body runs it and returns the exit code.
+func (j *jobCLI) command(body func(pos []string) int, names ...string) *cobra.Command {
+	j.cmd.Args = positional(names...)
+	return j.finish(body)
 }
 
-// parseInterleaved parses fs from args, collecting the positional arguments
-// between flags; everything after "--" is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
+// finish sets the command's RunE: check --server, then run body.
+func (j *jobCLI) finish(body func(pos []string) int) *cobra.Command {
+	j.cmd.RunE = func(_ *cobra.Command, args []string) error {
+		if err := j.checkServer(); err != nil {
+			return codeError(j.usageError(err))
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos, args = append(pos, rest[0]), rest[1:]
+		return codeError(body(args))
 	}
+	return j.cmd
 }
 
 // checkServer normalizes --server, a comma-separated list of URLs: a bare
@@ -237,7 +175,7 @@ func (j *jobCLI) checkServer() error {
 // usageError reports a bad command line and returns its exit code, 2.
 func (j *jobCLI) usageError(err error) int {
 	fmt.Fprintf(j.stderr, "floe %s %s: %v\n", j.group, j.name, err)
-	j.fs.Usage()
+	usageHint(j.stderr, j.cmd)
 	return 2
 }
 
@@ -270,51 +208,47 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 	return 1
 }
 
-func jobSubmitCmd(args []string, stdout, stderr io.Writer) int {
-	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [--parallelism N] [--checkpoint-interval D]\n"+
-		"       [--from-savepoint URL [--allow-non-restored-state]] [flags]",
+func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
+	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [flags]",
 		"Uploads a job to the scheduler: the spec file as written, and each Wasm module\n"+
 			"it declares, read from its path relative to the spec's directory. The spec is\n"+
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
 			"and nothing else, on stdout. With --from-savepoint the job starts from the\n"+
 			"state of a savepoint (docs/savepoints.md).\n", stdout, stderr)
-	var set stringList
-	j.fs.Var(&set, "set", "set a job parameter, `key=value` (repeatable)")
+	set := j.fs.StringArray("set", nil, "set a job parameter, `key=value` (repeatable)")
 	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	from := j.fs.String("from-savepoint", "", fromSavepointHelp)
 	allow := j.fs.Bool("allow-non-restored-state", false, allowNonRestoredHelp)
 	wait := j.fs.Bool("wait-for-slots", false, "accept the job even if it needs more slots than the cluster's task managers have; it waits for more to register")
-	pos, code, ok := j.parse(args, "JOB.yaml")
-	if !ok {
-		return code
-	}
-	params, err := jobspec.ParseSet(set)
-	switch {
-	case err != nil:
-	case *interval < 0:
-		err = fmt.Errorf("--checkpoint-interval %v: want a duration > 0, or 0 for the spec's", *interval)
-	case *allow && *from == "":
-		err = errors.New("--allow-non-restored-state needs --from-savepoint")
-	}
-	if err != nil {
-		return j.usageError(err)
-	}
-	opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
-		FromSavepoint: *from, AllowNonRestoredState: *allow, WaitForSlots: *wait}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		id, err := c.SubmitFiles(ctx, pos[0], opts)
-		if err == nil {
-			fmt.Fprintln(stdout, id)
+	return j.command(func(pos []string) int {
+		params, err := jobspec.ParseSet(*set)
+		switch {
+		case err != nil:
+		case *interval < 0:
+			err = fmt.Errorf("--checkpoint-interval %v: want a duration > 0, or 0 for the spec's", *interval)
+		case *allow && *from == "":
+			err = errors.New("--allow-non-restored-state needs --from-savepoint")
 		}
-		return err
-	})
+		if err != nil {
+			return j.usageError(err)
+		}
+		opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
+			FromSavepoint: *from, AllowNonRestoredState: *allow, WaitForSlots: *wait}
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			id, err := c.SubmitFiles(ctx, pos[0], opts)
+			if err == nil {
+				fmt.Fprintln(stdout, id)
+			}
+			return err
+		})
+	}, "JOB.yaml")
 }
 
 // outputFlag registers -o, the output format of list, status and
 // checkpoints.
 func (j *jobCLI) outputFlag() *string {
-	return j.fs.String("o", "text", "output `format`: text or json")
+	return j.fs.StringP("output", "o", "text", "output `format`: text or json")
 }
 
 // checkOutput reports a -o value other than text and json.
@@ -325,29 +259,28 @@ func checkOutput(format string) error {
 	return nil
 }
 
-func jobListCmd(args []string, stdout, stderr io.Writer) int {
+func jobListCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("list", "[flags]",
 		"Lists every job the scheduler knows, newest first: its id, name, state,\n"+
 			"attempt (1, plus 1 per restart) and submission time. -o json prints the\n"+
 			"list as the REST API returns it.\n", stdout, stderr)
 	output := j.outputFlag()
-	if _, code, ok := j.parse(args); !ok {
-		return code
-	}
-	if err := checkOutput(*output); err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		jobs, err := c.Jobs(ctx)
-		if err != nil {
-			return err
+	return j.command(func([]string) int {
+		if err := checkOutput(*output); err != nil {
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, struct {
-				Jobs []api.JobStatus `json:"jobs"`
-			}{jobs})
-		}
-		return printJobs(stdout, jobs)
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			jobs, err := c.Jobs(ctx)
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, struct {
+					Jobs []api.JobStatus `json:"jobs"`
+				}{jobs})
+			}
+			return printJobs(stdout, jobs)
+		})
 	})
 }
 
@@ -370,7 +303,7 @@ func formatTime(t time.Time) string {
 	return t.Format(time.RFC3339)
 }
 
-func jobStatusCmd(args []string, stdout, stderr io.Writer) int {
+func jobStatusCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("status", "ID [--watch [--interval D]] [flags]",
 		"Shows a job: its state and why it waits or failed, then each vertex (a stage\n"+
 			"of chained operators) with its parallelism, records in and out and\n"+
@@ -381,30 +314,28 @@ func jobStatusCmd(args []string, stdout, stderr io.Writer) int {
 	output := j.outputFlag()
 	watch := j.fs.Bool("watch", false, "show the status again every --interval until the job ends")
 	interval := j.fs.Duration("interval", 2*time.Second, "with --watch, how often to refresh")
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	err := checkOutput(*output)
-	if err == nil && *interval <= 0 {
-		err = fmt.Errorf("--interval %v: want a duration > 0", *interval)
-	}
-	if err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		if *watch {
-			return watchStatus(ctx, c, pos[0], *interval, *output == "json", stdout)
+	return j.command(func(pos []string) int {
+		err := checkOutput(*output)
+		if err == nil && *interval <= 0 {
+			err = fmt.Errorf("--interval %v: want a duration > 0", *interval)
 		}
-		job, err := c.Job(ctx, pos[0])
 		if err != nil {
-			return err
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, job)
-		}
-		return printStatus(stdout, job)
-	})
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			if *watch {
+				return watchStatus(ctx, c, pos[0], *interval, *output == "json", stdout)
+			}
+			job, err := c.Job(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, job)
+			}
+			return printStatus(stdout, job)
+		})
+	}, "ID")
 }
 
 // printStatus writes a job as floe job status shows it.
@@ -489,7 +420,7 @@ func orDash(s string) string {
 	return s
 }
 
-func jobCheckpointsCmd(args []string, stdout, stderr io.Writer) int {
+func jobCheckpointsCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("checkpoints", "ID [flags]",
 		"Lists a job's checkpoints, newest first: each one's id, status (IN_PROGRESS,\n"+
 			"COMPLETED or FAILED), the attempt that took it, when it was triggered, how\n"+
@@ -498,25 +429,23 @@ func jobCheckpointsCmd(args []string, stdout, stderr io.Writer) int {
 			"empty list. -o json prints the list as the REST API returns it, with each\n"+
 			"subtask's part.\n", stdout, stderr)
 	output := j.outputFlag()
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	if err := checkOutput(*output); err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		cps, err := c.Checkpoints(ctx, pos[0])
-		if err != nil {
-			return err
+	return j.command(func(pos []string) int {
+		if err := checkOutput(*output); err != nil {
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, struct {
-				Checkpoints []api.CheckpointStatus `json:"checkpoints"`
-			}{cps})
-		}
-		return printCheckpoints(stdout, cps)
-	})
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			cps, err := c.Checkpoints(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, struct {
+					Checkpoints []api.CheckpointStatus `json:"checkpoints"`
+				}{cps})
+			}
+			return printCheckpoints(stdout, cps)
+		})
+	}, "ID")
 }
 
 // printCheckpoints writes checkpoints as floe job checkpoints shows them.
@@ -559,17 +488,15 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func jobCancelCmd(args []string, stdout, stderr io.Writer) int {
+func jobCancelCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("cancel", "ID [flags]",
 		"Cancels a job and prints its state afterwards. Cancelling a job that has\n"+
 			"already ended is an error.\n", stdout, stderr)
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		return cancelJob(ctx, c, pos[0], stdout)
-	})
+	return j.command(func(pos []string) int {
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			return cancelJob(ctx, c, pos[0], stdout)
+		})
+	}, "ID")
 }
 
 // cancelJob cancels job id and prints its state afterwards.
@@ -584,20 +511,18 @@ func cancelJob(ctx context.Context, c *client.Client, id string, stdout io.Write
 	return err
 }
 
-func jobWaitCmd(args []string, stdout, stderr io.Writer) int {
+func jobWaitCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("wait", "ID [--timeout D] [flags]",
 		"Blocks until a job ends and prints its final state. Exits 0 only if the job\n"+
 			"FINISHED; for FAILED or CANCELED it exits 1 with the job's message on\n"+
 			"stderr, as it does when --timeout passes first.\n", stdout, stderr)
 	timeout := j.fs.Duration("timeout", 0, "give up after this long, e.g. 10m (0 waits forever)")
 	poll := j.fs.Duration("poll", client.DefaultPoll, "how often to ask the scheduler for the job's state")
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		return waitJob(ctx, c, pos[0], *timeout, *poll, stdout)
-	})
+	return j.command(func(pos []string) int {
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			return waitJob(ctx, c, pos[0], *timeout, *poll, stdout)
+		})
+	}, "ID")
 }
 
 // waitJob waits for job id and prints its final state; the error says why
@@ -623,7 +548,7 @@ func waitJob(ctx context.Context, c *client.Client, id string, timeout, poll tim
 	return nil
 }
 
-func jobRescaleCmd(args []string, stdout, stderr io.Writer) int {
+func jobRescaleCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("rescale", "ID [--parallelism N] [--operator uid=N]... [--wait [--timeout D]] [flags]",
 		"Changes the parallelism of a running job that takes checkpoints (submit it\n"+
 			"with --checkpoint-interval): the scheduler takes a checkpoint, stops the job\n"+
@@ -633,35 +558,30 @@ func jobRescaleCmd(args []string, stdout, stderr io.Writer) int {
 			"the downtime; it exits 1 if the rescale is abandoned, the job ends first or\n"+
 			"--timeout passes. docs/rescaling.md explains rescaling.\n", stdout, stderr)
 	parallelism := j.fs.Int("parallelism", 0, "the job's new default parallelism, for every stage without its own (0 keeps it)")
-	var ops stringList
-	j.fs.Var(&ops, "operator", "the new parallelism of one source, operator or sink, `uid=N` (repeatable)")
+	ops := j.fs.StringArray("operator", nil, "the new parallelism of one source, operator or sink, `uid=N` (repeatable)")
 	wait := j.fs.Bool("wait", false, "wait until the job runs at the new parallelism")
 	timeout := j.fs.Duration("timeout", 0, "with --wait, give up after this long, e.g. 5m (0 waits forever)")
 	poll := j.fs.Duration("poll", client.DefaultPoll, "with --wait, how often to ask the scheduler for the job's state")
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	req, err := rescaleRequest(*parallelism, ops)
-	if err == nil && !*wait && (j.isSet("timeout") || j.isSet("poll")) {
-		err = errors.New("--timeout and --poll need --wait")
-	}
-	if err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		if !*wait {
-			return askRescale(ctx, c, pos[0], req, stdout)
+	return j.command(func(pos []string) int {
+		req, err := rescaleRequest(*parallelism, *ops)
+		if err == nil && !*wait && (j.isSet("timeout") || j.isSet("poll")) {
+			err = errors.New("--timeout and --poll need --wait")
 		}
-		return rescaleAndWait(ctx, c, pos[0], req, *timeout, *poll, stdout)
-	})
+		if err != nil {
+			return j.usageError(err)
+		}
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			if !*wait {
+				return askRescale(ctx, c, pos[0], req, stdout)
+			}
+			return rescaleAndWait(ctx, c, pos[0], req, *timeout, *poll, stdout)
+		})
+	}, "ID")
 }
 
 // isSet reports whether the command line set the flag name.
 func (j *jobCLI) isSet(name string) bool {
-	set := false
-	j.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+	return j.fs.Changed(name)
 }
 
 // rescaleRequest builds a rescale from --parallelism and the --operator
@@ -809,7 +729,7 @@ func stateAndMessage(job api.JobStatus) string {
 const dirHelp = "`URL` (file:// or s3://) under which the savepoint's directory is made " +
 	"(default: savepoints/ in the job's checkpoint storage)"
 
-func jobSavepointCmd(args []string, stdout, stderr io.Writer) int {
+func jobSavepointCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("savepoint", "ID [--dir URL] [flags]",
 		"Takes a savepoint of a running job that takes checkpoints: a self-contained\n"+
 			"copy of its state, which a job submitted with --from-savepoint starts from, at\n"+
@@ -817,20 +737,18 @@ func jobSavepointCmd(args []string, stdout, stderr io.Writer) int {
 			"which can take minutes for a job with much state, then prints its path, and\n"+
 			"nothing else, on stdout. docs/savepoints.md explains savepoints.\n", stdout, stderr)
 	dir := j.fs.String("dir", "", dirHelp)
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		sp, err := c.Savepoint(ctx, pos[0], *dir)
-		if err == nil {
-			fmt.Fprintln(stdout, sp.Path)
-		}
-		return err
-	})
+	return j.command(func(pos []string) int {
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			sp, err := c.Savepoint(ctx, pos[0], *dir)
+			if err == nil {
+				fmt.Fprintln(stdout, sp.Path)
+			}
+			return err
+		})
+	}, "ID")
 }
 
-func jobStopCmd(args []string, stdout, stderr io.Writer) int {
+func jobStopCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("stop", "ID --savepoint [--dir URL] [flags]",
 		"With --savepoint, takes a savepoint of a running job as floe job savepoint\n"+
 			"does and then stops the job, which ends FINISHED; prints the savepoint's\n"+
@@ -838,21 +756,19 @@ func jobStopCmd(args []string, stdout, stderr io.Writer) int {
 			"cancels the job and prints its state afterwards, as floe job cancel does.\n", stdout, stderr)
 	savepoint := j.fs.Bool("savepoint", false, "take a savepoint before the job stops")
 	dir := j.fs.String("dir", "", "with --savepoint, "+dirHelp)
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	if *dir != "" && !*savepoint {
-		return j.usageError(errors.New("--dir needs --savepoint"))
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		if !*savepoint {
-			return cancelJob(ctx, c, pos[0], stdout)
+	return j.command(func(pos []string) int {
+		if *dir != "" && !*savepoint {
+			return j.usageError(errors.New("--dir needs --savepoint"))
 		}
-		sp, err := c.Stop(ctx, pos[0], *dir)
-		if err == nil {
-			fmt.Fprintln(stdout, sp.Path)
-		}
-		return err
-	})
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			if !*savepoint {
+				return cancelJob(ctx, c, pos[0], stdout)
+			}
+			sp, err := c.Stop(ctx, pos[0], *dir)
+			if err == nil {
+				fmt.Fprintln(stdout, sp.Path)
+			}
+			return err
+		})
+	}, "ID")
 }

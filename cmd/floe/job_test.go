@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"maps"
 	"net"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client/clienttest"
+
+	"github.com/spf13/pflag"
 )
 
 // testSpec is a valid job spec whose module ops lives next to it.
@@ -137,8 +138,8 @@ func TestJobSubmitEnv(t *testing.T) {
 	if r := runFloe("job", "submit", writeTestJob(t, true)); r.code != 0 || r.stdout != "job-2\n" {
 		t.Errorf("got %+v", r)
 	}
-	if r := runFloe("job", "submit", "--help"); !strings.Contains(r.stderr, c.url) {
-		t.Errorf("--help does not show $FLOE_SERVER as the default: %s", r.stderr)
+	if r := runFloe("job", "submit", "--help"); !strings.Contains(r.stdout, c.url) {
+		t.Errorf("--help does not show $FLOE_SERVER as the default: %s", r.stdout)
 	}
 }
 
@@ -155,19 +156,19 @@ func TestJobErrors(t *testing.T) {
 		code   int
 		stderr string // a substring of stderr
 	}{
-		{"no command", nil, 2, "Usage: floe job COMMAND"},
+		{"no command", nil, 2, "Available Commands:"},
 		{"unknown command", []string{"restart"}, 2, `unknown command "restart"`},
 		{"no spec", []string{"submit"}, 2, "missing JOB.yaml"},
 		{"two specs", []string{"submit", spec, spec}, 2, "unexpected arguments"},
 		{"bad set", []string{"submit", spec, "--set", "novalue"}, 2, "want name=value"},
-		{"unknown flag", []string{"submit", spec, "--paralelism", "2"}, 2, "flag provided but not defined: -paralelism"},
+		{"unknown flag", []string{"submit", spec, "--paralelism", "2"}, 2, "unknown flag: --paralelism"},
 		{"bad server", []string{"list", "--server", "ftp://x"}, 2, `--server "ftp://x"`},
 		{"bad output", []string{"status", "job-1", "-o", "yaml"}, 2, `-o "yaml": want text or json`},
 		{"no id", []string{"status"}, 2, "missing ID"},
 		{"checkpoints without id", []string{"checkpoints"}, 2, "missing ID"},
 		{"bad checkpoints output", []string{"checkpoints", "job-1", "-o", "csv"}, 2, `-o "csv": want text or json`},
 		{"bad checkpoint interval", []string{"submit", spec, "--checkpoint-interval", "10"}, 2,
-			`invalid value "10" for flag -checkpoint-interval`},
+			`invalid argument "10" for "--checkpoint-interval" flag`},
 		{"negative checkpoint interval", []string{"submit", spec, "--checkpoint-interval", "-1s"}, 2,
 			"--checkpoint-interval -1s: want a duration > 0, or 0 for the spec's"},
 		{"checkpoint interval too short", []string{"submit", spec, "--checkpoint-interval", "5ms"}, 1,
@@ -369,7 +370,7 @@ func TestFormatBytes(t *testing.T) {
 // reaches the submission, and that its help, shared with floe job submit,
 // does not promise restarts that the restart strategy decides.
 func TestRunCheckpointInterval(t *testing.T) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	var f runFlags
 	f.register(fs)
 	if err := fs.Parse([]string{"--checkpoint-interval", "250ms"}); err != nil {
@@ -380,15 +381,15 @@ func TestRunCheckpointInterval(t *testing.T) {
 		t.Errorf("loadJob = %v, %v; want a 250ms checkpoint interval", sub.CheckpointInterval, err)
 	}
 	r := runFloe("run", "--help")
-	if !strings.Contains(r.stderr, "-checkpoint-interval") || !strings.Contains(r.stderr, "restarts the job from the latest checkpoint") {
-		t.Errorf("floe run --help does not explain --checkpoint-interval:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "--checkpoint-interval") || !strings.Contains(r.stdout, "restarts the job from the latest checkpoint") {
+		t.Errorf("floe run --help does not explain --checkpoint-interval:\n%s", r.stdout)
 	}
 }
 
 // TestRunFromSavepoint checks that floe run's --from-savepoint and
 // --allow-non-restored-state reach the submission.
 func TestRunFromSavepoint(t *testing.T) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 	var f runFlags
 	f.register(fs)
 	if err := fs.Parse([]string{"--from-savepoint", "file:///sp/savepoint-abc123-4", "--allow-non-restored-state"}); err != nil {
@@ -399,8 +400,8 @@ func TestRunFromSavepoint(t *testing.T) {
 		t.Errorf("loadJob = %q, %v, %v; want the savepoint, allowing non-restored state", sub.FromSavepoint, sub.AllowNonRestoredState, err)
 	}
 	r := runFloe("run", "--help")
-	if !strings.Contains(r.stderr, "-from-savepoint URL") || !strings.Contains(r.stderr, "-allow-non-restored-state") {
-		t.Errorf("floe run --help does not show the savepoint flags:\n%s", r.stderr)
+	if !strings.Contains(r.stdout, "--from-savepoint URL") || !strings.Contains(r.stdout, "--allow-non-restored-state") {
+		t.Errorf("floe run --help does not show the savepoint flags:\n%s", r.stdout)
 	}
 }
 
@@ -517,36 +518,36 @@ func TestJobWait(t *testing.T) {
 // own flags.
 func TestJobHelp(t *testing.T) {
 	flags := map[string][]string{
-		"submit": {"-set key=value", "-parallelism", "-checkpoint-interval", "-from-savepoint URL", "-allow-non-restored-state",
-			"-server URL"},
-		"list":        {"-o format", "-server URL"},
-		"status":      {"-o format", "-server URL"},
-		"checkpoints": {"-o format", "-server URL"},
-		"rescale":     {"-parallelism", "-operator uid=N", "-wait", "-timeout", "-poll", "-server URL"},
-		"savepoint":   {"-dir URL", "-server URL"},
-		"stop":        {"-savepoint", "-dir URL", "-server URL"},
-		"cancel":      {"-server URL"},
-		"wait":        {"-timeout", "-poll", "-server URL"},
+		"submit": {"--set key=value", "--parallelism", "--checkpoint-interval", "--from-savepoint URL", "--allow-non-restored-state",
+			"--server URL"},
+		"list":        {"-o, --output format", "--server URL"},
+		"status":      {"-o, --output format", "--server URL"},
+		"checkpoints": {"-o, --output format", "--server URL"},
+		"rescale":     {"--parallelism", "--operator uid=N", "--wait", "--timeout", "--poll", "--server URL"},
+		"savepoint":   {"--dir URL", "--server URL"},
+		"stop":        {"--savepoint", "--dir URL", "--server URL"},
+		"cancel":      {"--server URL"},
+		"wait":        {"--timeout", "--poll", "--server URL"},
 	}
 	for cmd, want := range flags {
 		for _, args := range [][]string{{"job", cmd, "--help"}, {"help", "job", cmd}} {
 			r := runFloe(args...)
-			if r.code != 0 || !strings.HasPrefix(r.stderr, "Usage: floe job "+cmd+" ") {
-				t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+			if r.code != 0 || !strings.Contains(r.stdout, "Usage:\n  floe job "+cmd+" ") || r.stderr != "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
 			}
 			for _, w := range want {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("%q does not mention %s:\n%s", args, w, r.stderr)
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("%q does not mention %s:\n%s", args, w, r.stdout)
 				}
 			}
 		}
 	}
 	for _, args := range [][]string{{"job", "--help"}, {"help", "job"}, {"job", "help"}} {
-		if r := runFloe(args...); r.code != 0 || r.stdout != jobUsage {
+		if r := runFloe(args...); r.code != 0 || !strings.Contains(r.stdout, jobLong) || !strings.Contains(r.stdout, "submit") {
 			t.Errorf("%q: %+v", args, r)
 		}
 	}
-	if r := runFloe("--help"); !strings.Contains(r.stdout, "floe job submit|list|status|cancel|wait") {
+	if r := runFloe("--help"); !strings.Contains(r.stdout, "manage the jobs of a cluster") {
 		t.Errorf("floe --help does not mention floe job:\n%s", r.stdout)
 	}
 }

@@ -9,9 +9,10 @@ import (
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
 )
 
-func jobMetricsCmd(args []string, stdout, stderr io.Writer) int {
+func jobMetricsCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("metrics", "ID [flags]",
 		"Shows a job's figures as its task managers last reported them (every second\n"+
 			"by default): each vertex (a stage of chained operators) and, under it, each\n"+
@@ -19,23 +20,21 @@ func jobMetricsCmd(args []string, stdout, stderr io.Writer) int {
 			"back-pressured and idle, the event-time lag and a file source's progress;\n"+
 			"then the job's checkpoints. -o json prints them as the REST API returns them.\n", stdout, stderr)
 	output := j.outputFlag()
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	if err := checkOutput(*output); err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		m, err := c.JobMetrics(ctx, pos[0])
-		if err != nil {
-			return err
+	return j.command(func(pos []string) int {
+		if err := checkOutput(*output); err != nil {
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, m)
-		}
-		return printJobMetrics(stdout, m)
-	})
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			m, err := c.JobMetrics(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, m)
+			}
+			return printJobMetrics(stdout, m)
+		})
+	}, "ID")
 }
 
 // printJobMetrics writes a job's metrics as floe job metrics shows them.

@@ -11,12 +11,13 @@ import (
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
 )
 
 // This file holds the commands that watch a job: floe job exceptions,
 // floe job logs [-f] and floe job status --watch.
 
-func jobExceptionsCmd(args []string, stdout, stderr io.Writer) int {
+func jobExceptionsCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("exceptions", "ID [flags]",
 		"Lists a job's failures, newest first: when, the attempt, the subtask and\n"+
 			"task manager, where in an operator's module it arose (operator, module,\n"+
@@ -24,24 +25,22 @@ func jobExceptionsCmd(args []string, stdout, stderr io.Writer) int {
 			"and the message. The scheduler keeps the last 100. -o json prints them as the\n"+
 			"REST API returns them.\n", stdout, stderr)
 	output := j.outputFlag()
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	if err := checkOutput(*output); err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		x, err := c.Exceptions(ctx, pos[0])
-		if err != nil {
-			return err
+	return j.command(func(pos []string) int {
+		if err := checkOutput(*output); err != nil {
+			return j.usageError(err)
 		}
-		if *output == "json" {
-			return printJSON(stdout, x)
-		}
-		printExceptions(stdout, x)
-		return nil
-	})
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			x, err := c.Exceptions(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			if *output == "json" {
+				return printJSON(stdout, x)
+			}
+			printExceptions(stdout, x)
+			return nil
+		})
+	}, "ID")
 }
 
 // printExceptions writes a job's failures as floe job exceptions shows
@@ -77,7 +76,7 @@ func printExceptions(w io.Writer, x api.Exceptions) {
 	}
 }
 
-func jobLogsCmd(args []string, stdout, stderr io.Writer) int {
+func jobLogsCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("logs", "ID [-f] [--vertex V [--subtask N]] [--since S] [flags]",
 		"Prints the recent lines a job's guest code logged, oldest first: the time,\n"+
 			"level, vertex and subtask, task manager, operator and message. Each task\n"+
@@ -86,31 +85,29 @@ func jobLogsCmd(args []string, stdout, stderr io.Writer) int {
 			"printing new lines until the job ends or Ctrl-C. -o json prints one JSON\n"+
 			"object a line.\n", stdout, stderr)
 	output := j.outputFlag()
-	follow := j.fs.Bool("f", false, "follow: print new lines as they come, until the job ends")
+	follow := j.fs.BoolP("follow", "f", false, "follow: print new lines as they come, until the job ends")
 	vertex := j.fs.String("vertex", "", "only the lines of this vertex, by name or by stage index from 0")
 	subtask := j.fs.Int("subtask", -1, "with --vertex, only the lines of this subtask, from 0")
 	since := j.fs.String("since", "", "only the lines after this seq or RFC 3339 time")
 	poll := j.fs.Duration("poll", client.DefaultPoll, "with -f, how often to ask for new lines")
-	pos, code, ok := j.parse(args, "ID")
-	if !ok {
-		return code
-	}
-	q := api.LogQuery{Vertex: *vertex, Subtask: *subtask}
-	var err error
-	if err = checkOutput(*output); err == nil {
-		if q.Since, err = api.ParseSince(*since); err == nil {
-			q, err = api.CheckLogQuery(q)
+	return j.command(func(pos []string) int {
+		q := api.LogQuery{Vertex: *vertex, Subtask: *subtask}
+		var err error
+		if err = checkOutput(*output); err == nil {
+			if q.Since, err = api.ParseSince(*since); err == nil {
+				q, err = api.CheckLogQuery(q)
+			}
 		}
-	}
-	if err == nil && *poll <= 0 {
-		err = fmt.Errorf("--poll %v: want a duration > 0", *poll)
-	}
-	if err != nil {
-		return j.usageError(err)
-	}
-	return j.run(func(ctx context.Context, c *client.Client) error {
-		return printLogs(ctx, c, pos[0], q, *follow, *poll, *output == "json", stdout, stderr)
-	})
+		if err == nil && *poll <= 0 {
+			err = fmt.Errorf("--poll %v: want a duration > 0", *poll)
+		}
+		if err != nil {
+			return j.usageError(err)
+		}
+		return j.run(func(ctx context.Context, c *client.Client) error {
+			return printLogs(ctx, c, pos[0], q, *follow, *poll, *output == "json", stdout, stderr)
+		})
+	}, "ID")
 }
 
 // printLogs prints a job's lines that q selects, asking again from the

@@ -166,22 +166,23 @@ func TestJobStatusWatch(t *testing.T) {
 
 func TestObserveHelp(t *testing.T) {
 	for cmd, want := range map[string][]string{
-		"exceptions": {"-o format", "-server URL"},
-		"logs":       {"-f", "-vertex", "-subtask", "-since", "-poll", "-o format", "-server URL"},
-		"status":     {"-watch", "-interval", "-o format"},
+		"exceptions": {"-o, --output format", "--server URL"},
+		"logs":       {"-f, --follow", "--vertex", "--subtask", "--since", "--poll", "-o, --output format", "--server URL"},
+		"status":     {"--watch", "--interval", "-o, --output format"},
 	} {
 		r := runFloe("job", cmd, "--help")
-		if r.code != 0 || !strings.HasPrefix(r.stderr, "Usage: floe job "+cmd+" ") {
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage:\n  floe job "+cmd+" ") {
 			t.Errorf("%s --help: %+v", cmd, r)
 		}
 		for _, w := range want {
-			if !strings.Contains(r.stderr, w) {
+			if !strings.Contains(r.stdout, w) {
 				t.Errorf("%s --help does not mention %s", cmd, w)
 			}
 		}
 	}
-	for _, cmd := range []string{"exceptions ID", "logs ID [-f]", "--watch"} {
-		if !strings.Contains(jobUsage, cmd) {
+	usage := runFloe("job", "--help").stdout
+	for _, cmd := range []string{"exceptions", "logs", "metrics"} {
+		if !strings.Contains(usage, cmd) {
 			t.Errorf("floe job's usage does not mention %q", cmd)
 		}
 	}

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"flag"
-
 	"github.com/floe-stream/floe/internal/confine"
+	"github.com/spf13/pflag"
 )
 
 // allowedPathsHelp is the help of --allowed-paths.
 const allowedPathsHelp = "the directories jobs may read and write below, comma-separated: file sources and sinks, checkpoint storage and savepoint directories outside them are refused (docs/security.md)"
 
 // allowedPathsFlag registers --allowed-paths on fs.
-func allowedPathsFlag(fs *flag.FlagSet, help string) *string {
+func allowedPathsFlag(fs *pflag.FlagSet, help string) *string {
 	return fs.String("allowed-paths", "", allowedPathsHelp+help)
 }
 

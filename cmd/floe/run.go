@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	_ "github.com/floe-stream/floe/host/connector/builtin" // the connectors that specs name
 	"github.com/floe-stream/floe/host/connector/stdout"
 	"github.com/floe-stream/floe/host/taskmanager"
@@ -22,17 +21,13 @@ import (
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/minicluster"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
-
-// stringList collects a repeated flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // runFlags are the flags of floe run.
 type runFlags struct {
-	set         stringList
+	set         []string
 	parallelism int
 	dataDir     string
 	maxMemory   int64
@@ -40,7 +35,9 @@ type runFlags struct {
 	maxTasks    int
 	udfTimeout  time.Duration
 	logLevel    string
-	progress    time.Duration
+	// verbose logs at INFO rather than WARN when --log-level is not given.
+	verbose  bool
+	progress time.Duration
 	// checkpointInterval, if not 0, sets Submission.CheckpointInterval.
 	checkpointInterval time.Duration
 	// fromSavepoint and allowNonRestored set Submission.FromSavepoint and
@@ -59,88 +56,68 @@ type runFlags struct {
 	allowedPaths string
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.set, "set", "set a job parameter, `key=value` (repeatable)")
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.set, "set", nil, "set a job parameter, `key=value` (repeatable)")
 	fs.IntVar(&f.parallelism, "parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	fs.DurationVar(&f.checkpointInterval, "checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	fs.StringVar(&f.fromSavepoint, "from-savepoint", "", fromSavepointHelp)
 	fs.BoolVar(&f.allowNonRestored, "allow-non-restored-state", false, allowNonRestoredHelp)
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for state and the compiled-module cache (default: a temporary directory for state, the user cache dir for modules)")
-	fs.Int64Var(&f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance, in bytes")
+	sizeVar(fs, &f.maxMemory, "max-memory", udf.DefaultMaxMemory, "memory cap of each operator instance")
 	f.caps = guestCapFlags(fs)
 	fs.IntVar(&f.maxTasks, "max-tasks", taskmanager.DefaultMaxTasks, maxTasksHelp)
 	fs.DurationVar(&f.udfTimeout, "udf-timeout", udf.DefaultCallTimeout, "how long one call into an operator (one batch) may run before it is stopped and the job fails; 0 runs operators without the fuel checks that stop them, a few percent faster, for trusted code only (a call that never returns then hangs the job)")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log at INFO level (as --log-level info): the job's state changes and what the mini-cluster serves")
 	fs.DurationVar(&f.progress, "progress", 5*time.Second, "interval of progress lines on stderr: the share of a file read, records/s and the time left; on a terminal one line refreshed every second instead (0 disables them)")
 	fs.StringVar(&f.allowedPaths, "allowed-paths", "", allowedPathsHelp+"; default: none, a local run may touch any path")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve Prometheus metrics of the job's tasks at /metrics on this HOST:PORT (docs/metrics.md); none when empty")
 	f.tls = addTLSFlags(fs, true)
+	// NB: --ui alone means the default address, and --ui=HOST:PORT another;
+	// normalizeArgs joins --ui HOST:PORT.
 	fs.Var(&f.ui, "ui", "serve the REST API and the web dashboard (docs/dashboard.md) for the job; --ui alone serves them on "+defaultUIAddr+", --ui=HOST:PORT or --ui HOST:PORT elsewhere; the command then keeps serving after the job ends, until interrupted")
+	fs.Lookup("ui").NoOptDefVal = defaultUIAddr
 }
 
-func runCmd(args []string, stdoutW, stderr io.Writer) int {
+// runLong explains floe run.
+const runLong = `Runs a job on an embedded mini-cluster: every subtask in this process, state
+in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C
+stops a job cleanly; a failing operator exits 1 with its message. Flags may
+come before or after JOB.yaml, as for floe job submit.
+
+It says little: progress lines while the job runs (--progress), warnings and
+errors, and a summary when it ends; -v adds the INFO log.
+
+Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs
+plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4
+of the machine's (or the container's) memory, so that state lookups and RPCs
+are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and
+GOMEMLIMIT environment variables override these.`
+
+func runCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "run JOB.yaml [--set key=value]... [--parallelism N] [flags]", Short: "run a job on an embedded mini-cluster until it ends",
+		Long: runLong, Args: positional("JOB.yaml"),
+	}
+	var f runFlags
+	f.register(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if f.verbose && !cmd.Flags().Changed("log-level") {
+			f.logLevel = "info"
+		}
+		f.runtime = taskmanager.TuneRuntime()
+		return codeError(runJob(args[0], &f, stdout, stderr))
+	}
+	return cmd
+}
+
+func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	// NB: the mini-cluster's logger and this command's own lines write to
 	// stderr from several goroutines; an *os.File takes that (and is kept,
 	// to tell a terminal), an embedder's writer may not.
 	if _, ok := stderr.(*os.File); !ok {
 		stderr = &lockedWriter{w: stderr}
 	}
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	f := runFlags{runtime: taskmanager.TuneRuntime()}
-	f.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: floe run JOB.yaml [flags]\n\n"+
-			"Runs a job on an embedded mini-cluster: every subtask in this process, state\n"+
-			"in --data-dir. A job with bounded sources exits 0 when it has finished; Ctrl-C\n"+
-			"stops a job cleanly; a failing operator exits 1 with its message.\n\n"+
-			"Task threads run at a lower priority (nice +10), GOMAXPROCS follows the CPUs\n"+
-			"plus the running tasks, and GOGC defaults to 400 under a memory limit of 3/4\n"+
-			"of the machine's (or the container's) memory, so that state lookups and RPCs\n"+
-			"are served promptly while tasks keep every CPU busy; the GOMAXPROCS, GOGC and\n"+
-			"GOMEMLIMIT environment variables override these.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	spec, rest, err := splitSpec(uiArgs(args))
-	if err == nil {
-		err = fs.Parse(rest)
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err == nil && spec == "" && fs.NArg() > 0 {
-		spec, err = fs.Arg(0), checkExtra(fs.Args()[1:])
-	} else if err == nil {
-		err = checkExtra(fs.Args())
-	}
-	if err == nil && spec == "" {
-		err = errors.New("no job spec given")
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "floe run: %v\n", err)
-		fs.Usage()
-		return 2
-	}
-	return runJob(spec, &f, stdoutW, stderr)
-}
-
-// splitSpec takes the job spec path off the front of args, so flags may come
-// before or after it.
-func splitSpec(args []string) (string, []string, error) {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:], nil
-	}
-	return "", args, nil
-}
-
-func checkExtra(args []string) error {
-	if len(args) > 0 {
-		return fmt.Errorf("unexpected arguments %q", args)
-	}
-	return nil
-}
-
-func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	log, err := newLogger(stderr, f.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
@@ -172,6 +149,7 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	engine, err := udf.NewEngine(ctx, udf.Config{
 		CacheDir: cacheDir(f.dataDir), MaxMemory: f.maxMemory, Log: stderr, Uninterruptible: f.udfTimeout == 0,
 		MaxCallOutput: f.caps.callOutput, MaxRecordSize: f.caps.record,
+		OnFirstCompile: func(module string) { fmt.Fprintf(stderr, "compiling module %s (once, cached)\n", module) },
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "floe run: %v\n", err)
@@ -188,17 +166,21 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 		return 1
 	}
 	defer cluster.Close()
+	// NB: what the user asked to be served is said without -v.
 	if a := cluster.MetricsAddr(); a != "" {
-		log.Info("serving metrics", "url", restScheme(tlsc)+"://"+a+"/metrics")
+		fmt.Fprintf(stderr, "serving metrics at %s://%s/metrics\n", restScheme(tlsc), a)
 	}
 	if a := cluster.Scheduler.RESTAddr(); a != "" {
-		log.Info("serving the dashboard", "url", restScheme(tlsc)+"://"+a+"/")
+		fmt.Fprintf(stderr, "serving the dashboard at %s://%s/\n", restScheme(tlsc), a)
 	}
 	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	drain, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	cluster.Drain(drain) // NB: at worst the tasks left are canceled, with warnings
 	// NB: a job that ran (0 finished, 1 failed) stays on the dashboard; a
 	// submission refused (2) or an interrupt (130) ends the command.
 	if f.ui.addr != "" && (code == 0 || code == 1) {
-		log.Info("the job has ended; the dashboard stays up until interrupted", "url", restScheme(tlsc)+"://"+cluster.Scheduler.RESTAddr()+"/")
+		fmt.Fprintf(stderr, "the job has ended; the dashboard stays up at %s://%s/ until interrupted\n", restScheme(tlsc), cluster.Scheduler.RESTAddr())
 		<-ctx.Done()
 	}
 	return code
@@ -215,8 +197,7 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 	}
 	st, err := follow(ctx, svc, id, newProgressLine(stderr, progress), log)
 	if ctx.Err() != nil {
-		svc.Cancel(context.Background(), id)
-		log.Info("job stopped", "job", id, "reason", "interrupted")
+		fmt.Fprintf(stderr, "job stopped: %s %s (interrupted)\n", orDash(st.Name), strings.ToLower(cancelAndWait(svc, id)))
 		return 130
 	}
 	if err != nil {
@@ -228,11 +209,46 @@ func runOnCluster(ctx context.Context, svc api.Service, sub api.Submission, prog
 		return 1
 	}
 	in, out := totals(st)
-	d := time.Since(start)
-	log.Info("job finished", "job", st.Name, "records_in", in, "records_out", out, "duration", d.Round(time.Millisecond),
-		"records_out_per_sec", int64(float64(out)/d.Seconds()))
+	fmt.Fprintln(stderr, summary(st.Name, in, out, time.Since(start)))
 	return 0
 }
+
+// summary is the line floe run ends a finished job with.
+func summary(name string, in, out int64, d time.Duration) string {
+	rate := ""
+	if s := d.Seconds(); s > 0 {
+		rate = fmt.Sprintf(" (%s records/s out)", humanize.Comma(int64(float64(out)/s)))
+	}
+	return fmt.Sprintf("job finished: %s, %s records in, %s out, in %v%s",
+		name, humanize.Comma(in), humanize.Comma(out), d.Round(time.Millisecond), rate)
+}
+
+// cancelAndWait cancels job id and waits, at most cancelWait, for it to
+// end, so that its tasks are gone before the mini-cluster stops: tasks
+// still running then would be canceled with warnings, and report their end
+// to a scheduler that is gone. It returns the job's last state.
+func cancelAndWait(svc api.Service, id string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelWait)
+	defer cancel()
+	svc.Cancel(ctx, id)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st, err := svc.Job(ctx, id)
+		if err == nil && api.Terminal(st.State) {
+			return st.State
+		}
+		select {
+		case <-ctx.Done():
+			return st.State
+		case <-tick.C:
+		}
+	}
+}
+
+// cancelWait bounds how long an interrupted floe run waits for its job to
+// end: a second Ctrl-C is not needed to stop a job whose tasks hang.
+const cancelWait = 10 * time.Second
 
 // follow polls the job until it ends or ctx is done, showing its progress.
 func follow(ctx context.Context, svc api.Service, id string, progress *progressLine, log *slog.Logger) (api.JobStatus, error) {

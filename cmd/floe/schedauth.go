@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/floe-stream/floe/scheduler"
+	"github.com/spf13/pflag"
 )
 
 // schedulerAuth are the flags of floe scheduler about the REST API's
@@ -20,7 +20,7 @@ type schedulerAuth struct {
 }
 
 // schedulerAuthFlags registers them.
-func schedulerAuthFlags(fs *flag.FlagSet) *schedulerAuth {
+func schedulerAuthFlags(fs *pflag.FlagSet) *schedulerAuth {
 	a := &schedulerAuth{}
 	fs.StringVar(&a.tokens, "auth-tokens", "", "token `FILE` of the REST API's users (floe token create): every request but /healthz then needs a user's bearer token and role; without it the REST API serves everyone. SIGHUP reads the file again")
 	fs.StringVar(&a.memberTokenFile, "ha-token-file", "", "`FILE` holding an admin's token that this scheduler sends to the other members of its group, which need it when they check tokens (--auth-tokens)")

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,17 +15,13 @@ import (
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
 )
 
-const stateUsage = `Usage: floe state COMMAND [ARGS] [flags]
-
-Reads the queryable state of a job through the scheduler's REST API: the
+// stateLong explains floe state; cobra lists its commands.
+const stateLong = `Reads the queryable state of a job through the scheduler's REST API: the
 keyed value state that its operators declared with floe.Queryable()
 (docs/queryable-state.md).
-
-Commands:
-  get --job ID --state NAME KEY... [-o json|text]
-                  print the value of each key
 
 Every command takes --server URL, the scheduler's REST address, or a
 comma-separated list of a scheduler group's, of which the first that answers
@@ -37,19 +32,13 @@ unset. An https:// scheduler's certificate is checked against the CA in
 
 Exit codes: 0 every key was found; 1 a key was not found, or the scheduler
 refused the request or cannot be reached; 2 bad command line; 130
-interrupted.
+interrupted.`
 
-Run 'floe state COMMAND --help' for the flags of a command.
-`
-
-// stateCommands maps each subcommand of floe state to its function.
-var stateCommands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"get": stateGetCmd,
-}
-
-// stateCmd runs floe state with args and returns the exit code.
-func stateCmd(args []string, stdout, stderr io.Writer) int {
-	return dispatch("state", stateUsage, stateCommands, args, stdout, stderr)
+// stateCommand builds floe state and its subcommands.
+func stateCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := groupCommand("state", "read keys of a job's queryable state", stateLong)
+	addCommands(g, map[string]string{"get": "print the value of each key"}, stateGetCmd(stdout, stderr))
+	return g
 }
 
 // stateCLI is a floe state command. It shares the --server flag and its
@@ -63,24 +52,13 @@ func newStateCLI(name, synopsis, about string, stdout, stderr io.Writer) *stateC
 	return &stateCLI{newGroupCLI("state", name, synopsis, about, stdout, stderr)}
 }
 
-// parse parses args, flags and positional arguments in any order, and
-// returns the positional ones. ok is false when the command should exit
-// with code.
-func (s *stateCLI) parse(args []string) (pos []string, code int, ok bool) {
-	pos, err := parseInterleaved(s.fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return nil, 0, false
-	case err != nil:
-		return nil, 2, false // the flag package has printed the error and usage
-	}
-	if err := s.checkServer(); err != nil {
-		return nil, s.usageError(err), false
-	}
-	return pos, 0, true
+// command finishes s's command, which takes any number of keys.
+func (s *stateCLI) command(body func(keys []string) int) *cobra.Command {
+	s.cmd.Args = cobra.ArbitraryArgs
+	return s.finish(body)
 }
 
-func stateGetCmd(args []string, stdout, stderr io.Writer) int {
+func stateGetCmd(stdout, stderr io.Writer) *cobra.Command {
 	s := newStateCLI("get", "--job ID --state NAME KEY... [-o json|text] [flags]",
 		"Prints the value of each KEY in the queryable state NAME of job ID, as\n"+
 			"KEY<TAB>VALUE lines in the order of the keys: an int64 as a number, a string\n"+
@@ -94,20 +72,18 @@ func stateGetCmd(args []string, stdout, stderr io.Writer) int {
 			"every value) or the query failed, 2 for a bad command line.\n", stdout, stderr)
 	job := s.fs.String("job", "", "`ID` of the job")
 	state := s.fs.String("state", "", "`NAME` of the queryable state")
-	output := s.fs.String("o", "text", "output `format`: text or json")
+	output := s.fs.StringP("output", "o", "text", "output `format`: text or json")
 	var retry retryPolicy
 	s.fs.IntVar(&retry.retries, "retries", 4, "how often to retry while the state is moving (503); 0 never retries")
 	s.fs.DurationVar(&retry.wait, "retry-wait", 0,
 		"first wait before a retry, doubled each time; 0 takes the scheduler's Retry-After, or 1s")
-	keys, code, ok := s.parse(args)
-	if !ok {
-		return code
-	}
-	if err := checkGetFlags(*job, *state, keys, *output, retry); err != nil {
-		return s.usageError(err)
-	}
-	return s.run(func(ctx context.Context, c *client.Client) error {
-		return getState(ctx, c, *job, *state, keys, *output, retry, stdout)
+	return s.command(func(keys []string) int {
+		if err := checkGetFlags(*job, *state, keys, *output, retry); err != nil {
+			return s.usageError(err)
+		}
+		return s.run(func(ctx context.Context, c *client.Client) error {
+			return getState(ctx, c, *job, *state, keys, *output, retry, stdout)
+		})
 	})
 }
 

@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 
 	"github.com/floe-stream/floe/internal/tlsconf"
+	"github.com/spf13/pflag"
 )
 
 // tlsUsage is what floe scheduler and floe taskmanager say of TLS.
@@ -28,7 +28,7 @@ type tlsFlags struct {
 
 // addTLSFlags registers the TLS flags on fs, and --insecure when
 // withInsecure.
-func addTLSFlags(fs *flag.FlagSet, withInsecure bool) *tlsFlags {
+func addTLSFlags(fs *pflag.FlagSet, withInsecure bool) *tlsFlags {
 	f := &tlsFlags{}
 	fs.StringVar(&f.dir, "tls-dir", "", "`DIR` holding ca.pem, cert.pem and key.pem (as `floe certs init` writes them): serve and dial every connection with mutual TLS; plaintext when no TLS flag is given")
 	fs.StringVar(&f.ca, "tls-ca", "", "the cluster CA's certificate `FILE` (with --tls-cert and --tls-key, instead of --tls-dir)")
@@ -84,7 +84,7 @@ func (f *tlsFlags) checkBind(c *tlsconf.Config, log *slog.Logger, addrs ...liste
 // API (floe job, state, cluster).
 type clientTLSFlags struct{ ca, cert, key string }
 
-func addClientTLSFlags(fs *flag.FlagSet) *clientTLSFlags {
+func addClientTLSFlags(fs *pflag.FlagSet) *clientTLSFlags {
 	f := &clientTLSFlags{}
 	fs.StringVar(&f.ca, "tls-ca", os.Getenv("FLOE_TLS_CA"), "the cluster CA's certificate `FILE`, to check an https:// scheduler's certificate against; $FLOE_TLS_CA sets the default")
 	fs.StringVar(&f.cert, "tls-cert", "", "a client certificate `FILE` to present to the scheduler (with --tls-key and --tls-ca); none by default")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/floe-stream/floe/internal/tlsconf"
+
+	"github.com/spf13/pflag"
 )
 
 // TestTLSFlags checks how the TLS flags load and what they allow a process
@@ -38,7 +39,7 @@ func TestTLSFlags(t *testing.T) {
 		{"TLS from a directory without certificates", []string{"--tls-dir", dir}, "127.0.0.1:0", "a directory per role", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			f := addTLSFlags(fs, true)
 			if err := fs.Parse(tt.args); err != nil {

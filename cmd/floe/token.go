@@ -2,18 +2,17 @@ package main
 
 import (
 	"crypto/rand"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/floe-stream/floe/internal/auth"
 	"github.com/floe-stream/floe/scheduler/client"
+	"github.com/spf13/cobra"
 )
 
-const tokenUsage = `Usage: floe token create NAME --role viewer|operator|admin --file FILE
-
-Makes a bearer token for user NAME of the REST API and adds the user to the
+// tokenLong explains floe token create.
+const tokenLong = `Makes a bearer token for user NAME of the REST API and adds the user to the
 token file FILE, which a scheduler reads with --auth-tokens FILE. The file
 holds the token's SHA-256 only, and is created readable by its owner alone;
 the token is printed once, on stdout, and is nowhere else: hand it to the
@@ -24,65 +23,47 @@ Roles: viewer reads jobs, checkpoints, task managers, the scheduler group and
 the queryable states a job opens to viewers; operator also submits, cancels,
 rescales, savepoints and stops jobs and reads every queryable state; admin
 also changes the scheduler group. To take a user's token away, delete its
-line and send the scheduler SIGHUP.
+line and send the scheduler SIGHUP.`
 
-Flags:
-`
+func tokenCommand(stdout, stderr io.Writer) *cobra.Command {
+	g := groupCommand("token", "make a REST API user's bearer token",
+		"Makes the bearer tokens of the REST API's users: floe token create NAME --role ROLE --file FILE.")
+	cmd := &cobra.Command{Use: "create NAME --role viewer|operator|admin --file FILE", Short: "make a REST API user's bearer token and add the user to a token file",
+		Long: tokenLong, Args: positional("NAME")}
+	role := cmd.Flags().String("role", "", "the user's `role`: viewer, operator or admin (required)")
+	file := cmd.Flags().String("file", "", "the token `FILE` to add the user to, created if absent (required)")
+	cmd.RunE = func(cmd *cobra.Command, names []string) error {
+		return tokenCreate(names[0], *role, *file, stdout, stderr)
+	}
+	g.AddCommand(cmd)
+	return g
+}
 
-func tokenCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	role := fs.String("role", "", "the user's `role`: viewer, operator or admin (required)")
-	file := fs.String("file", "", "the token `FILE` to add the user to, created if absent (required)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), tokenUsage)
-		fs.PrintDefaults()
-	}
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return 0
-	}
-	if len(args) == 0 || args[0] != "create" {
-		if len(args) == 0 {
-			fmt.Fprintf(stderr, "floe token: want a subcommand: create\n\n")
-		} else {
-			fmt.Fprintf(stderr, "floe token: unknown subcommand %q; want create\n\n", args[0])
-		}
-		fs.Usage()
-		return 2
-	}
-	names, code, ok := parseInterspersed(fs, args[1:], stdout)
-	if !ok {
-		return code
-	}
+// tokenCreate adds user name to the token file and prints its token.
+func tokenCreate(name, role, file string, stdout, stderr io.Writer) error {
 	var err error
 	var r auth.Role
 	switch {
-	case len(names) != 1:
-		err = fmt.Errorf("want one NAME, got %d", len(names))
-	case *file == "":
+	case file == "":
 		err = fmt.Errorf("--file is required: the token file a scheduler reads with --auth-tokens")
-	case *role == "":
+	case role == "":
 		err = fmt.Errorf("--role is required: viewer, operator or admin")
 	default:
-		if r, err = auth.ParseRole(*role); err == nil {
-			err = auth.CheckName(names[0])
+		if r, err = auth.ParseRole(role); err == nil {
+			err = auth.CheckName(name)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "floe token create: %v\n\n", err)
-		fs.Usage()
-		return 2
+		return err
 	}
-	token, err := auth.Append(*file, auth.User{Name: names[0], Role: r}, rand.Reader)
+	token, err := auth.Append(file, auth.User{Name: name, Role: r}, rand.Reader)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe token create: %v\n", err)
-		return 1
+		return exitCode(1)
 	}
 	fmt.Fprintln(stdout, token)
-	fmt.Fprintf(stderr, "floe token create: added %s (%s) to %s; the token above is shown only once\n", names[0], r, *file)
-	return 0
+	fmt.Fprintf(stderr, "floe token create: added %s (%s) to %s; the token above is shown only once\n", name, r, file)
+	return nil
 }
 
 // tokenFlagHelp is the help of --token, which every command that talks to

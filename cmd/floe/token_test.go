@@ -41,9 +41,9 @@ func TestTokenCreate(t *testing.T) {
 		{[]string{"create", "bob", "--role", "root", "--file", file}, 2, `unknown role "root"`},
 		{[]string{"create", "bob", "--file", file}, 2, "--role is required"},
 		{[]string{"create", "bob", "--role", "viewer"}, 2, "--file is required"},
-		{[]string{"create", "--role", "viewer", "--file", file}, 2, "want one NAME, got 0"},
+		{[]string{"create", "--role", "viewer", "--file", file}, 2, "missing NAME"},
 		{[]string{"create", "b/ob", "--role", "viewer", "--file", file}, 2, `user name "b/ob"`},
-		{[]string{"make", "bob"}, 2, `unknown subcommand "make"`},
+		{[]string{"make", "bob"}, 2, `unknown command "make" for "floe token"`},
 	}
 	for _, tt := range tests {
 		r := runFloe(append([]string{"token"}, tt.args...)...)

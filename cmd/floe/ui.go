@@ -11,15 +11,15 @@ import (
 const defaultUIAddr = "127.0.0.1:8081"
 
 // uiFlag is floe run's --ui: off, or on with the address to serve the REST
-// API and the dashboard on. It is a boolean flag, so "--ui" alone turns it
-// on at defaultUIAddr, and "--ui=ADDR" picks the address; uiArgs rewrites
-// "--ui ADDR" to the latter.
+// API and the dashboard on. Its value is optional (pflag's NoOptDefVal), so
+// "--ui" alone turns it on at defaultUIAddr, and "--ui=ADDR" picks the
+// address; uiArgs rewrites "--ui ADDR" to the latter.
 type uiFlag struct {
 	addr string
 }
 
-func (u *uiFlag) String() string   { return u.addr }
-func (u *uiFlag) IsBoolFlag() bool { return true }
+func (u *uiFlag) String() string { return u.addr }
+func (u *uiFlag) Type() string   { return "HOST:PORT" }
 
 // Set takes "true" (the flag alone), "false", or an address.
 func (u *uiFlag) Set(v string) error {
@@ -34,14 +34,14 @@ func (u *uiFlag) Set(v string) error {
 	return nil
 }
 
-// uiArgs returns args with a "--ui" (or "-ui") followed by a HOST:PORT
-// argument joined into "--ui=HOST:PORT", since the flag package lets a
-// boolean flag take a value only after "=".
+// uiArgs returns args with a "--ui" followed by a HOST:PORT
+// argument joined into "--ui=HOST:PORT", since pflag lets a flag with an
+// optional value take it only after "=".
 func uiArgs(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if (a == "--ui" || a == "-ui") && i+1 < len(args) && isHostPort(args[i+1]) {
+		if a == "--ui" && i+1 < len(args) && isHostPort(args[i+1]) {
 			a += "=" + args[i+1]
 			i++
 		}

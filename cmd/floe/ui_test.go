@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestUIFlag(t *testing.T) {
@@ -15,7 +16,6 @@ func TestUIFlag(t *testing.T) {
 	}{
 		{nil, "", nil},
 		{[]string{"--ui"}, defaultUIAddr, nil},
-		{[]string{"-ui"}, defaultUIAddr, nil},
 		{[]string{"--ui=0.0.0.0:9000"}, "0.0.0.0:9000", nil},
 		{[]string{"--ui", "127.0.0.1:0"}, "127.0.0.1:0", nil},
 		{[]string{"--ui", ":8082", "--parallelism", "2"}, ":8082", nil},
@@ -25,7 +25,7 @@ func TestUIFlag(t *testing.T) {
 		{[]string{"--ui", "--parallelism", "2"}, defaultUIAddr, nil},
 	}
 	for _, tt := range tests {
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		var f runFlags
 		f.register(fs)

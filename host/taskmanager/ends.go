@@ -36,6 +36,15 @@ func (tm *TaskManager) endedWith(r *running, state floev1.TaskState, msg string,
 	tm.deliver(key, u)
 }
 
+// Idle reports whether the task manager runs no task and the scheduler has
+// heard of the end of every task that ran: stopping it then cancels
+// nothing and leaves nothing to report.
+func (tm *TaskManager) Idle() bool {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return len(tm.tasks) == 0 && len(tm.ends) == 0
+}
+
 // deliver reports the end u of task key once, and forgets it when the
 // scheduler has it.
 func (tm *TaskManager) deliver(key taskKey, u *floev1.TaskStatusUpdate) {

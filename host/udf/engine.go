@@ -66,6 +66,11 @@ type Config struct {
 	LogLinesPerSecond, LogBytesPerSecond int64
 	// Log receives what guests write to stdout; nil discards.
 	Log io.Writer
+	// OnFirstCompile, when set with a CacheDir, is called with a module's
+	// name before its code is compiled for the first time into CacheDir
+	// (later compiles of the same code, in this process or another, load
+	// it), so that a command can say why it pauses.
+	OnFirstCompile func(module string)
 	// Uninterruptible compiles modules without the checks that let a
 	// deadline stop a running call (host/internal/wasmbin adds them). A
 	// call that never returns can then only be stopped by stopping the
@@ -84,6 +89,7 @@ type Engine struct {
 	maxTable      uint32 // table entries per instance, all tables together
 	limits        limits
 	interruptible bool
+	first         *firstCompiles
 }
 
 // limits are the caps every instance of an engine runs under.
@@ -134,7 +140,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		log = io.Discard
 	}
 	return &Engine{rt: rt, log: log, maxMemory: pages << 16, maxTable: uint32(pages << 16 / tableShare / 8),
-		limits: lim, interruptible: !cfg.Uninterruptible}, nil
+		limits: lim, interruptible: !cfg.Uninterruptible, first: newFirstCompiles(cfg.CacheDir, cfg.OnFirstCompile)}, nil
 }
 
 // limits applies the defaults to the caps and checks them.
@@ -204,10 +210,12 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 			return nil, badModule(name, "cannot be instrumented to stop on time: %v", err)
 		}
 	}
+	compiled := e.first.before(name, code)
 	cm, err := e.compile(ctx, code)
 	if err != nil {
 		return nil, badModule(name, "invalid WebAssembly: %v", err)
 	}
+	compiled()
 	if err := checkImports(name, cm); err != nil {
 		cm.Close(ctx)
 		return nil, err

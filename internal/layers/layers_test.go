@@ -163,6 +163,18 @@ var libraries = []library{
 		why:     "Prometheus is how metrics leave the process, not how they are kept: tasks and instances keep plain atomic counters that heartbeats read too, and host/metrics alone turns them into Prometheus metrics at scrape time, so the runtime does not depend on client_golang's types or pay for its per-call work; likewise the scheduler's lifecycle keeps plain state and scheduler/internal/schedmetrics alone reads a snapshot of it at scrape time",
 	},
 	{
+		name:    "cobra",
+		paths:   []string{"github.com/spf13/cobra", "github.com/spf13/pflag"},
+		allowed: []string{"cmd/..."},
+		why:     "cobra and pflag are the command line: commands, --long flags, help, suggestions and shell completion belong to the binary in cmd/floe, which turns flags into the configs of the embeddable constructors below it; no library package takes its options from a flag set",
+	},
+	{
+		name:    "go-humanize",
+		paths:   []string{"github.com/dustin/go-humanize"},
+		allowed: []string{"cmd/..."},
+		why:     "human sizes such as --max-memory 256MiB are how a person writes a flag; the packages below take plain byte counts",
+	},
+	{
 		name: "chromedp",
 		// cdproto is chromedp's generated DevTools protocol, a module of
 		// its own.

@@ -144,7 +144,7 @@ func TestInterruptStopsAnUnboundedJobCleanly(t *testing.T) {
 	os.WriteFile(input, []byte("one two\nthree\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(floeBin, "run", wordcountSpec(t), "--set", "input="+input, "--set", "output="+out,
-		"--set", "follow=true", "--data-dir", dir)
+		"--set", "follow=true", "--data-dir", dir, "-v")
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cacheHome)
 	var errb syncBuffer
 	cmd.Stderr = &errb
@@ -169,8 +169,14 @@ func TestInterruptStopsAnUnboundedJobCleanly(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit %d, want 130\n%s", code, errb.String())
 	}
-	if !strings.Contains(errb.String(), "job stopped") {
+	if !strings.Contains(errb.String(), "job stopped: wordcount canceled (interrupted)") {
 		t.Errorf("no stop line:\n%s", errb.String())
+	}
+	// The job's tasks ended before the mini-cluster stopped.
+	for _, noise := range []string{"canceling all tasks", "reporting a task's end"} {
+		if strings.Contains(errb.String(), noise) {
+			t.Errorf("a warning %q after the job ended:\n%s", noise, errb.String())
+		}
 	}
 	// What was counted before the interrupt reached the sink.
 	got := maxCounts(t, out)

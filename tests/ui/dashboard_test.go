@@ -335,7 +335,7 @@ func startFloe(t *testing.T) *floe {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.stop(t) })
-	re := regexp.MustCompile(`msg="serving the dashboard" url=(http://\S+/)`)
+	re := regexp.MustCompile(`serving the dashboard at (http://\S+/)`)
 	deadline := time.Now().Add(wait)
 	for {
 		if m := re.FindStringSubmatch(f.stderr.String()); m != nil {

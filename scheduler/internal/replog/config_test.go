@@ -1,6 +1,8 @@
 package replog
 
 import (
+	"github.com/hashicorp/go-hclog"
+
 	"bytes"
 	"log/slog"
 	"strings"
@@ -90,6 +92,27 @@ func TestLogger(t *testing.T) {
 	for _, want := range []string{`msg="entering leader state" component=raft`, "servers=\"[{Suffrage:Voter ID:single Address:single}]\""} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestFirstElectionIsNoWarning(t *testing.T) {
+	const msg = "heartbeat timeout reached, starting election"
+	tests := []struct {
+		level hclog.Level
+		msg   string
+		kv    []any
+		want  bool
+	}{
+		{hclog.Warn, msg, []any{"last-leader-addr", "", "last-leader-id", ""}, true},
+		{hclog.Warn, msg, []any{"last-leader-addr", "10.0.0.1:7000", "last-leader-id", "s1"}, false},
+		{hclog.Warn, msg, nil, false},
+		{hclog.Info, msg, []any{"last-leader-addr", ""}, false},
+		{hclog.Warn, "failed to contact", []any{"last-leader-addr", ""}, false},
+	}
+	for _, tt := range tests {
+		if got := firstElection(tt.level, tt.msg, tt.kv); got != tt.want {
+			t.Errorf("firstElection(%v, %q, %v) = %v, want %v", tt.level, tt.msg, tt.kv, got, tt.want)
 		}
 	}
 }

@@ -61,7 +61,25 @@ func args(kv []any) []any {
 }
 
 func (h *hcLogger) Log(level hclog.Level, msg string, kv ...any) {
+	if firstElection(level, msg, kv) {
+		level = hclog.Info
+	}
 	h.l.Log(context.Background(), toSlog(level), msg, args(kv)...)
+}
+
+// firstElection reports raft's warning that a follower heard no leader
+// when no leader has ever been known: the first election of a group, which
+// every start goes through, is no cause for a warning.
+func firstElection(level hclog.Level, msg string, kv []any) bool {
+	if level != hclog.Warn || msg != "heartbeat timeout reached, starting election" {
+		return false
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] == "last-leader-addr" {
+			return fmt.Sprint(kv[i+1]) == ""
+		}
+	}
+	return false
 }
 
 func (h *hcLogger) Trace(msg string, kv ...any) { h.Log(hclog.Trace, msg, kv...) }
