@@ -353,6 +353,11 @@ func testPlan(pars []int) *plan.Plan {
 		if i == len(pars)-1 {
 			st.Sink = &jobspec.Sink{}
 		}
+		if i > 0 {
+			e := plan.Edge{From: i - 1, To: i, Partitioning: plan.Rebalance}
+			st.Inputs = []plan.Edge{e}
+			p.Stages[i-1].Outputs = []plan.Edge{e}
+		}
 		p.Stages = append(p.Stages, st)
 	}
 	return p
