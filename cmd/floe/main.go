@@ -1,5 +1,6 @@
 // Command floe is Floe's one binary. It runs a job on an embedded
-// mini-cluster (floe run); starts a cluster's scheduler (floe scheduler) and
+// mini-cluster (floe run); prints a job's graph and stages (floe plan);
+// starts a cluster's scheduler (floe scheduler) and
 // its task managers (floe taskmanager); submits, lists, rescales, savepoints
 // and cancels jobs on a cluster through the scheduler's REST API (floe job);
 // reads a running job's queryable state (floe state); shows the schedulers'
@@ -20,6 +21,8 @@ const usage = `floe — stream processing with WebAssembly operators
 Usage:
   floe run JOB.yaml [--set key=value]... [--parallelism N] [flags]
                     run a job on an embedded mini-cluster until it ends
+  floe plan JOB.yaml [--set key=value]... [--parallelism N]
+                    check a job spec and print its graph and stages
   floe scheduler [flags]
                     run the job manager: REST API and task-manager endpoint
   floe taskmanager --scheduler ADDR[,ADDR...] --slots N [flags]
@@ -55,6 +58,8 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "plan":
+		return planCmd(args[1:], stdout, stderr)
 	case "job":
 		return jobCmd(args[1:], stdout, stderr)
 	case "state":
@@ -78,6 +83,9 @@ func floe(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[1] == "run" {
 			return runCmd([]string{"--help"}, stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "plan" {
+			return planCmd([]string{"--help"}, stdout, stderr)
 		}
 		if len(args) > 1 && args[1] == "new" {
 			return newCmd([]string{"--help"}, stdout, stderr)
