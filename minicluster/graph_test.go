@@ -111,6 +111,9 @@ func TestGraphUnionAndFanOutCountEveryWordOnce(t *testing.T) {
 	if got, wantNames := strings.Join(names, "; "), "a x2; b x2; c x1; split -> by-word x2; count x2; out1 x2; out2 x2"; got != wantNames {
 		t.Errorf("stages %q, want %q", got, wantNames)
 	}
+	if got, want := fmt.Sprint(st.Vertices[3].Inputs), "[{0 forward} {1 forward} {2 rebalance}]"; got != want {
+		t.Errorf("the union's reader reads %s, want %s", got, want)
+	}
 	checkBothSinks(t, dir, want)
 }
 
@@ -160,6 +163,43 @@ func TestGraphSurvivesALostTaskManagerExactlyOnce(t *testing.T) {
 	}
 	if !restored {
 		t.Errorf("no restore in the history: %+v", st.History)
+	}
+	checkBothSinks(t, dir, want)
+}
+
+// TestGraphRescaleWhileRunningCountsEveryWordOnce rescales the graph job
+// 2 -> 3 while it runs: the counter's state moves by key group between
+// subtasks that read three upstream stages, and both sinks still hold
+// every count exactly once.
+func TestGraphRescaleWhileRunningCountsEveryWordOnce(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := graphJob(t, dir, 120_000)
+	// a has ~14K lines at 2K lines/s: about 7 s of input, so that the
+	// rescale comes before the sources end even on a busy machine.
+	sub.Params["rate"] = "2000"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
+	if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Parallelism: 3}); err != nil {
+		t.Fatal(err)
+	}
+	// c keeps the parallelism its spec gives it.
+	t.Log(rescaledTo(t, c, id, "3/3/1/3/3/3/3", want))
+	var st api.JobStatus
+	waitFor(t, func() bool {
+		st, _ = c.Scheduler.Job(context.Background(), id)
+		return api.Terminal(st.State)
+	})
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
 	}
 	checkBothSinks(t, dir, want)
 }

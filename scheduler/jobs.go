@@ -243,6 +243,9 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 	}
 	for si, stage := range j.Plan.Stages {
 		v := api.VertexStatus{Stage: si, Name: stage.Name, Parallelism: stage.Parallelism}
+		for _, e := range stage.Inputs {
+			v.Inputs = append(v.Inputs, api.VertexInput{Stage: e.From, Partitioning: e.Partitioning.String()})
+		}
 		for sub := 0; sub < stage.Parallelism; sub++ {
 			ss := api.SubtaskStatus{Subtask: sub, State: api.TaskScheduled}
 			// NB: during a rescale the plan has the new parallelism before

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floe-stream/floe/scheduler/api"
 )
 
 const planSpecYAML = `
@@ -69,5 +71,39 @@ func TestPlanRefusesABadGraphWithItsLine(t *testing.T) {
 	want := spec + `:9: operators[0].inputs[1]: "apps" is not the uid of a source or an operator (known: all, app, by-user, sessions, web)`
 	if code != 1 || !strings.Contains(errOut.String(), want) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut.String(), want)
+	}
+}
+
+func TestStatusPrintsTheEdgesOfAGraph(t *testing.T) {
+	v := func(stage int, name string, inputs ...api.VertexInput) api.VertexStatus {
+		return api.VertexStatus{Stage: stage, Name: name, Parallelism: 1, Inputs: inputs}
+	}
+	job := api.JobStatus{ID: "j1", Name: "clicks", State: api.JobRunning, Vertices: []api.VertexStatus{
+		v(0, "web -> by-user"), v(1, "app -> by-user"),
+		v(2, "sessions", api.VertexInput{Stage: 0, Partitioning: "hash"}, api.VertexInput{Stage: 1, Partitioning: "hash"}),
+		v(3, "print", api.VertexInput{Stage: 2, Partitioning: "forward"}),
+	}}
+	var out bytes.Buffer
+	if err := printStatus(&out, job); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+Edges:
+  0 web -> by-user --hash--> 2 sessions
+  1 app -> by-user --hash--> 2 sessions
+  2 sessions --forward--> 3 print
+`
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("status:\n%s\nwant it to hold:%s", out.String(), want)
+	}
+	// A line shows no edges.
+	line := job
+	line.Vertices = []api.VertexStatus{v(0, "src"), v(1, "out", api.VertexInput{Stage: 0, Partitioning: "forward"})}
+	out.Reset()
+	if err := printStatus(&out, line); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "Edges:") {
+		t.Errorf("a line's status shows edges:\n%s", out.String())
 	}
 }

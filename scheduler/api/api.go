@@ -156,6 +156,18 @@ type VertexStatus struct {
 	// its downstream, 0..1.
 	BackPressure float64         `json:"backPressure"`
 	Subtasks     []SubtaskStatus `json:"subtasks"`
+	// Inputs are the edges the vertex reads, in order: a job's graph is
+	// its vertices and their inputs. A source vertex has none.
+	Inputs []VertexInput `json:"inputs,omitempty"`
+}
+
+// VertexInput is an edge of a job's graph, as its reading vertex sees it.
+type VertexInput struct {
+	// Stage is the vertex the edge comes from.
+	Stage int `json:"stage"`
+	// Partitioning is "hash" (by key group), "forward" (subtask i to
+	// subtask i) or "rebalance" (round-robin).
+	Partitioning string `json:"partitioning"`
 }
 
 // SubtaskStatus is one parallel instance of a stage.
