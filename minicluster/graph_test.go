@@ -41,6 +41,32 @@ sinks:
   - {type: file, uid: out2, path: "${dir}/out2"}
 `
 
+// keyedUnionSpec splits each source in a stage of its own and keys each
+// stream by its own keyBy before the union: the counter reads two hash
+// edges, each keyed at the end of its sender's stage, and the union of
+// the third, unsplit source is split and keyed on the way.
+const keyedUnionSpec = `
+name: keyed-union
+parallelism: 2
+modules:
+  wordcount: wordcount.wasm
+sources:
+  - {type: file, uid: a, path: "${dir}/a.txt"}
+  - {type: file, uid: b, path: "${dir}/b.txt", parallelism: 3}
+  - {type: file, uid: c, path: "${dir}/c.txt", parallelism: 1}
+operators:
+  - {type: flatMap, uid: split-a, module: wordcount, function: split, input: a}
+  - {type: keyBy, uid: by-word-a, key: value}
+  - {type: flatMap, uid: split-bc, module: wordcount, function: split, inputs: [bc]}
+  - {type: union, uid: bc, inputs: [b, c]}
+  - {type: keyBy, uid: by-word-bc, key: value, input: split-bc}
+  - {type: union, uid: all, inputs: [by-word-a, by-word-bc]}
+  - {type: process, uid: count, module: wordcount, function: count}
+sinks:
+  - {type: file, uid: out1, path: "${dir}/out1"}
+  - {type: file, uid: out2, path: "${dir}/out2", parallelism: 1}
+`
+
 // graphJob writes the three inputs, a words each (c ends long before the
 // others), and returns the submission of graphSpec over them with the
 // true count of every word of all three.
@@ -113,6 +139,27 @@ func TestGraphUnionAndFanOutCountEveryWordOnce(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(st.Vertices[3].Inputs), "[{0 forward} {1 forward} {2 rebalance}]"; got != want {
 		t.Errorf("the union's reader reads %s, want %s", got, want)
+	}
+	checkBothSinks(t, dir, want)
+}
+
+func TestGraphKeyedUnionCountsEveryWordOnce(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := graphJob(t, dir, 50_000)
+	sub.Spec = []byte(keyedUnionSpec)
+	sub.CheckpointInterval = 100 * time.Millisecond
+	st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2}, sub)
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	var names []string
+	for _, v := range st.Vertices {
+		names = append(names, fmt.Sprintf("%s x%d %v", v.Name, v.Parallelism, v.Inputs))
+	}
+	wantNames := "a -> split-a -> by-word-a x2 []; b x3 []; c x1 []; split-bc -> by-word-bc x2 [{1 rebalance} {2 rebalance}]; " +
+		"count x2 [{0 hash} {3 hash}]; out1 x2 [{4 forward}]; out2 x1 [{4 rebalance}]"
+	if got := strings.Join(names, "; "); got != wantNames {
+		t.Errorf("stages %q\nwant   %q", got, wantNames)
 	}
 	checkBothSinks(t, dir, want)
 }
