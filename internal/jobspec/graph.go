@@ -287,19 +287,3 @@ func (j *Job) sinkPath(i int) string {
 	}
 	return "sink"
 }
-
-// Inputs returns the uids of the steps that the step uid reads, nil for a
-// source or an unknown uid.
-func (j *Job) Inputs(uid string) []string {
-	for _, op := range j.Operators {
-		if op.UID == uid {
-			return op.Inputs
-		}
-	}
-	for _, s := range j.Sinks {
-		if s.UID == uid {
-			return s.Inputs
-		}
-	}
-	return nil
-}
