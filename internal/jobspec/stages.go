@@ -38,7 +38,7 @@ func (b *builder) source(path string, r *rawSource) Source {
 	if t := sources.lookup(string(s.Type)); t != nil {
 		s.Spec, _ = b.buildSection(sources, t, path, r.node, sourceCommon, s.UID).(SourceSpec)
 	}
-	s.EventTime = b.eventTime(r.Timestamps, r.Watermarks)
+	s.EventTime = b.eventTime(path, r.Timestamps, r.Watermarks)
 	return s
 }
 
