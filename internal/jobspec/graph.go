@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -54,7 +55,7 @@ func (b *builder) graph(j *Job, raw *rawJob) {
 		path := itemPath("operators", i)
 		def := in.defaultOfOperator(i, j)
 		var ok bool
-		j.Operators[i].Inputs, ok = in.resolve(path, raw.Operators[i].Input, raw.Operators[i].Inputs, def, j.Operators[i].UID)
+		j.Operators[i].Inputs, ok = in.resolve(path, raw.Operators[i].Input, raw.Operators[i].Inputs, def, i == 0, j.Operators[i].UID)
 		if ok {
 			b.checkArity(path, &j.Operators[i])
 		}
@@ -67,7 +68,7 @@ func (b *builder) graph(j *Job, raw *rawJob) {
 		} else if raw.Sink != nil {
 			r = *raw.Sink
 		}
-		j.Sinks[i].Inputs, _ = in.resolve(path, r.Input, r.Inputs, in.defaultOfSink(j), "")
+		j.Sinks[i].Inputs, _ = in.resolve(path, r.Input, r.Inputs, in.defaultOfSink(j), len(j.Operators) == 0, "")
 	}
 	if b.p.rejected("operators") || b.p.rejected("sources") || b.p.rejected("sinks") {
 		return
@@ -75,8 +76,8 @@ func (b *builder) graph(j *Job, raw *rawJob) {
 	if b.checkAcyclic(j, nodes) {
 		b.checkKeyed(j, nodes)
 	}
-	for uid, n := range nodes {
-		if !n.used && uid != "" {
+	for _, uid := range slices.Sorted(maps.Keys(nodes)) {
+		if n := nodes[uid]; !n.used {
 			b.p.add(n.path+".uid", "nothing reads %q: name it in the inputs of an operator or a sink", uid)
 		}
 	}
@@ -114,9 +115,10 @@ func (r inputResolver) defaultOfSink(j *Job) string {
 }
 
 // resolve returns the inputs of the step at path, whose own uid is self:
-// what one and list name, or def when they name nothing. ok is false when
-// a problem was reported.
-func (r inputResolver) resolve(path string, one Scalar, list []Scalar, def, self string) (_ []string, ok bool) {
+// what one and list name, or def when they name nothing. fromSource says
+// that def would be the job's only source. ok is false when a problem was
+// reported.
+func (r inputResolver) resolve(path string, one Scalar, list []Scalar, def string, fromSource bool, self string) (_ []string, ok bool) {
 	b := r.b
 	switch {
 	case one.set && list != nil:
@@ -126,9 +128,9 @@ func (r inputResolver) resolve(path string, one Scalar, list []Scalar, def, self
 		list = []Scalar{one}
 	case list == nil:
 		if def == "" {
-			// With no source, or one whose uid is wrong, that is the
-			// problem already reported.
-			if len(r.sources) > 1 {
+			// Otherwise there is no source, or the uid def would be is
+			// wrong: a problem already reported.
+			if fromSource && len(r.sources) > 1 {
 				b.p.add(path, "needs input: or inputs: (with several sources, no input is implied)")
 			}
 			return nil, false
