@@ -247,8 +247,11 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 	}
 	for si, stage := range j.Plan.Stages {
 		v := api.VertexStatus{Stage: si, Name: stage.Name, Parallelism: stage.Parallelism}
-		if stage.Output != plan.None {
-			v.Output = stage.Output.String()
+		if len(stage.Outputs) == 1 {
+			v.Output = stage.Outputs[0].Partitioning.String()
+		}
+		for _, e := range stage.Inputs {
+			v.Inputs = append(v.Inputs, api.VertexInput{Stage: e.From, Partitioning: e.Partitioning.String()})
 		}
 		for sub := 0; sub < stage.Parallelism; sub++ {
 			ss := api.SubtaskStatus{Subtask: sub, State: api.TaskScheduled}

@@ -44,6 +44,7 @@ func rootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SilenceUsage = true
 	root.AddCommand(
 		runCommand(stdout, stderr),
+		planCommand(stdout, stderr),
 		schedulerCommand(stdout, stderr),
 		taskManagerCommand(stdout, stderr),
 		jobCommand(stdout, stderr),

@@ -351,6 +351,7 @@ func printStatus(w io.Writer, job api.JobStatus) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printGraph(w, job.Vertices)
 	printSubtaskErrors(w, job.Vertices)
 	printHistory(w, job.History, job.HistoryDropped)
 	return nil
@@ -368,6 +369,30 @@ func printSummary(w io.Writer, job api.JobStatus) {
 	}
 	if job.EndedAt != nil {
 		fmt.Fprintf(w, "Ended:\t%s\n", formatTime(*job.EndedAt))
+	}
+}
+
+// printGraph writes the edges between the vertices of a job that is not a
+// line, one per line: "0 a --forward--> 3 union-reader". A line's edges
+// follow from the vertex table.
+func printGraph(w io.Writer, vertices []api.VertexStatus) {
+	line, edges := true, 0
+	for i, v := range vertices {
+		line = line && (i == 0 && len(v.Inputs) == 0 || len(v.Inputs) == 1 && v.Inputs[0].Stage == i-1)
+		edges += len(v.Inputs)
+	}
+	if line || edges == 0 {
+		return // a line, or a scheduler that does not tell the edges
+	}
+	fmt.Fprintln(w, "\nEdges:")
+	for _, v := range vertices {
+		for _, in := range v.Inputs {
+			name := "?"
+			if in.Stage >= 0 && in.Stage < len(vertices) {
+				name = vertices[in.Stage].Name
+			}
+			fmt.Fprintf(w, "  %d %s --%s--> %d %s\n", in.Stage, name, in.Partitioning, v.Stage, v.Name)
+		}
 	}
 }
 

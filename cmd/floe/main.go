@@ -1,5 +1,6 @@
 // Command floe is Floe's one binary. It runs a job on an embedded
-// mini-cluster (floe run); starts a cluster's scheduler (floe scheduler) and
+// mini-cluster (floe run); prints a job's graph and stages (floe plan);
+// starts a cluster's scheduler (floe scheduler) and
 // its task managers (floe taskmanager); submits, lists, rescales, savepoints
 // and cancels jobs on a cluster through the scheduler's REST API (floe job);
 // reads a running job's queryable state (floe state); shows the schedulers'

@@ -293,9 +293,15 @@ func totals(st api.JobStatus) (in, out int64) {
 
 // slotsFor is the number of slots a job needs: its largest parallelism.
 func slotsFor(job *jobspec.Job) int {
-	n := max(job.SourceParallelism(), job.SinkParallelism())
+	n := 0
+	for i := range job.Sources {
+		n = max(n, job.SourceParallelism(i))
+	}
 	for i := range job.Operators {
 		n = max(n, job.OperatorParallelism(i))
+	}
+	for i := range job.Sinks {
+		n = max(n, job.SinkParallelism(i))
 	}
 	return n
 }

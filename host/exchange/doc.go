@@ -1,7 +1,9 @@
 // Package exchange moves record batches between the stages of a job.
 //
 // Each subtask of a stage that receives input has one Receiver; every
-// subtask of the stage before it has a Sender to it. The transport package
+// subtask of every stage it reads has a Sender to it (one channel each,
+// numbered by the plan), and a subtask that fans out has one Router per
+// output edge. The transport package
 // implements both, bounded by credits: a sender blocks while the receiver's
 // buffer for it is full, so a slow consumer back-pressures its producers all
 // the way to the sources with bounded memory. The last message every sender

@@ -1,7 +1,11 @@
 // Package task runs one subtask of a stage: it pulls batches from the
 // stage's source or from its exchange inbox, passes them through the chained
-// operators (Wasm instances and the built-in keyer), and pushes the result
-// to the sink or to the exchange router.
+// operators (Wasm instances), and pushes the result to the sink or to every
+// output edge of the stage (outputs.go), keying it for a hash edge with the
+// built-in keyer. The inbox holds the channels of all the stage's input
+// edges, numbered as plan.Plan.Channel does, so a task that reads several
+// upstream stages (a union's reader) aligns barriers and tracks watermarks
+// over all of them as over the subtasks of one.
 //
 // A task knows nothing of where it runs: the local runner wires tasks with
 // in-process inboxes, and a task manager wires the same tasks with network

@@ -101,21 +101,38 @@ type inboxRun struct {
 	mu      sync.Mutex
 	acks    []string
 	started time.Time
+	plan    *plan.Plan
 }
 
-func startInbox(t *testing.T, inputs int) *inboxRun {
+// inboxPlan returns the plan of a task that reads one upstream stage per
+// element of upstream, of that parallelism: stage i for i < len(upstream),
+// then the task's stage "middle" of parallelism 1, then a sink stage.
+func inboxPlan(upstream []int) *plan.Plan {
+	job := &jobspec.Job{Name: "script", MaxParallelism: 128}
+	p := &plan.Plan{Job: job}
+	mid := len(upstream)
+	middle := plan.Stage{Index: mid, Name: "middle", Parallelism: 1}
+	for i, n := range upstream {
+		e := plan.Edge{From: i, To: mid, Partitioning: plan.Rebalance, Input: i}
+		p.Stages = append(p.Stages, plan.Stage{Index: i, Name: fmt.Sprintf("source%d", i), Parallelism: n, Outputs: []plan.Edge{e}})
+		middle.Inputs = append(middle.Inputs, e)
+	}
+	out := plan.Edge{From: mid, To: mid + 1, Partitioning: plan.Rebalance}
+	middle.Outputs = []plan.Edge{out}
+	p.Stages = append(p.Stages, middle, plan.Stage{Index: mid + 1, Name: "sink", Parallelism: 1, Inputs: []plan.Edge{out}})
+	return p
+}
+
+func startInbox(t *testing.T, upstream []int) *inboxRun {
+	p := inboxPlan(upstream)
+	mid := len(upstream)
 	r := &inboxRun{
-		in:      &scriptedInbox{senders: inputs, asks: make(chan struct{}), msgs: make(chan exchange.Message)},
+		in:      &scriptedInbox{senders: p.Channels(mid), asks: make(chan struct{}), msgs: make(chan exchange.Message)},
 		out:     &downstream{},
 		done:    make(chan error, 1),
 		started: time.Unix(1_000_000, 0),
+		plan:    p,
 	}
-	job := &jobspec.Job{Name: "script", MaxParallelism: 128}
-	p := &plan.Plan{Job: job, Stages: []plan.Stage{
-		{Index: 0, Name: "source", Parallelism: inputs, Output: plan.Rebalance},
-		{Index: 1, Name: "middle", Parallelism: 1, Output: plan.Rebalance},
-		{Index: 2, Name: "sink", Parallelism: 1},
-	}}
 	env := Env{
 		Checkpoints: &Checkpointing{
 			TempDir: t.TempDir(),
@@ -132,7 +149,7 @@ func startInbox(t *testing.T, inputs int) *inboxRun {
 		},
 		Now: func() time.Time { return r.started.Add(time.Duration(r.clock.Load()) * time.Millisecond) },
 	}
-	task := New(Spec{Plan: p, Stage: 1}, env, IO{In: r.in, Out: []exchange.Sender{r.out}})
+	task := New(Spec{Plan: p, Stage: mid}, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
 	go func() { r.done <- task.Run(context.Background()) }()
 	t.Cleanup(func() {
 		if !r.ended {
@@ -165,10 +182,20 @@ func (r *inboxRun) send(m exchange.Message) {
 }
 
 // parseInboxMsg reads "IN: data V...", "IN: barrier N", "IN: watermark
-// T", "IN: idle T" or "IN: end".
-func parseInboxMsg(t *testing.T, line string) exchange.Message {
+// T", "IN: idle T" or "IN: end". IN is a channel of the task's inbox, or
+// sS/N for the channel of subtask N of upstream stage S, numbered as p
+// numbers them.
+func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 	in, rest, ok := strings.Cut(line, ":")
 	from, err := strconv.Atoi(in)
+	if st, sub, isSub := strings.Cut(strings.TrimPrefix(in, "s"), "/"); isSub && strings.HasPrefix(in, "s") {
+		si, err1 := strconv.Atoi(st)
+		n, err2 := strconv.Atoi(sub)
+		if err1 != nil || err2 != nil || si >= len(p.Stages) || len(p.Stages[si].Outputs) == 0 {
+			t.Fatalf("bad sender %q", in)
+		}
+		from, err = p.Channel(p.Stages[si].Outputs[0], n), nil
+	}
 	if !ok || err != nil {
 		t.Fatalf("bad message %q", line)
 	}
@@ -207,8 +234,10 @@ func parseInboxMsg(t *testing.T, line string) exchange.Message {
 // operators, so what it sends on is what it received, in the order the
 // task let it through. Commands:
 //
-//	new inputs=N     start the task
-//	recv             one message a line, as in package align's scripts
+//	new inputs=N     start the task, reading N subtasks of one stage
+//	new upstream=N,M start the task, reading stages of N, M... subtasks
+//	recv             one message a line, as in package align's scripts,
+//	                 from a channel or from sS/N: subtask N of stage S
 //	clock +D         advance the task's clock
 //	wait             wait for the task to return and print its acks
 //
@@ -219,13 +248,30 @@ func TestInbox(t *testing.T) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "new":
-				var n int
-				d.ScanArgs(t, "inputs", &n)
-				r = startInbox(t, n)
-				return "ok\n"
+				var upstream []int
+				if d.HasArg("upstream") {
+					var list string
+					d.ScanArgs(t, "upstream", &list)
+					for _, f := range strings.Split(list, ",") {
+						n, err := strconv.Atoi(f)
+						if err != nil {
+							d.Fatalf(t, "bad upstream %q", list)
+						}
+						upstream = append(upstream, n)
+					}
+				} else {
+					var n int
+					d.ScanArgs(t, "inputs", &n)
+					upstream = []int{n}
+				}
+				r = startInbox(t, upstream)
+				if len(upstream) == 1 {
+					return "ok\n"
+				}
+				return fmt.Sprintf("ok: %d channels\n", r.plan.Channels(len(upstream)))
 			case "recv":
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-					r.send(parseInboxMsg(t, line))
+					r.send(parseInboxMsg(t, r.plan, line))
 				}
 				r.ready()
 				out := r.out.take()

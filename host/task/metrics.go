@@ -156,8 +156,8 @@ func (t *Task) openedOperators() {
 		if i < len(t.stage.Operators) {
 			om.UID, om.Kind = t.stage.Operators[i].UID, string(t.stage.Operators[i].Type)
 			om.Stateful = t.state != nil
-		} else if k := t.stage.KeyBy; k != nil {
-			om.UID, om.Kind = k.UID, string(k.Type)
+		} else if k := i - t.chained; k >= 0 && k < len(t.keyBys) {
+			om.UID, om.Kind = t.keyBys[k].UID, string(t.keyBys[k].Type)
 		}
 		ops[i] = om
 	}

@@ -102,11 +102,13 @@ type Spec struct {
 	Restore *ckmeta.Restore
 }
 
-// IO connects a task to its neighbours: In for every stage but the first,
-// Out (indexed by receiving subtask) for every stage but the last.
+// IO connects a task to its neighbours: In, the inbox of every channel
+// into the task (numbered as plan.Plan.Channel does), for a stage with
+// inputs; Out for a stage with outputs, indexed by output edge and then as
+// plan.Plan.Targets lists the edge's receiving subtasks.
 type IO struct {
 	In  exchange.Receiver
-	Out []exchange.Sender
+	Out [][]exchange.Sender
 }
 
 // timedSender counts the time Send blocks.
@@ -135,9 +137,14 @@ type Task struct {
 
 	source connector.Source
 	sink   connector.Sink
-	router *exchange.Router
+	router *outputs
 	ops    []Operator
-	state  StateBackend
+	// chained is the number of ops that run in the chain; the others are
+	// the keyers of the output edges (outputs.go), whose keyBys keyBys
+	// lists.
+	chained int
+	keyBys  []*jobspec.Operator
+	state   StateBackend
 	// bufs alternate as the input and output of chained operators.
 	bufs [2]record.Batch
 	ckpt *checkpointer
@@ -335,15 +342,7 @@ func (t *Task) open(ctx context.Context) error {
 		}
 		t.ops = append(t.ops, op)
 	}
-	if k := t.stage.KeyBy; k != nil {
-		ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
-		if k.Key.Kind == jobspec.KeyFunction {
-			if ky.selector, err = t.instance(ctx, k, false); err != nil {
-				return err
-			}
-		}
-		t.ops = append(t.ops, ky)
-	}
+	t.chained = len(t.ops)
 	if s := t.stage.Sink; s != nil {
 		sink, err := openSink(s, t.split(), t.env.Stdout, t.env.Checkpoints != nil, t.spec.Restore != nil, t.env.Logger.With("task", t.name))
 		if err != nil {
@@ -365,17 +364,42 @@ func (t *Task) open(ctx context.Context) error {
 			t.state.TrackChanges()
 		}
 	}
-	if len(t.io.Out) > 0 {
-		out := make([]exchange.Sender, len(t.io.Out))
-		for i, snd := range t.io.Out {
-			out[i] = timedSender{snd, &t.Metrics, t.env.Now}
+	return t.openOutputs(ctx)
+}
+
+// openOutputs makes the router of every output edge, with the keyer of
+// its keyBy for a Hash edge.
+func (t *Task) openOutputs(ctx context.Context) error {
+	if len(t.stage.Outputs) == 0 {
+		return nil
+	}
+	if len(t.io.Out) != len(t.stage.Outputs) {
+		return fmt.Errorf("the stage has %d output edges, the task got senders for %d", len(t.stage.Outputs), len(t.io.Out))
+	}
+	t.router = &outputs{counted: t.counted}
+	for i, e := range t.stage.Outputs {
+		out := make([]exchange.Sender, len(t.io.Out[i]))
+		for j, snd := range t.io.Out[i] {
+			out[j] = timedSender{snd, &t.Metrics, t.env.Now}
 		}
-		t.io.Out = out
+		eo := edgeOut{keyIdx: -1}
 		part := exchange.RoundRobin
-		if t.stage.Output == plan.Hash {
+		if k := e.KeyBy; k != nil {
 			part = exchange.ByKeyGroup
+			ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
+			if k.Key.Kind == jobspec.KeyFunction {
+				var err error
+				if ky.selector, err = t.instance(ctx, k, false); err != nil {
+					return err
+				}
+			}
+			eo.key, eo.keyIdx = ky, len(t.ops)
+			t.ops = append(t.ops, ky)
+			t.keyBys = append(t.keyBys, k)
 		}
-		t.router = exchange.NewRouter(t.spec.Subtask, t.io.Out, part, t.spec.Plan.Job.MaxParallelism, t.env.BatchSize)
+		from := t.spec.Plan.Channel(e, t.spec.Subtask)
+		eo.router = exchange.NewRouter(from, out, part, t.spec.Plan.Job.MaxParallelism, t.env.BatchSize)
+		t.router.edges = append(t.router.edges, eo)
 	}
 	return nil
 }
@@ -601,7 +625,7 @@ func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.
 	defer t.stateGate.unlock()
 	defer t.publishStateSizes()
 	cur := in
-	for i := first; i < len(t.ops); i++ {
+	for i := first; i < t.chained; i++ {
 		out := &t.bufs[i%2]
 		out.Reset()
 		if err := t.ops[i].Process(ctx, cur, out); err != nil {

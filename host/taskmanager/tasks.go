@@ -219,18 +219,41 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 		return nil, cleanup, fmt.Errorf("task %v is not in the job's plan", keyOf(id))
 	}
 	var io task.IO
-	if id.Stage > 0 {
+	stage := int(id.Stage)
+	if len(p.Stages[stage].Inputs) > 0 {
+		if n := p.Channels(stage); int(req.UpstreamParallelism) != n {
+			return nil, cleanup, fmt.Errorf("task %v: the scheduler counts %d channels into it, its plan %d", keyOf(id), req.UpstreamParallelism, n)
+		}
 		ck := transport.ChannelKey{Job: id.JobId, Attempt: id.Attempt, Stage: id.Stage, Subtask: id.Subtask}
 		io.In = tm.exchange.Receiver(ck, int(req.UpstreamParallelism), tm.cfg.InboxBatches)
 		cleanups = append(cleanups, func() { tm.exchange.Release(ck) })
 	}
-	for _, ep := range req.Downstream {
-		s, closeFn, err := tm.sender(ctx, id, ep)
-		if err != nil {
-			return nil, cleanup, err
+	// NB: Downstream lists the endpoints of every output edge's targets,
+	// edge after edge (plan.Plan.Targets).
+	eps := req.Downstream
+	for _, e := range p.Stages[stage].Outputs {
+		targets := p.Targets(e, int(id.Subtask))
+		if len(eps) < len(targets) {
+			return nil, cleanup, fmt.Errorf("task %v: the scheduler sent too few downstream endpoints", keyOf(id))
 		}
-		cleanups = append(cleanups, closeFn)
-		io.Out = append(io.Out, s)
+		var out []exchange.Sender
+		for i, ep := range eps[:len(targets)] {
+			if int(ep.Subtask) != targets[i] {
+				return nil, cleanup, fmt.Errorf("task %v: downstream endpoint of subtask %d where its plan has %d", keyOf(id), ep.Subtask, targets[i])
+			}
+			ch := &floev1.ChannelID{JobId: id.JobId, Attempt: id.Attempt, Stage: int32(e.To), Subtask: ep.Subtask, Sender: int32(p.Channel(e, int(id.Subtask)))}
+			s, closeFn, err := tm.sender(ch, ep)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			cleanups = append(cleanups, closeFn)
+			out = append(out, s)
+		}
+		eps = eps[len(targets):]
+		io.Out = append(io.Out, out)
+	}
+	if len(eps) > 0 {
+		return nil, cleanup, fmt.Errorf("task %v: the scheduler sent %d downstream endpoints more than its plan has", keyOf(id), len(eps))
 	}
 	ckpts, restore, err := tm.checkpointing(ctx, r, req)
 	if err != nil {
@@ -283,10 +306,9 @@ func (tm *TaskManager) planJob(ctx context.Context, req *floev1.DeployTaskReques
 	return plan.Build(job)
 }
 
-// sender returns the sender from task id to the downstream endpoint ep: in
-// process when ep is on this task manager, over gRPC otherwise.
-func (tm *TaskManager) sender(ctx context.Context, id *floev1.TaskID, ep *floev1.Endpoint) (exchange.Sender, func(), error) {
-	ch := &floev1.ChannelID{JobId: id.JobId, Attempt: id.Attempt, Stage: id.Stage + 1, Subtask: ep.Subtask, Sender: id.Subtask}
+// sender returns the sender of channel ch to the downstream endpoint ep:
+// in process when ep is on this task manager, over gRPC otherwise.
+func (tm *TaskManager) sender(ch *floev1.ChannelID, ep *floev1.Endpoint) (exchange.Sender, func(), error) {
 	if ep.TaskManagerId == tm.taskManagerID() {
 		return tm.exchange.LocalSender(ch), func() {}, nil
 	}

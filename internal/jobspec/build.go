@@ -32,6 +32,8 @@ type builder struct {
 	jobName string
 	// calls are the Wasm functions the spec names.
 	calls []Call
+	// dupUIDs tells that some uid is used twice, so inputs are ambiguous.
+	dupUIDs bool
 }
 
 // build returns the Job that raw describes, with module paths resolved
@@ -41,19 +43,28 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 	b := &builder{p: p, baseDir: baseDir, owners: map[string]string{}}
 	b.modules = b.resolveModules(raw.Modules)
 	b.jobName = p.name("name", raw.Name)
-	j := &Job{
+	j := &Job{}
+	// NB: steps are built in spec order, so that a repeated uid is
+	// reported where it is repeated.
+	j.Sources, j.sourcesListed = b.sources(raw.Source, raw.Sources)
+	ops := b.operators(raw.Operators)
+	j.Sinks, j.sinksListed = b.sinks(raw.Sink, raw.Sinks)
+	*j = Job{
 		Name:            b.jobName,
 		Parallelism:     int(p.integer("parallelism", raw.Parallelism, defaultParallelism, 1, unbounded)),
 		MaxParallelism:  int(p.integer("maxParallelism", raw.MaxParallelism, defaultMaxParallelism, 1, maxMaxParallelism)),
 		Params:          params,
 		Modules:         b.modules,
-		Source:          b.source(raw.Source),
-		Operators:       b.operators(raw.Operators),
-		Sink:            b.sink(raw.Sink),
+		Sources:         j.Sources,
+		Operators:       ops,
+		Sinks:           j.Sinks,
+		sourcesListed:   j.sourcesListed,
+		sinksListed:     j.sinksListed,
 		RestartStrategy: b.restart(raw.RestartStrategy),
 		State:           b.state(raw.State),
 		Checkpoints:     b.checkpoints(raw.Checkpoints),
 	}
+	b.graph(j, raw)
 	if raw.RestartStrategy == nil {
 		j.RestartStrategy = defaultRestart(j.Checkpoints != nil)
 	}
@@ -92,6 +103,7 @@ func (b *builder) uid(path string, s Scalar) string {
 		return ""
 	}
 	if owner, dup := b.owners[uid]; dup {
+		b.dupUIDs = true
 		b.p.reject(path, "%q is already used by %s", uid, owner)
 		return uid
 	}
@@ -135,9 +147,13 @@ func (b *builder) checkMaxParallelism(j *Job) {
 		}
 	}
 	check("parallelism", j.Parallelism)
-	check("source.parallelism", j.Source.Parallelism)
+	for i, s := range j.Sources {
+		check(j.sourcePath(i)+".parallelism", s.Parallelism)
+	}
 	for i, op := range j.Operators {
 		check(itemPath("operators", i)+".parallelism", op.Parallelism)
 	}
-	check("sink.parallelism", j.Sink.Parallelism)
+	for i, s := range j.Sinks {
+		check(j.sinkPath(i)+".parallelism", s.Parallelism)
+	}
 }

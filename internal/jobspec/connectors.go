@@ -230,13 +230,27 @@ func (j *Job) checkConnectors() error {
 	return nil
 }
 
-// specs returns the settings of the job's source and sink with their paths.
+// specs returns the settings of the job's sources and sinks with their
+// paths.
 func (j *Job) specs() []struct {
 	path string
 	spec any
 } {
-	return []struct {
+	var out []struct {
 		path string
 		spec any
-	}{{"source", j.Source.Spec}, {"sink", j.Sink.Spec}}
+	}
+	for i, s := range j.Sources {
+		out = append(out, struct {
+			path string
+			spec any
+		}{j.sourcePath(i), s.Spec})
+	}
+	for i, s := range j.Sinks {
+		out = append(out, struct {
+			path string
+			spec any
+		}{j.sinkPath(i), s.Spec})
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 // Package jobspec reads a Floe job spec: the YAML file that names a job's
-// source, its chain of Wasm operators and its sink, and says how the job runs
-// (parallelism, state backend, checkpoints, restarts). It turns the file into
+// sources, its Wasm operators and its sinks, connected into a dataflow graph
+// (graph.go; a linear spec is the graph of one source, a chain and one
+// sink), and says how the job runs (parallelism, state backend,
+// checkpoints, restarts). It turns the file into
 // a typed, validated Job, or into a list of problems that each name the field
 // at fault. docs/jobs.md is the user-facing reference of the format.
 //
@@ -22,8 +24,9 @@
 //     connector's parse function for its section): each raw field is
 //     converted into its typed form with a message naming the field path and
 //     what is wrong, defaults are applied and cross-field rules are checked
-//     (uids unique, modules declared, process after keyBy, parallelism within
-//     maxParallelism).
+//     (uids unique, modules declared, parallelism within maxParallelism),
+//     and the graph is connected and checked (graph.go: inputs defined, no
+//     cycle, a keyBy on every path to a keyed operator).
 //
 // Problems from all phases are collected, sorted by line and returned
 // together by errors.Join, one FieldError per line of the message. A problem

@@ -63,16 +63,16 @@ type rawWatermarks struct {
 	IdleTimeout       Scalar `yaml:"idleTimeout"`
 }
 
-// eventTime returns the source's event-time settings: nil unless the spec
-// has a timestamps or watermarks section.
-func (b *builder) eventTime(ts *rawTimestamps, wm *rawWatermarks) *EventTime {
+// eventTime returns the event-time settings of the source at path: nil
+// unless the spec has a timestamps or watermarks section.
+func (b *builder) eventTime(path string, ts *rawTimestamps, wm *rawWatermarks) *EventTime {
 	if ts == nil && wm == nil {
 		return nil
 	}
 	et := &EventTime{Field: TimestampField{CSV: -1}, Format: DefaultTimestampFormat, Interval: DefaultWatermarkInterval}
 	if ts != nil {
-		if f, ok := b.p.text("source.timestamps.field", ts.Field); ok {
-			et.Field = b.timestampField(f)
+		if f, ok := b.p.text(path+".timestamps.field", ts.Field); ok {
+			et.Field = b.timestampField(path+".timestamps.field", f)
 		}
 		if ts.Format.set {
 			et.Format = ts.Format.value
@@ -80,21 +80,21 @@ func (b *builder) eventTime(ts *rawTimestamps, wm *rawWatermarks) *EventTime {
 			case "unix-ms", "unix-s", "rfc3339":
 			default:
 				if !strings.Contains(et.Format, "2006") {
-					b.p.reject("source.timestamps.format", "must be unix-ms, unix-s, rfc3339 or a Go time layout such as \"2006-01-02 15:04:05.000\", got %q", et.Format)
+					b.p.reject(path+".timestamps.format", "must be unix-ms, unix-s, rfc3339 or a Go time layout such as \"2006-01-02 15:04:05.000\", got %q", et.Format)
 				}
 			}
 		}
 	}
 	if wm != nil {
-		et.MaxOutOfOrderness = b.p.duration("source.watermarks.maxOutOfOrderness", wm.MaxOutOfOrderness, 0, 0)
-		et.Interval = b.p.duration("source.watermarks.interval", wm.Interval, DefaultWatermarkInterval, time.Millisecond)
-		et.IdleTimeout = b.p.duration("source.watermarks.idleTimeout", wm.IdleTimeout, 0, 0)
+		et.MaxOutOfOrderness = b.p.duration(path+".watermarks.maxOutOfOrderness", wm.MaxOutOfOrderness, 0, 0)
+		et.Interval = b.p.duration(path+".watermarks.interval", wm.Interval, DefaultWatermarkInterval, time.Millisecond)
+		et.IdleTimeout = b.p.duration(path+".watermarks.idleTimeout", wm.IdleTimeout, 0, 0)
 	}
 	return et
 }
 
-func (b *builder) timestampField(f string) TimestampField {
-	const path = "source.timestamps.field"
+// timestampField parses the timestamps field f at path.
+func (b *builder) timestampField(path, f string) TimestampField {
 	kind, arg, _ := strings.Cut(f, ":")
 	switch kind {
 	case "csv":

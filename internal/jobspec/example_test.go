@@ -23,7 +23,7 @@ sink: {type: stdout, uid: out}
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(job.Name, job.Source.Spec.(*generator.Spec).Count, job.Source.Bounded(), job.Operators[0].Key)
+	fmt.Println(job.Name, job.Sources[0].Spec.(*generator.Spec).Count, job.Sources[0].Bounded(), job.Operators[0].Key)
 	// Output: numbers 5 true value
 }
 
@@ -40,7 +40,7 @@ sink: {type: stdout, uid: out, parallelism: 16}
 	fmt.Println(err)
 	// Output:
 	// line 4: source.rate: must be a number >= 0, got "fast"
-	// line 6: operators[0].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process or window)
+	// line 6: operators[0].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, window or union)
 	// line 7: sink.parallelism: 16 exceeds maxParallelism 8
 }
 
@@ -54,7 +54,7 @@ sink: {type: stdout, uid: out}
 	if err := job.WithParallelism(4); err != nil {
 		fmt.Println(err)
 	}
-	fmt.Println(job.SourceParallelism(), job.SinkParallelism())
+	fmt.Println(job.SourceParallelism(0), job.SinkParallelism(0))
 	fmt.Println(job.WithParallelism(500))
 	// Output:
 	// 1 4

@@ -29,10 +29,14 @@ type Job struct {
 	Secrets []string
 	// Modules maps each declared module name to the absolute path of its
 	// Wasm file.
-	Modules   map[string]string
-	Source    Source
+	Modules map[string]string
+	// Sources, Operators and Sinks are the steps of the job's dataflow
+	// graph, in spec order. Each operator and sink names the steps it reads
+	// in Inputs; a linear spec (source:, sink:) parses to one source, one
+	// sink and operators that each read the step before (graph.go).
+	Sources   []Source
 	Operators []Operator
-	Sink      Sink
+	Sinks     []Sink
 	// RestartStrategy says what happens when a task fails: the spec's, or
 	// when it names none, exponentialDelay with the default backoffs for a
 	// job with checkpoints and none for a job without.
@@ -45,6 +49,9 @@ type Job struct {
 
 	// calls are the Wasm functions the spec names (Calls).
 	calls []Call
+	// sourcesListed and sinksListed tell that the spec lists its sources
+	// under sources: and its sinks under sinks:, for field paths.
+	sourcesListed, sinksListed bool
 }
 
 // SourceType is the kind of a job's source: the name its connector
@@ -84,13 +91,19 @@ const (
 	OperatorKeyBy   OperatorType = "keyBy"
 	OperatorProcess OperatorType = "process"
 	OperatorWindow  OperatorType = "window"
+	// OperatorUnion merges two or more inputs into one stream; it runs
+	// no function.
+	OperatorUnion OperatorType = "union"
 )
 
-// Operator is one step of the job's chain.
+// Operator is one step of the job's graph.
 type Operator struct {
 	Type OperatorType
 	// UID identifies the operator in savepoints.
 	UID string
+	// Inputs are the uids of the sources and operators whose output the
+	// operator reads: one, or two or more for a union.
+	Inputs []string
 	// Parallelism is the operator's own parallelism, or 0 to use the job's
 	// default; see Job.OperatorParallelism.
 	Parallelism int
@@ -148,6 +161,9 @@ type Sink struct {
 	Type SinkType
 	// UID identifies the sink in savepoints.
 	UID string
+	// Inputs are the uids of the sources and operators whose output the
+	// sink writes: one or more. A side output's sink has none.
+	Inputs []string
 	// Parallelism is the sink's own parallelism, or 0 to use the job's
 	// default; see Job.SinkParallelism.
 	Parallelism int

@@ -30,7 +30,7 @@ type LocalPath struct {
 }
 
 // LocalPaths returns the local paths the connectors of j open: its
-// source's, its sink's and those of the sinks its side outputs end in, in
+// sources', its sinks' and those of the sinks its side outputs end in, in
 // that order (side outputs by operator, then by name).
 func (j *Job) LocalPaths() []LocalPath {
 	var out []LocalPath
@@ -42,8 +42,12 @@ func (j *Job) LocalPaths() []LocalPath {
 			}
 		}
 	}
-	add("source", j.Source.Spec)
-	add("sink", j.Sink.Spec)
+	for i, src := range j.Sources {
+		add(j.sourcePath(i), src.Spec)
+	}
+	for i, sink := range j.Sinks {
+		add(j.sinkPath(i), sink.Spec)
+	}
 	for i, op := range j.Operators {
 		for _, name := range slices.Sorted(maps.Keys(op.SideOutputs)) {
 			so := op.SideOutputs[name]

@@ -2,14 +2,14 @@ package jobspec
 
 import "fmt"
 
-// SourceParallelism returns the number of source subtasks.
-func (j *Job) SourceParallelism() int { return j.orDefault(j.Source.Parallelism) }
+// SourceParallelism returns the number of subtasks of Sources[i].
+func (j *Job) SourceParallelism(i int) int { return j.orDefault(j.Sources[i].Parallelism) }
 
 // OperatorParallelism returns the number of subtasks of Operators[i].
 func (j *Job) OperatorParallelism(i int) int { return j.orDefault(j.Operators[i].Parallelism) }
 
-// SinkParallelism returns the number of sink subtasks.
-func (j *Job) SinkParallelism() int { return j.orDefault(j.Sink.Parallelism) }
+// SinkParallelism returns the number of subtasks of Sinks[i].
+func (j *Job) SinkParallelism(i int) int { return j.orDefault(j.Sinks[i].Parallelism) }
 
 // orDefault returns p, or the job's default parallelism when p is 0.
 func (j *Job) orDefault(p int) int {
@@ -39,19 +39,23 @@ func (j *Job) WithOperatorParallelism(uid string, n int) error {
 	if n < 1 || n > j.MaxParallelism {
 		return fmt.Errorf("parallelism of %s: %d is not within 1..maxParallelism %d", uid, n, j.MaxParallelism)
 	}
-	switch {
-	case j.Source.UID == uid:
-		j.Source.Parallelism = n
-	case j.Sink.UID == uid:
-		j.Sink.Parallelism = n
-	default:
-		for i := range j.Operators {
-			if j.Operators[i].UID == uid {
-				j.Operators[i].Parallelism = n
-				return nil
-			}
+	for i := range j.Sources {
+		if j.Sources[i].UID == uid {
+			j.Sources[i].Parallelism = n
+			return nil
 		}
-		return fmt.Errorf("no source, operator or sink with uid %q", uid)
 	}
-	return nil
+	for i := range j.Operators {
+		if j.Operators[i].UID == uid {
+			j.Operators[i].Parallelism = n
+			return nil
+		}
+	}
+	for i := range j.Sinks {
+		if j.Sinks[i].UID == uid {
+			j.Sinks[i].Parallelism = n
+			return nil
+		}
+	}
+	return fmt.Errorf("no source, operator or sink with uid %q", uid)
 }

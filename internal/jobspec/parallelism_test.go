@@ -25,11 +25,11 @@ var parallelismSpec = y(
 
 // stageParallelism lists the parallelism of source, operators and sink.
 func stageParallelism(j *Job) []int {
-	out := []int{j.SourceParallelism()}
+	out := []int{j.SourceParallelism(0)}
 	for i := range j.Operators {
 		out = append(out, j.OperatorParallelism(i))
 	}
-	return append(out, j.SinkParallelism())
+	return append(out, j.SinkParallelism(0))
 }
 
 func TestWithParallelism(t *testing.T) {

@@ -117,7 +117,7 @@ func TestSubstitution(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := job.Source.Spec.(*file.SourceSpec).Path; got != tt.wantPath {
+			if got := job.Sources[0].Spec.(*file.SourceSpec).Path; got != tt.wantPath {
 				t.Errorf("path = %q, want %q", got, tt.wantPath)
 			}
 		})
@@ -141,7 +141,7 @@ func TestSubstitutionIntoTypedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{job.Name, job.Parallelism, job.Source.Spec.(*file.SourceSpec).Rate, job.Source.Spec.(*file.SourceSpec).Follow, job.Operators[0].Key, job.Checkpoints.Interval.String()}
+	got := []any{job.Name, job.Parallelism, job.Sources[0].Spec.(*file.SourceSpec).Rate, job.Sources[0].Spec.(*file.SourceSpec).Follow, job.Operators[0].Key, job.Checkpoints.Interval.String()}
 	want := []any{"typed", 4, 2.5, true, KeySelector{Kind: KeyCSV, Field: 2}, "1m0s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)

@@ -35,15 +35,15 @@ func TestLoadValidSpecs(t *testing.T) {
 			MaxParallelism: 128,
 			Params:         params,
 			Modules:        map[string]string{"wordcount": filepath.Join(dir, "wordcount.wasm")},
-			Source: Source{Type: "file", UID: "lines", Spec: &file.SourceSpec{
+			Sources: []Source{{Type: "file", UID: "lines", Spec: &file.SourceSpec{
 				Path: "/data/in.txt", Rate: rate, Follow: follow,
-			}},
+			}}},
 			Operators: []Operator{
-				{Type: OperatorFlatMap, UID: "split", Module: "wordcount", Function: "split"},
-				{Type: OperatorKeyBy, UID: "by-word", Key: KeySelector{Kind: KeyValue}},
-				{Type: OperatorProcess, UID: "count", Module: "wordcount", Function: "count"},
+				{Type: OperatorFlatMap, UID: "split", Inputs: []string{"lines"}, Module: "wordcount", Function: "split"},
+				{Type: OperatorKeyBy, UID: "by-word", Inputs: []string{"split"}, Key: KeySelector{Kind: KeyValue}},
+				{Type: OperatorProcess, UID: "count", Inputs: []string{"by-word"}, Module: "wordcount", Function: "count"},
 			},
-			Sink:            Sink{Type: "file", UID: "out", Spec: &file.SinkSpec{Path: "out/counts"}},
+			Sinks:           []Sink{{Type: "file", UID: "out", Inputs: []string{"count"}, Spec: &file.SinkSpec{Path: "out/counts"}}},
 			RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 			State:           State{Backend: StatePebble},
 		}
@@ -83,14 +83,14 @@ func TestLoadValidSpecs(t *testing.T) {
 			MaxParallelism: 128,
 			Params:         map[string]string{"count": "1000000"},
 			Modules:        map[string]string{"text": filepath.Join(filepath.Dir(filepath.Dir(dir)), "udfs", "text.wasm")},
-			Source: Source{Type: "generator", UID: "gen", Spec: &generator.Spec{
+			Sources: []Source{{Type: "generator", UID: "gen", Spec: &generator.Spec{
 				Count: 1000000, Rate: 2500.5, Kind: generator.KindRandom, Keys: 1000, Size: 16,
-			}},
+			}}},
 			Operators: []Operator{
-				{Type: OperatorKeyBy, UID: "by-first", Key: KeySelector{Kind: KeyCSV, Field: 0}},
-				{Type: OperatorMap, UID: "upper", Module: "text", Function: "upper"},
+				{Type: OperatorKeyBy, UID: "by-first", Inputs: []string{"gen"}, Key: KeySelector{Kind: KeyCSV, Field: 0}},
+				{Type: OperatorMap, UID: "upper", Inputs: []string{"by-first"}, Module: "text", Function: "upper"},
 			},
-			Sink:            Sink{Type: "stdout", UID: "print", Spec: &stdout.Spec{}},
+			Sinks:           []Sink{{Type: "stdout", UID: "print", Inputs: []string{"upper"}, Spec: &stdout.Spec{}}},
 			RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 			State:           State{Backend: StatePebble},
 		},
@@ -107,15 +107,15 @@ func TestLoadValidSpecs(t *testing.T) {
 				"sessions": filepath.Join(dir, "wasm", "sessions.wasm"),
 				"keys":     "/opt/floe/keys.wasm",
 			},
-			Source: Source{Type: "generator", UID: "clicks", Parallelism: 1, Spec: &generator.Spec{
+			Sources: []Source{{Type: "generator", UID: "clicks", Parallelism: 1, Spec: &generator.Spec{
 				Kind: generator.KindSequence,
-			}},
+			}}},
 			Operators: []Operator{
-				{Type: OperatorFilter, UID: "only-even", Module: "sessions", Function: "even"},
-				{Type: OperatorKeyBy, UID: "by-user", Parallelism: 8, Module: "keys", Function: "user", Key: KeySelector{Kind: KeyFunction}},
-				{Type: OperatorProcess, UID: "sessionize", Module: "sessions", Function: "sessionize"},
+				{Type: OperatorFilter, UID: "only-even", Inputs: []string{"clicks"}, Module: "sessions", Function: "even"},
+				{Type: OperatorKeyBy, UID: "by-user", Inputs: []string{"only-even"}, Parallelism: 8, Module: "keys", Function: "user", Key: KeySelector{Kind: KeyFunction}},
+				{Type: OperatorProcess, UID: "sessionize", Inputs: []string{"by-user"}, Module: "sessions", Function: "sessionize"},
 			},
-			Sink:            Sink{Type: "file", UID: "sessions-out", Parallelism: 2, Spec: &file.SinkSpec{Path: "/tmp/out/sessions"}},
+			Sinks:           []Sink{{Type: "file", UID: "sessions-out", Inputs: []string{"sessionize"}, Parallelism: 2, Spec: &file.SinkSpec{Path: "/tmp/out/sessions"}}},
 			RestartStrategy: RestartStrategy{Type: RestartFixedDelay, Attempts: 5, Delay: 2 * time.Second},
 			State:           State{Backend: StateMemory},
 			Checkpoints: &Checkpoints{
@@ -150,9 +150,9 @@ sink: {type: stdout, uid: out}
 		MaxParallelism:  128,
 		Params:          map[string]string{},
 		Modules:         map[string]string{},
-		Source:          Source{Type: "generator", UID: "src", Spec: &generator.Spec{Kind: generator.KindSequence}},
+		Sources:         []Source{{Type: "generator", UID: "src", Spec: &generator.Spec{Kind: generator.KindSequence}}},
 		Operators:       []Operator{},
-		Sink:            Sink{Type: "stdout", UID: "out", Spec: &stdout.Spec{}},
+		Sinks:           []Sink{{Type: "stdout", UID: "out", Inputs: []string{"src"}, Spec: &stdout.Spec{}}},
 		RestartStrategy: RestartStrategy{Type: RestartNone, Default: true},
 		State:           State{Backend: StatePebble},
 	})
@@ -171,8 +171,8 @@ checkpoints: {interval: 10s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); *got.Source.Spec.(*generator.Spec) != want {
-		t.Errorf("generator = %+v, want %+v", *got.Source.Spec.(*generator.Spec), want)
+	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); *got.Sources[0].Spec.(*generator.Spec) != want {
+		t.Errorf("generator = %+v, want %+v", *got.Sources[0].Spec.(*generator.Spec), want)
 	}
 	if want := (RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}); got.RestartStrategy != want {
 		t.Errorf("restartStrategy = %+v, want %+v", got.RestartStrategy, want)
@@ -286,7 +286,7 @@ func TestSourceBounded(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.source, err)
 		}
-		if got := job.Source.Bounded(); got != tt.want {
+		if got := job.Sources[0].Bounded(); got != tt.want {
 			t.Errorf("%s: Bounded() = %v, want %v", tt.source, got, tt.want)
 		}
 	}
@@ -306,8 +306,8 @@ func assertJob(t *testing.T, got, want *Job) {
 
 // dump prints a job with its pointer fields followed, for failure messages.
 func dump(j *Job) string {
-	return fmt.Sprintf("%+v\n  source=%+v sink=%+v checkpoints=%s",
-		*j, j.Source.Spec, j.Sink.Spec, show(j.Checkpoints))
+	return fmt.Sprintf("%+v\n  sources=%+v sinks=%+v checkpoints=%s",
+		*j, j.Sources, j.Sinks, show(j.Checkpoints))
 }
 
 func show[T any](p *T) string {
@@ -325,13 +325,13 @@ func TestWithOperatorParallelism(t *testing.T) {
 	if err := job.WithOperatorParallelism(job.Operators[0].UID, 3); err != nil || job.OperatorParallelism(0) != 3 {
 		t.Fatalf("operator 0: %v, parallelism %d", err, job.OperatorParallelism(0))
 	}
-	if err := job.WithOperatorParallelism(job.Sink.UID, 2); err != nil || job.SinkParallelism() != 2 {
-		t.Fatalf("sink: %v, parallelism %d", err, job.SinkParallelism())
+	if err := job.WithOperatorParallelism(job.Sinks[0].UID, 2); err != nil || job.SinkParallelism(0) != 2 {
+		t.Fatalf("sink: %v, parallelism %d", err, job.SinkParallelism(0))
 	}
 	if err := job.WithOperatorParallelism("no-such-uid", 2); err == nil {
 		t.Fatal("unknown uid accepted")
 	}
-	if err := job.WithOperatorParallelism(job.Sink.UID, job.MaxParallelism+1); err == nil {
+	if err := job.WithOperatorParallelism(job.Sinks[0].UID, job.MaxParallelism+1); err == nil {
 		t.Fatal("parallelism above maxParallelism accepted")
 	}
 }

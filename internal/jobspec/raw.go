@@ -19,8 +19,10 @@ type rawJob struct {
 	Params          map[string]rawParam `yaml:"params"`
 	Modules         map[string]Scalar   `yaml:"modules"`
 	Source          *rawSource          `yaml:"source"`
+	Sources         []*rawSource        `yaml:"sources"`
 	Operators       []rawOperator       `yaml:"operators"`
 	Sink            *rawSink            `yaml:"sink"`
+	Sinks           []*rawSink          `yaml:"sinks"`
 	RestartStrategy *rawRestart         `yaml:"restartStrategy"`
 	State           *rawState           `yaml:"state"`
 	Checkpoints     *rawCheckpoints     `yaml:"checkpoints"`
@@ -53,6 +55,9 @@ type rawOperator struct {
 	Module      Scalar `yaml:"module"`
 	Function    Scalar `yaml:"function"`
 	Key         Scalar `yaml:"key"`
+	// Input and Inputs name the steps the operator reads (graph.go).
+	Input  Scalar   `yaml:"input"`
+	Inputs []Scalar `yaml:"inputs"`
 	// Window operators (window.go) and side outputs.
 	Window          *rawWindow                `yaml:"window"`
 	Time            Scalar                    `yaml:"time"`
@@ -65,9 +70,11 @@ type rawOperator struct {
 
 // rawSink is a sink section, as rawSource is a source section.
 type rawSink struct {
-	Type        Scalar `yaml:"type"`
-	UID         Scalar `yaml:"uid"`
-	Parallelism Scalar `yaml:"parallelism"`
+	Type        Scalar   `yaml:"type"`
+	UID         Scalar   `yaml:"uid"`
+	Parallelism Scalar   `yaml:"parallelism"`
+	Input       Scalar   `yaml:"input"`
+	Inputs      []Scalar `yaml:"inputs"`
 	node        *yaml.Node
 }
 

@@ -5,24 +5,40 @@ import (
 	"strings"
 )
 
-// This file builds the stages of the job's chain: its source, its operators
-// and its sink.
+// This file builds the steps of the job's graph: its sources, its operators
+// and its sinks. graph.go then connects them.
 
-// source returns the job's source.
-func (b *builder) source(r *rawSource) Source {
+// sources returns the job's sources: the one under source:, or those listed
+// under sources:. listed tells which.
+func (b *builder) sources(one *rawSource, list []*rawSource) (out []Source, listed bool) {
+	switch {
+	case one != nil && list != nil:
+		b.p.reject("sources", "a job has either source: or sources:, not both")
+	case one != nil:
+		return []Source{b.source("source", one)}, false
+	case len(list) == 0:
+		b.p.add("source", "required (or sources: a list of them)")
+	}
+	for i, r := range list {
+		out = append(out, b.source(itemPath("sources", i), r))
+	}
+	return out, true
+}
+
+// source returns the source at path.
+func (b *builder) source(path string, r *rawSource) Source {
 	if r == nil {
-		b.p.add("source", "required")
-		return Source{}
+		r = &rawSource{}
 	}
 	s := Source{
-		Type:        SourceType(b.p.choice("source.type", r.Type, "source type", "", sources.names(false)...)),
-		UID:         b.uid("source.uid", r.UID),
-		Parallelism: b.parallelism("source.parallelism", r.Parallelism),
+		Type:        SourceType(b.p.choice(path+".type", r.Type, "source type", "", sources.names(false)...)),
+		UID:         b.uid(path+".uid", r.UID),
+		Parallelism: b.parallelism(path+".parallelism", r.Parallelism),
 	}
 	if t := sources.lookup(string(s.Type)); t != nil {
-		s.Spec, _ = b.buildSection(sources, t, "source", r.node, sourceCommon, s.UID).(SourceSpec)
+		s.Spec, _ = b.buildSection(sources, t, path, r.node, sourceCommon, s.UID).(SourceSpec)
 	}
-	s.EventTime = b.eventTime(r.Timestamps, r.Watermarks)
+	s.EventTime = b.eventTime(path, r.Timestamps, r.Watermarks)
 	return s
 }
 
@@ -32,19 +48,16 @@ var (
 	sinkCommon   = commonFields(rawSinkType)
 )
 
-// operators returns the job's chain of operators.
+// operators returns the job's operators. Whether a keyed operator has a
+// keyBy before it is checked once the graph is known (graph.go).
 func (b *builder) operators(raws []rawOperator) []Operator {
 	if len(raws) > maxOperators {
 		b.p.reject("operators", "a job has at most %d operators, this one has %d", maxOperators, len(raws))
 		return nil
 	}
 	ops := make([]Operator, len(raws))
-	keyed := false
 	for i := range raws {
-		ops[i] = b.operator(itemPath("operators", i), &raws[i], keyed)
-		// NB: an operator of unknown type might have been meant as a keyBy;
-		// counting it as one spares a second message about the same mistake.
-		keyed = keyed || ops[i].Type == OperatorKeyBy || ops[i].Type == ""
+		ops[i] = b.operator(itemPath("operators", i), &raws[i], true)
 	}
 	return ops
 }
@@ -61,6 +74,10 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		// The type is missing or unknown, which is reported already.
 	case OperatorKeyBy:
 		b.keyBy(path, r, &op)
+	case OperatorUnion:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.p.only(path+".module", r.Module, "an operator that calls a function")
+		b.p.only(path+".function", r.Function, "an operator that calls a function")
 	case OperatorWindow:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.window(path, r, &op)
@@ -79,7 +96,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorWindow)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorWindow), string(OperatorUnion)}
 
 // function returns the module and function an operator names.
 func (b *builder) function(path string, r *rawOperator) (module, function string) {
@@ -132,19 +149,35 @@ func parseKey(s string) (KeySelector, bool) {
 	return KeySelector{Kind: KeyCSV, Field: n}, true
 }
 
-// sink returns the job's sink.
-func (b *builder) sink(r *rawSink) Sink {
+// sinks returns the job's sinks: the one under sink:, or those listed under
+// sinks:. listed tells which.
+func (b *builder) sinks(one *rawSink, list []*rawSink) (out []Sink, listed bool) {
+	switch {
+	case one != nil && list != nil:
+		b.p.reject("sinks", "a job has either sink: or sinks:, not both")
+	case one != nil:
+		return []Sink{b.sink("sink", one)}, false
+	case len(list) == 0:
+		b.p.add("sink", "required (or sinks: a list of them)")
+	}
+	for i, r := range list {
+		out = append(out, b.sink(itemPath("sinks", i), r))
+	}
+	return out, true
+}
+
+// sink returns the sink at path.
+func (b *builder) sink(path string, r *rawSink) Sink {
 	if r == nil {
-		b.p.add("sink", "required")
-		return Sink{}
+		r = &rawSink{}
 	}
 	s := Sink{
-		Type:        SinkType(b.p.choice("sink.type", r.Type, "sink type", "", sinks.names(false)...)),
-		UID:         b.uid("sink.uid", r.UID),
-		Parallelism: b.parallelism("sink.parallelism", r.Parallelism),
+		Type:        SinkType(b.p.choice(path+".type", r.Type, "sink type", "", sinks.names(false)...)),
+		UID:         b.uid(path+".uid", r.UID),
+		Parallelism: b.parallelism(path+".parallelism", r.Parallelism),
 	}
 	if t := sinks.lookup(string(s.Type)); t != nil {
-		s.Spec = b.buildSection(sinks, t, "sink", r.node, sinkCommon, s.UID)
+		s.Spec = b.buildSection(sinks, t, path, r.node, sinkCommon, s.UID)
 	}
 	return s
 }

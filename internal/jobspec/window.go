@@ -158,6 +158,10 @@ func (b *builder) sideOutputs(path string, raw map[string]*rawSideOutput) map[st
 			b.p.only(p+".path", r.Path, "a sink (put it under sink:)")
 			for i := range r.Operators {
 				op := b.operator(itemPath(p+".operators", i), &r.Operators[i], false)
+				b.p.only(itemPath(p+".operators", i)+".input", r.Operators[i].Input, "the job's operators: a side output's operators read the one before")
+				if r.Operators[i].Inputs != nil {
+					b.p.reject(itemPath(p+".operators", i)+".inputs", "only applies to the job's operators: a side output's operators read the one before")
+				}
 				switch op.Type {
 				case OperatorMap, OperatorFilter, OperatorFlatMap, "":
 				default:

@@ -120,7 +120,7 @@ func TestWindowSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	et := j.Source.EventTime
+	et := j.Sources[0].EventTime
 	if et.Field.JSON != "e.t" || et.Format != "rfc3339" || et.MaxOutOfOrderness != 2*time.Second || et.IdleTimeout != time.Minute || et.Interval != DefaultWatermarkInterval {
 		t.Errorf("event time %+v", et)
 	}

@@ -161,11 +161,25 @@ type VertexStatus struct {
 	// its downstream, 0..1.
 	BackPressure float64         `json:"backPressure"`
 	Subtasks     []SubtaskStatus `json:"subtasks"`
-	// Output is how the vertex's records reach the next vertex's subtasks,
-	// "hash" (by key group) or "rebalance" (round-robin); empty for the
-	// last vertex. Operators within a vertex are chained: records pass
-	// between them directly, the "forward" of other systems.
+	// Output is how the vertex's records reach the vertex that reads them,
+	// when exactly one does: "hash" (by key group), "forward" (subtask i
+	// to subtask i) or "rebalance" (round-robin); empty for a sink's
+	// vertex or one read by several (Inputs has the whole graph).
+	// Operators within a vertex are chained: records pass between them
+	// directly.
 	Output string `json:"output,omitempty"`
+	// Inputs are the edges the vertex reads, in order: a job's graph is
+	// its vertices and their inputs. A source vertex has none.
+	Inputs []VertexInput `json:"inputs,omitempty"`
+}
+
+// VertexInput is an edge of a job's graph, as its reading vertex sees it.
+type VertexInput struct {
+	// Stage is the vertex the edge comes from.
+	Stage int `json:"stage"`
+	// Partitioning is "hash" (by key group), "forward" (subtask i to
+	// subtask i) or "rebalance" (round-robin).
+	Partitioning string `json:"partitioning"`
 }
 
 // SubtaskStatus is one parallel instance of a stage.

@@ -38,7 +38,7 @@ func TestParseSinkFlushInterval(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.sink, err)
 		}
-		switch got := job.Sink.Spec.(type) {
+		switch got := job.Sinks[0].Spec.(type) {
 		case *file.SinkSpec:
 			if want, ok := tt.want.(*file.SinkSpec); !ok || *got != *want {
 				t.Errorf("%s: sink %+v, want %+v", tt.sink, got, tt.want)

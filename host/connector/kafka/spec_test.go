@@ -49,16 +49,16 @@ func TestParseKafkaJob(t *testing.T) {
 		Security: kafka.Security{SASL: &kafka.SASL{Mechanism: "SCRAM-SHA-512", Username: "floe", Password: "s3cret"},
 			TLS: &kafka.TLS{CAFile: "/etc/ca.pem"}},
 	}
-	if !reflect.DeepEqual(job.Source.Spec, wantSource) || job.Source.Type != "kafka" || job.Source.Bounded() {
-		t.Errorf("source %+v\nwant   %+v", job.Source.Spec, wantSource)
+	if !reflect.DeepEqual(job.Sources[0].Spec, wantSource) || job.Sources[0].Type != "kafka" || job.Sources[0].Bounded() {
+		t.Errorf("source %+v\nwant   %+v", job.Sources[0].Spec, wantSource)
 	}
 	wantSink := &kafka.SinkSpec{
 		Brokers: []string{"k1:9092"}, Topic: "counts", Semantic: kafka.ExactlyOnce, Key: kafka.KeyCSV, Field: 0,
 		TransactionalIDPrefix: "clicks-out", TransactionTimeout: 14 * time.Minute,
 		Security: kafka.Security{TLS: &kafka.TLS{CertFile: "c.pem", KeyFile: "k.pem", InsecureSkipVerify: true}},
 	}
-	if !reflect.DeepEqual(job.Sink.Spec, wantSink) || job.Sink.Type != "kafka" {
-		t.Errorf("sink %+v\nwant %+v", job.Sink.Spec, wantSink)
+	if !reflect.DeepEqual(job.Sinks[0].Spec, wantSink) || job.Sinks[0].Type != "kafka" {
+		t.Errorf("sink %+v\nwant %+v", job.Sinks[0].Spec, wantSink)
 	}
 }
 
@@ -72,12 +72,12 @@ func TestParseKafkaDefaults(t *testing.T) {
 	}
 	wantSource := &kafka.SourceSpec{Brokers: []string{"localhost:9092"}, TopicPattern: "logs-.*", StartFrom: kafka.StartFrom{Kind: kafka.StartEarliest},
 		Format: kafka.FormatValue, DiscoveryInterval: 30 * time.Second}
-	if !reflect.DeepEqual(job.Source.Spec, wantSource) {
-		t.Errorf("source %+v\nwant   %+v", job.Source.Spec, wantSource)
+	if !reflect.DeepEqual(job.Sources[0].Spec, wantSource) {
+		t.Errorf("source %+v\nwant   %+v", job.Sources[0].Spec, wantSource)
 	}
 	wantSink := &kafka.SinkSpec{Brokers: []string{"localhost:9092"}, Topic: "out", Semantic: kafka.AtLeastOnce, Key: kafka.KeyNone}
-	if !reflect.DeepEqual(job.Sink.Spec, wantSink) {
-		t.Errorf("sink %+v\nwant %+v", job.Sink.Spec, wantSink)
+	if !reflect.DeepEqual(job.Sinks[0].Spec, wantSink) {
+		t.Errorf("sink %+v\nwant %+v", job.Sinks[0].Spec, wantSink)
 	}
 }
 
@@ -185,7 +185,7 @@ func TestEmptyTLSSectionTurnsTLSOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tls := job.Source.Spec.(*kafka.SourceSpec).Security.TLS; tls == nil || *tls != (kafka.TLS{}) {
+	if tls := job.Sources[0].Spec.(*kafka.SourceSpec).Security.TLS; tls == nil || *tls != (kafka.TLS{}) {
 		t.Errorf("tls: {} gives %+v, want TLS with the defaults", tls)
 	}
 }

@@ -25,7 +25,7 @@ func TestParseNexmarkSource(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.source, err)
 		}
-		s := job.Source
+		s := job.Sources[0]
 		if got, ok := s.Spec.(*nexmark.Spec); s.Type != "nexmark" || !ok || *got != tt.want {
 			t.Errorf("%s: source %+v with nexmark %+v, want %+v", tt.source, s, s.Spec, tt.want)
 		}
@@ -44,7 +44,7 @@ func TestNexmarkSourceKeepsItsTimestamps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	et := job.Source.EventTime
+	et := job.Sources[0].EventTime
 	if et == nil || !et.Field.IsZero() || et.MaxOutOfOrderness != time.Second {
 		t.Errorf("event time = %+v, want the source's own timestamps and 1s out of orderness", et)
 	}

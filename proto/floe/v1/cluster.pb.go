@@ -1087,9 +1087,12 @@ type DeployTaskRequest struct {
 	Parallelism int32             `protobuf:"varint,4,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
 	// module_digests maps each module name of the spec to its SHA-256.
 	ModuleDigests map[string]string `protobuf:"bytes,5,rep,name=module_digests,json=moduleDigests,proto3" json:"module_digests,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// downstream lists the receivers of the stage's output, by subtask.
+	// downstream lists the receivers of the task's output: the subtasks
+	// each output edge of its stage sends to, edge after edge, in the order
+	// the plan gives them.
 	Downstream []*Endpoint `protobuf:"bytes,6,rep,name=downstream,proto3" json:"downstream,omitempty"`
-	// upstream_parallelism is the number of senders into this task.
+	// upstream_parallelism is the number of channels into this task: the
+	// sending subtasks of all its stage's input edges (one per forward edge).
 	UpstreamParallelism int32 `protobuf:"varint,7,opt,name=upstream_parallelism,json=upstreamParallelism,proto3" json:"upstream_parallelism,omitempty"`
 	// checkpoint_storage is the URL checkpoints are written to; empty when
 	// the job takes no checkpoints.

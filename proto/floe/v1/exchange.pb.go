@@ -30,7 +30,10 @@ type ChannelID struct {
 	// stage and subtask name the receiving subtask.
 	Stage   int32 `protobuf:"varint,3,opt,name=stage,proto3" json:"stage,omitempty"`
 	Subtask int32 `protobuf:"varint,4,opt,name=subtask,proto3" json:"subtask,omitempty"`
-	// sender is the sending subtask's index in the stage before.
+	// sender is the channel's index among those into the receiving subtask:
+	// its input edges in order, each with one channel per sending subtask
+	// (one in all for a forward edge). In a linear job it is the sending
+	// subtask's index in the stage before.
 	Sender        int32 `protobuf:"varint,5,opt,name=sender,proto3" json:"sender,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -147,11 +147,17 @@ func running(id string, job *jobspec.Job, now time.Time) api.JobStatus {
 
 // vertices returns one vertex per stage of job.
 func vertices(job *jobspec.Job) []api.VertexStatus {
-	vs := []api.VertexStatus{vertex(0, job.Source.UID, job.SourceParallelism())}
-	for i, op := range job.Operators {
-		vs = append(vs, vertex(i+1, op.UID, job.OperatorParallelism(i)))
+	var vs []api.VertexStatus
+	for i, s := range job.Sources {
+		vs = append(vs, vertex(len(vs), s.UID, job.SourceParallelism(i)))
 	}
-	return append(vs, vertex(len(vs), job.Sink.UID, job.SinkParallelism()))
+	for i, op := range job.Operators {
+		vs = append(vs, vertex(len(vs), op.UID, job.OperatorParallelism(i)))
+	}
+	for i, s := range job.Sinks {
+		vs = append(vs, vertex(len(vs), s.UID, job.SinkParallelism(i)))
+	}
+	return vs
 }
 
 func vertex(stage int, name string, parallelism int) api.VertexStatus {

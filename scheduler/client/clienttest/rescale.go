@@ -72,7 +72,7 @@ func (j *fakeJob) rescaled(r api.RescaleRequest) (*jobspec.Job, error) {
 		return nil, fmt.Errorf("%w: give a parallelism or operators' parallelism", api.ErrBadRequest)
 	}
 	to := *j.spec
-	to.Operators = slices.Clone(to.Operators)
+	to.Sources, to.Operators, to.Sinks = slices.Clone(to.Sources), slices.Clone(to.Operators), slices.Clone(to.Sinks)
 	var err error
 	if r.Parallelism != 0 {
 		err = to.WithParallelism(r.Parallelism)

@@ -152,11 +152,17 @@ func checkURL(what, u string) error {
 
 // uids returns the uids of job's sources, operators and sinks, in order.
 func uids(job *jobspec.Job) []string {
-	out := []string{job.Source.UID}
+	var out []string
+	for _, s := range job.Sources {
+		out = append(out, s.UID)
+	}
 	for _, op := range job.Operators {
 		out = append(out, op.UID)
 	}
-	return append(out, job.Sink.UID)
+	for _, s := range job.Sinks {
+		out = append(out, s.UID)
+	}
+	return out
 }
 
 // checkRestore checks a submission's savepoint as the scheduler would, for

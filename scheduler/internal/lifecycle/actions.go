@@ -16,7 +16,10 @@ type Endpoint struct {
 type Deploy struct {
 	Task        TaskID
 	TaskManager string
-	// Downstream are the subtasks of the next stage, if any.
+	// Downstream are the subtasks the task sends to: the targets of each
+	// of its stage's output edges, edge after edge (plan.Plan.Targets).
+	// UpstreamParallelism is the number of channels into the task
+	// (plan.Plan.Channels).
 	Downstream          []Endpoint
 	UpstreamParallelism int
 	// Parallelism and OperatorParallelism are the job's overrides of its

@@ -81,12 +81,13 @@ func (m *Machine) startCheckpoints(j *Job) {
 	var tasks, sources []coordinator.Task
 	for si, st := range j.Plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
-			if si == 0 && j.finishedSources[sub] {
+			t := coordinator.Task{Stage: si, Subtask: sub}
+			if j.finishedSources[t] {
 				continue // it finished before the attempt was all running
 			}
-			tasks = append(tasks, coordinator.Task{Stage: si, Subtask: sub})
-			if si == 0 {
-				sources = append(sources, coordinator.Task{Stage: si, Subtask: sub})
+			tasks = append(tasks, t)
+			if st.Source != nil {
+				sources = append(sources, t)
 			}
 		}
 	}
@@ -101,20 +102,21 @@ func (m *Machine) stopCheckpoints(j *Job, reason string) {
 }
 
 // taskEnded adapts checkpointing to a task whose input has ended. A source
-// that has read all its splits finishes while the others go on; later
-// checkpoints record it as done, so a restore does not read its splits
-// again. Any other ending task means every input has ended: checkpoints
-// stop.
+// that has read all its splits finishes while the others go on, of its
+// stage and of the job's other source stages; later checkpoints record it
+// as done, so a restore does not read its splits again. Any other ending
+// task means every input of a part of the job has ended: checkpoints stop.
 func (m *Machine) taskEnded(j *Job, id TaskID, state string) {
 	if j.ckpt == nil {
 		return
 	}
-	if id.Stage == 0 && j.Plan.Stages[0].Sink == nil && state == api.TaskFinished {
+	if st := &j.Plan.Stages[id.Stage]; st.Source != nil && st.Sink == nil && state == api.TaskFinished {
+		t := coordinator.Task{Stage: id.Stage, Subtask: id.Subtask}
 		if j.finishedSources == nil {
-			j.finishedSources = map[int]bool{}
+			j.finishedSources = map[coordinator.Task]bool{}
 		}
-		j.finishedSources[id.Subtask] = true
-		m.checkpointActions(j, j.ckpt.coord.Finish(m.now, coordinator.Task{Stage: 0, Subtask: id.Subtask}))
+		j.finishedSources[t] = true
+		m.checkpointActions(j, j.ckpt.coord.Finish(m.now, t))
 		return
 	}
 	m.stopCheckpoints(j, "the job's input is ending")
@@ -213,9 +215,9 @@ func (m *Machine) metadata(j *Job, a coordinator.Complete) (*ckmeta.Metadata, er
 		md.Subtasks = append(md.Subtasks, st)
 	}
 	// A source that finished before acknowledging has read all its splits.
-	for sub := range j.finishedSources {
-		if _, acked := a.Handles[coordinator.Task{Stage: 0, Subtask: sub}]; !acked {
-			md.Subtasks = append(md.Subtasks, ckmeta.SubtaskState{Stage: 0, Subtask: sub, Source: [][]byte{}})
+	for t := range j.finishedSources {
+		if _, acked := a.Handles[t]; !acked {
+			md.Subtasks = append(md.Subtasks, ckmeta.SubtaskState{Stage: t.Stage, Subtask: t.Subtask, Source: [][]byte{}})
 		}
 	}
 	slices.SortFunc(md.Subtasks, func(a, b ckmeta.SubtaskState) int {

@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -181,13 +183,13 @@ func (m *Machine) checkpointable(j *Job) bool {
 	left := false
 	for si, stage := range j.Tasks {
 		for sub, t := range stage {
-			if si == 0 && j.finishedSources[sub] {
+			if j.finishedSources[coordinator.Task{Stage: si, Subtask: sub}] {
 				continue
 			}
 			if t.State != api.TaskRunning {
 				return false
 			}
-			left = left || si == 0
+			left = left || j.Plan.Stages[si].Source != nil
 		}
 	}
 	return left

@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"github.com/floe-stream/floe/scheduler/internal/coordinator"
+
 	"fmt"
 	"math"
 	"slices"
@@ -82,7 +84,7 @@ type Job struct {
 	finalSent bool
 	// finishedSources are the source subtasks of the current attempt that
 	// have read everything.
-	finishedSources map[int]bool
+	finishedSources map[coordinator.Task]bool
 	rescale         *rescale
 	// awaiting are the task managers of the current attempt that have not
 	// registered again since Lead, by id; the attempt is adopted once none

@@ -326,7 +326,11 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 		}
 		pars = append(pars, n)
 	}
-	sub := Submission{ID: id, Plan: testPlan(pars), Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
+	sources := 1
+	if d.HasArg("sources") {
+		sources = intArg(t, d, "sources")
+	}
+	sub := Submission{ID: id, Plan: testGraphPlan(pars, sources), Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
 		if par > 128 {
 			return nil, fmt.Errorf("parallelism %d is above maxParallelism 128", par)
 		}
@@ -334,7 +338,7 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 		for i := range ps {
 			ps[i] = par
 		}
-		return testPlan(ps), nil
+		return testGraphPlan(ps, sources), nil
 	}}
 	if d.HasArg("restart") {
 		var n int
@@ -365,15 +369,35 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 	return sub
 }
 
-func testPlan(pars []int) *plan.Plan {
+func testPlan(pars []int) *plan.Plan { return testGraphPlan(pars, 1) }
+
+// testGraphPlan is a plan of stages at the given parallelisms: the first
+// sources stages are sources that all send to the stage after them, and
+// every later stage sends to the next; the last has a sink.
+func testGraphPlan(pars []int, sources int) *plan.Plan {
 	p := &plan.Plan{Job: &jobspec.Job{Name: "test", MaxParallelism: 128}}
 	for i, n := range pars {
 		st := plan.Stage{Index: i, Name: fmt.Sprintf("s%d", i), Parallelism: n}
-		if i == 0 {
+		if i < sources {
 			st.Source = &jobspec.Source{}
 		}
 		if i == len(pars)-1 {
 			st.Sink = &jobspec.Sink{}
+		}
+		from := []int{i - 1}
+		if i == sources {
+			from = from[:0]
+			for s := range sources {
+				from = append(from, s)
+			}
+		}
+		for _, f := range from {
+			if i < sources {
+				break
+			}
+			e := plan.Edge{From: f, To: i, Partitioning: plan.Rebalance, Input: len(st.Inputs)}
+			st.Inputs = append(st.Inputs, e)
+			p.Stages[f].Outputs = append(p.Stages[f].Outputs, e)
 		}
 		p.Stages = append(p.Stages, st)
 	}

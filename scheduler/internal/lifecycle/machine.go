@@ -296,21 +296,19 @@ func (m *Machine) place(j *Job) {
 func (m *Machine) deployments(j *Job) ([]Action, error) {
 	var out []Action
 	for si, st := range j.Plan.Stages {
-		var down []Endpoint
-		if si+1 < len(j.Plan.Stages) {
-			for sub := 0; sub < j.Plan.Stages[si+1].Parallelism; sub++ {
-				tm := m.tms[j.placement[sub]]
-				down = append(down, Endpoint{Subtask: sub, TaskManager: tm.ID, Addr: tm.Addr})
-			}
-		}
-		up := 0
-		if si > 0 {
-			up = j.Plan.Stages[si-1].Parallelism
-		}
+		up := j.Plan.Channels(si)
 		for sub := 0; sub < st.Parallelism; sub++ {
 			restore, err := j.ckpt.restoreFor(j, si, sub)
 			if err != nil {
 				return nil, err
+			}
+			// NB: every stage's subtask n runs in slot n of the attempt.
+			var down []Endpoint
+			for _, e := range st.Outputs {
+				for _, to := range j.Plan.Targets(e, sub) {
+					tm := m.tms[j.placement[to]]
+					down = append(down, Endpoint{Subtask: to, TaskManager: tm.ID, Addr: tm.Addr})
+				}
 			}
 			out = append(out, Deploy{
 				Task:        TaskID{Job: j.ID, Attempt: j.Attempt, Stage: si, Subtask: sub},

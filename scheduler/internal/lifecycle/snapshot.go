@@ -52,10 +52,14 @@ type jobState struct {
 	States                               map[string]Declared `json:",omitempty"`
 	FinalSent                            bool                `json:",omitempty"`
 	FinishedSources                      []int               `json:",omitempty"`
-	Checkpoints                          *checkpointsState   `json:",omitempty"`
-	Rescale                              *rescaleState       `json:",omitempty"`
-	Stats                                Stats               `json:",omitzero"`
-	Exceptions                           *Exceptions         `json:",omitempty"`
+	// FinishedSourceTasks are the finished source subtasks of stages
+	// after the first (a job with several sources); FinishedSources
+	// those of stage 0.
+	FinishedSourceTasks []coordinator.Task `json:",omitempty"`
+	Checkpoints         *checkpointsState  `json:",omitempty"`
+	Rescale             *rescaleState      `json:",omitempty"`
+	Stats               Stats              `json:",omitzero"`
+	Exceptions          *Exceptions        `json:",omitempty"`
 }
 
 type checkpointsState struct {
@@ -105,7 +109,14 @@ func jobToState(j *Job) jobState {
 		State: j.State, Message: j.Message, Attempt: j.Attempt, Restarts: j.Restarts, RestartAt: j.RestartAt,
 		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, HistoryDropped: j.HistoryDropped, Tasks: j.Tasks,
 		LastPlacement: j.LastPlacement, Placement: j.placement, Awaiting: j.awaiting, States: j.States,
-		FinalSent: j.finalSent, FinishedSources: slices.Sorted(maps.Keys(j.finishedSources)), Stats: j.Stats}
+		FinalSent: j.finalSent, Stats: j.Stats}
+	for _, t := range slices.SortedFunc(maps.Keys(j.finishedSources), compareTasks) {
+		if t.Stage == 0 {
+			s.FinishedSources = append(s.FinishedSources, t.Subtask)
+		} else {
+			s.FinishedSourceTasks = append(s.FinishedSourceTasks, t)
+		}
+	}
 	if c := j.ckpt; c != nil {
 		cs := &checkpointsState{Coordinator: c.coord.State(), Store: c.store, Retain: c.retain, History: c.history,
 			Savepoints: slices.Sorted(maps.Keys(c.savepoints))}
@@ -179,10 +190,13 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 			return nil, fmt.Errorf("lifecycle: state of job %s: planning it at its parallelism: %w", s.ID, err)
 		}
 	}
-	if len(s.FinishedSources) > 0 {
-		j.finishedSources = map[int]bool{}
+	if len(s.FinishedSources)+len(s.FinishedSourceTasks) > 0 {
+		j.finishedSources = map[coordinator.Task]bool{}
 		for _, sub := range s.FinishedSources {
-			j.finishedSources[sub] = true
+			j.finishedSources[coordinator.Task{Stage: 0, Subtask: sub}] = true
+		}
+		for _, t := range s.FinishedSourceTasks {
+			j.finishedSources[t] = true
 		}
 	}
 	if cs := s.Checkpoints; cs != nil {
@@ -223,4 +237,12 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		}
 	}
 	return j, nil
+}
+
+// compareTasks orders tasks by stage, then subtask.
+func compareTasks(a, b coordinator.Task) int {
+	if a.Stage != b.Stage {
+		return a.Stage - b.Stage
+	}
+	return a.Subtask - b.Subtask
 }

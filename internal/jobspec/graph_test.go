@@ -1,0 +1,48 @@
+package jobspec_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	. "github.com/floe-stream/floe/internal/jobspec"
+)
+
+// TestGraphs parses the specs of testdata/graphs, printing each job's graph
+// (every step with the steps it reads) or the problems found.
+//
+//	parse
+//	<spec>
+//	----
+//	<graph or problems>
+func TestGraphs(t *testing.T) {
+	datadriven.Walk(t, "testdata/graphs", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "parse" {
+				d.Fatalf(t, "unknown command %q", d.Cmd)
+			}
+			job, err := Parse([]byte(d.Input), "/", nil)
+			if err != nil {
+				return err.Error() + "\n"
+			}
+			return describeGraph(job)
+		})
+	})
+}
+
+// describeGraph lists the steps of job with what each reads.
+func describeGraph(job *Job) string {
+	var sb strings.Builder
+	for _, s := range job.Sources {
+		fmt.Fprintf(&sb, "source %s (%s)\n", s.UID, s.Type)
+	}
+	for _, op := range job.Operators {
+		fmt.Fprintf(&sb, "%s %s <- %s\n", op.Type, op.UID, strings.Join(op.Inputs, ", "))
+	}
+	for _, s := range job.Sinks {
+		fmt.Fprintf(&sb, "sink %s (%s) <- %s\n", s.UID, s.Type, strings.Join(s.Inputs, ", "))
+	}
+	return sb.String()
+}
