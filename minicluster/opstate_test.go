@@ -83,8 +83,8 @@ func TestOperatorListStateAcrossRescales(t *testing.T) {
 		}
 		return sp.Path
 	}
-	sp3 := stop(submit(3, "2000", "1000", ""), 3, nil)
-	sp5 := stop(submit(5, "2000", "1", sp3), 5, []string{"subtask-0", "subtask-1", "subtask-2"})
+	sp3 := stop(submit(3, "1000", "1000", ""), 3, nil)
+	sp5 := stop(submit(5, "1000", "1", sp3), 5, []string{"subtask-0", "subtask-1", "subtask-2"})
 	finish(t, c, submit(1, "0", "1", sp5))
 
 	seen := make([]int, 30000)
