@@ -190,7 +190,8 @@ func (s *session) token(t *testing.T) {
 }
 
 // jobPage checks that the job page draws one node per vertex, with the
-// parallelism the API reports and the edges the plan has; shows the logs
+// parallelism the API reports and the edges the plan has, in a row as the
+// job is a line; shows the state sizes the metrics report; shows the logs
 // panel when the scheduler serves a job's logs and hides it when it
 // answers 404, as one without the endpoint does; and charts checkpoints.
 func (s *session) jobPage(t *testing.T) {
@@ -343,6 +344,11 @@ func checkGraph(t *testing.T, b *browser, f *floe, id string) api.JobStatus {
 	t.Helper()
 	var job api.JobStatus
 	var want, drawn string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the API's graph:\n%s\nthe page's:\n%s", want, drawn)
+		}
+	}()
 	b.waitTrue(t, "the graph to match the job's vertices and inputs", "false", func() bool {
 		job = f.job(t, id)
 		want = graphOf(job)
@@ -410,6 +416,11 @@ func checkRow(t *testing.T, b *browser) {
 func checkStateSizes(t *testing.T, b *browser, f *floe, id string) {
 	t.Helper()
 	var want, shown string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the metrics endpoint's state sizes:\n%s\nthe page's:\n%s", want, shown)
+		}
+	}()
 	b.waitTrue(t, "the page to show the state sizes the metrics endpoint reports", "false", func() bool {
 		before := stateSizesOf(f.metrics(t, id))
 		shown = b.eval(t, shownStateSizes)
