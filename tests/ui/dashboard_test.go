@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,29 @@ operators:
 sink: {type: file, uid: out, path: %q}
 `
 
+// fanout is an unbounded job whose graph is not a line: two rate-limited
+// generators of records for the same few keys, unioned and keyed to the
+// process function that counts each key's records in keyed state, whose
+// output two sinks read, one at another parallelism. Its plan has five
+// vertices: two sources, each sending on a hash edge to the count, which
+// sends forward to one sink and rebalances to the other.
+const fanout = `
+name: fanout
+parallelism: 2
+modules:
+  testops: %s
+sources:
+  - {type: generator, uid: web, count: 0, rate: 200, kind: random, keys: 5}
+  - {type: generator, uid: app, count: 0, rate: 100, kind: random, keys: 5, parallelism: 1}
+operators:
+  - {type: union, uid: all, inputs: [web, app]}
+  - {type: keyBy, uid: by-user, key: "csv:0"}
+  - {type: process, uid: count, module: testops, function: state}
+sinks:
+  - {type: file, uid: out, path: %q}
+  - {type: file, uid: copy, path: %q, parallelism: 1}
+`
+
 // numbers is a bounded job, submitted through the dashboard.
 const numbers = `
 name: numbers
@@ -63,7 +87,9 @@ const wait = 30 * time.Second
 
 func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 	needChromium(t)
-	f := startFloe(t)
+	f := startFloe(t, "clicks", func(dir string) string {
+		return fmt.Sprintf(clicks, filepath.Join(modules, "testops.wasm"), filepath.Join(dir, "out"))
+	})
 	id := f.jobID(t)
 	f.waitJob(t, id, "running with records through both vertices", func(j api.JobStatus) bool {
 		return j.State == api.JobRunning && len(j.Vertices) == 2 && j.Vertices[1].RecordsIn > 0
@@ -92,6 +118,47 @@ func TestDashboardFollowsAndRescalesARunningJob(t *testing.T) {
 		}
 	}
 	s.b.checkConsole(t)
+}
+
+func TestDashboardDrawsAGraphJob(t *testing.T) {
+	needChromium(t)
+	f := startFloe(t, "fanout", func(dir string) string {
+		return fmt.Sprintf(fanout, filepath.Join(modules, "testops.wasm"), filepath.Join(dir, "out"), filepath.Join(dir, "copy"))
+	})
+	id := f.jobID(t)
+	f.waitJob(t, id, "running with records into every sink", func(j api.JobStatus) bool {
+		if j.State != api.JobRunning || len(j.Vertices) == 0 {
+			return false
+		}
+		for _, v := range j.Vertices {
+			if len(v.Inputs) > 0 && v.RecordsIn == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	b := startBrowser(t)
+	b.open(t, f.url+"#/jobs/"+id)
+	job := checkGraph(t, b, f, id)
+	// NB: the test means a graph with a union and a fan-out; a plan that
+	// made the job a line would pass the checks above trivially.
+	union, readers := false, map[int]int{}
+	for _, v := range job.Vertices {
+		union = union || len(v.Inputs) > 1
+		for _, in := range v.Inputs {
+			readers[in.Stage]++
+		}
+	}
+	fanned := false
+	for _, n := range readers {
+		fanned = fanned || n > 1
+	}
+	if !union || !fanned {
+		t.Errorf("the job's graph has a vertex with several inputs: %t, a vertex with several readers: %t; want both", union, fanned)
+	}
+	checkStateSizes(t, b, f, id)
+	b.screenshot(t, screenshotDir(t), "job-graph")
+	b.checkConsole(t)
 }
 
 // session is the test's floe run, its job and the browser on its
@@ -123,12 +190,18 @@ func (s *session) token(t *testing.T) {
 }
 
 // jobPage checks that the job page draws one node per vertex, with the
-// parallelism the API reports and the edges the plan has; shows the logs
+// parallelism the API reports and the edges the plan has, in a row as the
+// job is a line; shows the state sizes the metrics report; shows the logs
 // panel when the scheduler serves a job's logs and hides it when it
 // answers 404, as one without the endpoint does; and charts checkpoints.
 func (s *session) jobPage(t *testing.T) {
 	s.b.open(t, s.f.url+"#/jobs/"+s.id)
-	checkGraph(t, s.b, s.f, s.id)
+	job := checkGraph(t, s.b, s.f, s.id)
+	if job.Vertices[0].Output != "hash" || len(job.Vertices[1].Inputs) != 1 {
+		t.Errorf("the first vertex's output is %q and the second's inputs %+v, want one hash edge: the job keys its records", job.Vertices[0].Output, job.Vertices[1].Inputs)
+	}
+	checkRow(t, s.b)
+	checkStateSizes(t, s.b, s.f, s.id)
 	hidden := s.f.statusOf(t, "/v1/jobs/"+s.id+"/logs") == http.StatusNotFound
 	s.b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
 		`document.querySelector('#view').dataset.loaded === 'true' && document.querySelector('#logs').hidden === %t`, hidden))
@@ -262,31 +335,132 @@ func (s *session) cancel(t *testing.T) {
 	s.b.waitTrue(t, "the page to show the job cancelled", `document.querySelector('h1 .state').textContent === 'CANCELED'`)
 }
 
-// checkGraph waits until the job page draws the job's vertices as the API
-// reports them: one node each, with its parallelism, and each edge
-// labelled with the partitioning of the vertex it leaves.
-func checkGraph(t *testing.T, b *browser, f *floe, id string) {
+// checkGraph waits until the job page draws the job's graph as the API
+// reports it: one node per vertex, with its parallelism, and one edge per
+// input of a vertex, labelled with its partitioning, that leaves the box
+// of the vertex it reads and enters the box of the vertex that reads it,
+// to its right. It returns the job's status the drawing matched.
+func checkGraph(t *testing.T, b *browser, f *floe, id string) api.JobStatus {
 	t.Helper()
 	var job api.JobStatus
-	var drawn string
-	b.waitTrue(t, "the graph to match the job's vertices", "false", func() bool {
+	var want, drawn string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the API's graph:\n%s\nthe page's:\n%s", want, drawn)
+		}
+	}()
+	b.waitTrue(t, "the graph to match the job's vertices and inputs", "false", func() bool {
 		job = f.job(t, id)
-		var want []string
-		for i, v := range job.Vertices {
-			want = append(want, fmt.Sprintf("%d:%d", v.Stage, v.Parallelism))
-			if i < len(job.Vertices)-1 {
-				want = append(want, v.Output)
+		want = graphOf(job)
+		drawn = b.eval(t, drawnGraph)
+		return drawn == want
+	})
+	t.Logf("graph:\n%s", drawn)
+	return job
+}
+
+// graphOf lists a job's vertices and edges as the REST API reports them,
+// one a line, sorted, as drawnGraph lists what the page draws.
+func graphOf(job api.JobStatus) string {
+	var g []string
+	for _, v := range job.Vertices {
+		g = append(g, fmt.Sprintf("vertex %d x%d", v.Stage, v.Parallelism))
+		for _, in := range v.Inputs {
+			g = append(g, fmt.Sprintf("edge %d->%d %s", in.Stage, v.Stage, in.Partitioning))
+		}
+	}
+	sort.Strings(g)
+	return strings.Join(g, "\n")
+}
+
+// drawnGraph lists the vertices and edges the page draws, one a line,
+// sorted: each edge with the label it shows, and a note when its ends are
+// not on the boxes of the vertices it joins, or it runs right to left.
+const drawnGraph = `(() => {
+	const box = (s) => { const r = document.querySelector('#graph g.vertex[data-stage="' + s + '"] rect'); return r && r.getBBox(); };
+	const near = (a, b) => Math.abs(a - b) <= 3;
+	const edge = (g) => {
+		const a = box(g.dataset.from), b = box(g.dataset.to), p = g.querySelector('path');
+		const p0 = p.getPointAtLength(0), p1 = p.getPointAtLength(p.getTotalLength());
+		const ok = !!a && !!b && a.x + a.width <= b.x &&
+			near(p0.x, a.x + a.width) && p0.y >= a.y && p0.y <= a.y + a.height &&
+			near(p1.x, b.x) && p1.y >= b.y && p1.y <= b.y + b.height;
+		return 'edge ' + g.dataset.from + '->' + g.dataset.to + ' ' + g.querySelector('text').textContent + (ok ? '' : ' (not drawn from box to box, left to right)');
+	};
+	return [...document.querySelectorAll('#graph g.vertex')].map((g) => 'vertex ' + g.dataset.stage + ' x' + g.dataset.parallelism)
+		.concat([...document.querySelectorAll('#graph g.edge')].map(edge)).sort().join('\n');
+})()`
+
+// checkRow checks that the page draws a linear job as before graphs: its
+// vertices in one row, left to right in the order of the line.
+func checkRow(t *testing.T, b *browser) {
+	t.Helper()
+	boxes := b.eval(t, `JSON.stringify([...document.querySelectorAll('#graph g.vertex > rect:first-of-type')].map((r) => r.getBBox()).map((r) => [r.x, r.y + r.height / 2]))`)
+	var xy [][2]float64
+	if err := json.Unmarshal([]byte(boxes), &xy); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(xy); i++ {
+		if xy[i][1] != xy[0][1] || xy[i][0] <= xy[i-1][0] {
+			t.Errorf("the page draws the linear job's vertices at (left, middle) %v, want them in a row, left to right", xy)
+			break
+		}
+	}
+}
+
+// checkStateSizes waits until the page shows the keyed state sizes the
+// metrics endpoint reports: on each vertex's box and for each subtask,
+// each stateful operator's keys (as the page writes them) and bytes. The
+// figures change with each heartbeat, so the endpoint is read before and
+// after the page, and only an answer that is the same both times counts.
+func checkStateSizes(t *testing.T, b *browser, f *floe, id string) {
+	t.Helper()
+	var want, shown string
+	defer func() {
+		if t.Failed() {
+			t.Logf("the metrics endpoint's state sizes:\n%s\nthe page's:\n%s", want, shown)
+		}
+	}()
+	b.waitTrue(t, "the page to show the state sizes the metrics endpoint reports", "false", func() bool {
+		before := stateSizesOf(f.metrics(t, id))
+		shown = b.eval(t, shownStateSizes)
+		want = stateSizesOf(f.metrics(t, id))
+		return before == want && want != "" && shown == want
+	})
+	t.Logf("state sizes:\n%s", shown)
+}
+
+// stateSizesOf lists the keyed state sizes of a job's metrics, one
+// operator of a vertex or subtask a line, sorted, as shownStateSizes lists
+// the page's.
+func stateSizesOf(m api.JobMetrics) string {
+	var l []string
+	for _, v := range m.Vertices {
+		for _, o := range v.OperatorStates {
+			l = append(l, fmt.Sprintf("vertex %d %s %d keys %d bytes", v.Stage, o.Operator, o.Keys, o.Bytes))
+		}
+		for _, s := range v.Subtasks {
+			for _, o := range s.OperatorStates {
+				l = append(l, fmt.Sprintf("subtask %d/%d %s %d keys %d bytes", v.Stage, s.Subtask, o.Operator, o.Keys, o.Bytes))
 			}
 		}
-		drawn = b.eval(t, `[...document.querySelectorAll('#graph g.vertex, #graph g.edge')].map(g =>
-			g.classList.contains('vertex') ? g.dataset.stage + ':' + g.dataset.parallelism : g.dataset.partitioning).join(' ')`)
-		return drawn == strings.Join(want, " ")
-	})
-	if job.Vertices[0].Output != "hash" {
-		t.Errorf("the first vertex's output is %q, want hash: the job keys its records", job.Vertices[0].Output)
 	}
-	t.Logf("graph: %s", drawn)
+	sort.Strings(l)
+	return strings.Join(l, "\n")
 }
+
+// shownStateSizes lists the state sizes the page shows: the keys as its
+// text writes them, the bytes (which it rounds) from data-bytes.
+const shownStateSizes = `(() => {
+	const keys = (e) => { const m = e.textContent.match(/([0-9,]+) keys/); return m ? m[1].replace(/,/g, '') : '?'; };
+	const vertices = [...document.querySelectorAll('#graph g.vertex .state-size')].map((e) =>
+		'vertex ' + e.closest('g.vertex').dataset.stage + ' ' + e.dataset.operator + ' ' + keys(e) + ' keys ' + e.dataset.bytes + ' bytes');
+	const subtasks = [...document.querySelectorAll('#subtasks tr[data-stage] .state-size')].map((e) => {
+		const tr = e.closest('tr');
+		return 'subtask ' + tr.dataset.stage + '/' + tr.dataset.subtask + ' ' + e.dataset.operator + ' ' + keys(e) + ' keys ' + e.dataset.bytes + ' bytes';
+	});
+	return vertices.concat(subtasks).sort().join('\n');
+})()`
 
 // tokenProxy serves the dashboard at url through a proxy that answers the
 // API's requests 401 unless they carry the bearer token, as a scheduler
@@ -318,12 +492,13 @@ type floe struct {
 	stderr *syncBuffer
 }
 
-func startFloe(t *testing.T) *floe {
+// startFloe runs the spec that body returns for a temporary directory
+// (the job's files go there) with floe run --ui.
+func startFloe(t *testing.T, name string, body func(dir string) string) *floe {
 	t.Helper()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "clicks.yaml")
-	body := fmt.Sprintf(clicks, filepath.Join(modules, "testops.wasm"), filepath.Join(dir, "out"))
-	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+	spec := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(spec, []byte(body(dir)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f := &floe{stderr: &syncBuffer{}}
@@ -407,6 +582,14 @@ func (f *floe) errorOf(t *testing.T, path string) string {
 		t.Fatalf("GET %s: %s, error %q (%v); want an error", path, resp.Status, body.Error, err)
 	}
 	return body.Error
+}
+
+// metrics returns the job's metrics endpoint's answer.
+func (f *floe) metrics(t *testing.T, id string) api.JobMetrics {
+	t.Helper()
+	var m api.JobMetrics
+	f.get(t, "/v1/jobs/"+id+"/metrics", &m)
+	return m
 }
 
 func (f *floe) job(t *testing.T, id string) api.JobStatus {

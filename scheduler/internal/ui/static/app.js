@@ -39,7 +39,7 @@
 
   function table(head, rows, attrs) {
     return el('table', attrs,
-      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|duration|full|incr|back-pressure|busy|attempt|parallelism)/i.test(h) ? 'num' : null}, h)))),
+      el('thead', {}, el('tr', {}, head.map((h) => el('th', {class: /^(#|records|rec\/s|slots|free|duration|full|incr|back-pressure|busy|keyed state|attempt|parallelism)/i.test(h) ? 'num' : null}, h)))),
       el('tbody', {}, rows));
   }
 
@@ -172,21 +172,24 @@
   // ---- rates -----------------------------------------------------------------
 
   // Rates turns successive job statuses into records per second, per vertex
-  // and per subtask: a vertex's rate is what it read (what it wrote, for the
-  // first vertex, the source), over the time between two polls. A counter
+  // and per subtask: a vertex's rate is what it read (what it wrote, for a
+  // source's vertex, which reads no other), over the time between two polls. A counter
   // that went down (a restart or rescale resets them) gives no rate.
   class Rates {
     constructor() {
       this.prev = null;
       this.vertex = [];
       this.subtask = [];
+      this.sources = new Set([0]);
     }
 
     update(job) {
       const now = performance.now();
+      const edges = edgesOf(job);
+      this.sources = new Set((job.vertices || []).map((v) => v.stage).filter((s) => isSource(edges, s)));
       const counts = (job.vertices || []).map((v) => ({
-        count: v.stage === 0 ? v.recordsOut : v.recordsIn,
-        subtasks: (v.subtasks || []).map((s) => (v.stage === 0 ? s.recordsOut : s.recordsIn)),
+        count: this.sources.has(v.stage) ? v.recordsOut : v.recordsIn,
+        subtasks: (v.subtasks || []).map((s) => (this.sources.has(v.stage) ? s.recordsOut : s.recordsIn)),
         parallelism: v.parallelism,
       }));
       const prev = this.prev;
@@ -207,7 +210,7 @@
       if (!vs) return;
       const pick = (o, stage) => {
         if (!o) return undefined;
-        const r = stage === 0 ? o.recordsOutPerSecond : o.recordsInPerSecond;
+        const r = this.sources.has(stage) ? o.recordsOutPerSecond : o.recordsInPerSecond;
         return typeof r === 'number' ? r : undefined;
       };
       vs.forEach((v, i) => {
@@ -410,58 +413,170 @@
     return ['#dafbe1', '#2da44e'];
   }
 
-  // drawGraph draws the job's vertices left to right, one box per vertex
-  // listing its chained operators, joined by edges labelled with how
-  // records cross them.
+  // edgesOf returns the job's graph as edges {from, to, partitioning}
+  // between stages: each vertex's inputs, in order, or, from a scheduler
+  // that does not report inputs, each vertex's output to the next.
+  function edgesOf(job) {
+    const vs = job.vertices || [];
+    if (vs.some((v) => Array.isArray(v.inputs) && v.inputs.length > 0)) {
+      return vs.flatMap((v) => (v.inputs || []).map((i) => ({from: i.stage, to: v.stage, partitioning: i.partitioning})));
+    }
+    return vs.slice(1).map((v, i) => ({from: vs[i].stage, to: v.stage, partitioning: vs[i].output || 'forward'}));
+  }
+
+  // isSource tells whether a vertex reads no other vertex: what it wrote
+  // is its rate.
+  function isSource(edges, stage) {
+    return !edges.some((e) => e.to === stage);
+  }
+
+  // layoutGraph places the vertices of a DAG in columns: a vertex's column
+  // is the longest path to it from a source. Within a column, vertices are
+  // ordered by the mean position of the vertices they read (sources by
+  // stage), which keeps edges from crossing in the usual graphs. It
+  // returns the columns, each a list of stages top to bottom.
+  function layoutGraph(stages, edges) {
+    const col = new Map(stages.map((s) => [s, 0]));
+    // NB: a DAG's longest paths settle within one pass per vertex; the
+    // bound also ends the loop on a graph that is not one.
+    for (let pass = 0; pass < stages.length; pass++) {
+      let changed = false;
+      for (const e of edges) {
+        if (col.has(e.from) && col.has(e.to) && col.get(e.to) < col.get(e.from) + 1) {
+          col.set(e.to, col.get(e.from) + 1);
+          changed = true;
+        }
+      }
+      if (!changed) break;
+    }
+    const columns = [];
+    for (const s of stages) (columns[col.get(s)] = columns[col.get(s)] || []).push(s);
+    const pos = new Map();
+    columns.forEach((c, i) => {
+      const key = (s) => {
+        const ins = edges.filter((e) => e.to === s && pos.has(e.from)).map((e) => pos.get(e.from));
+        return ins.length && i > 0 ? ins.reduce((a, b) => a + b, 0) / ins.length : -1;
+      };
+      const keys = new Map(c.map((s) => [s, key(s)]));
+      c.sort((a, b) => keys.get(a) - keys.get(b) || a - b);
+      c.forEach((s, k) => pos.set(s, (k + 0.5) / c.length));
+    });
+    return columns.filter(Boolean);
+  }
+
+  // bezier returns a cubic Bézier edge from (x0, y0) to (x1, y1) that
+  // leaves and enters horizontally, and its point at x = xl, where its
+  // label goes.
+  function bezier(x0, y0, x1, y1, xl) {
+    const c = (x0 + x1) / 2;
+    const at = (t) => {
+      const u = 1 - t;
+      return [u * u * u * x0 + 3 * u * t * (u * c + t * c) + t * t * t * x1,
+        u * u * u * y0 + 3 * u * t * (u * y0 + t * y1) + t * t * t * y1];
+    };
+    let lo = 0, hi = 1;
+    for (let k = 0; k < 30; k++) {
+      const mid = (lo + hi) / 2;
+      if (at(mid)[0] < xl) lo = mid; else hi = mid;
+    }
+    return {d: `M${x0},${y0} C${c},${y0} ${c},${y1} ${x1},${y1}`, label: at(lo)};
+  }
+
+  // stateSizes returns the metrics endpoint's keyed state sizes of a
+  // vertex, or of one of its subtasks: [{operator, keys, bytes}].
+  function stateSizes(metrics, stage, subtask) {
+    const m = metricsOf(metrics, stage, subtask);
+    return m && Array.isArray(m.operatorStates) ? m.operatorStates : [];
+  }
+
+  function fmtState(o) {
+    return `${fmtInt(o.keys)} keys, ${fmtBytes(o.bytes)}`;
+  }
+
+  // drawGraph draws the job's graph left to right: one box per vertex
+  // listing its chained operators and the size of their keyed state, in
+  // columns by their distance from the sources, and one edge per input,
+  // labelled with how records cross it. A linear job is a row.
   function drawGraph(job, rates, metrics) {
     const vs = job.vertices || [];
-    const W = 230, GAP = 110, PAD = 20, LINE = 17;
-    const heights = vs.map((v) => 22 + v.name.split(' -> ').length * LINE + 3 * LINE + 18);
-    const H = Math.max(120, ...heights) + 2 * PAD;
-    const root = svg('svg', {width: PAD * 2 + vs.length * W + Math.max(0, vs.length - 1) * GAP, height: H,
+    const byStage = new Map(vs.map((v) => [v.stage, v]));
+    const edges = edgesOf(job).filter((e) => byStage.has(e.from) && byStage.has(e.to));
+    const columns = layoutGraph(vs.map((v) => v.stage), edges);
+    const W = 230, GAP = 110, VGAP = 40, PAD = 20, LINE = 17;
+    const height = new Map(vs.map((v) => [v.stage,
+      22 + (v.name.split(' -> ').length + stateSizes(metrics, v.stage).length) * LINE + 3 * LINE + 18]));
+    const colHeight = columns.map((c) => c.reduce((n, s) => n + height.get(s), 0) + (c.length - 1) * VGAP);
+    const H = Math.max(120, ...colHeight) + 2 * PAD;
+    const box = new Map();
+    columns.forEach((c, i) => {
+      let y = (H - colHeight[i]) / 2;
+      for (const s of c) {
+        box.set(s, {x: PAD + i * (W + GAP), y, h: height.get(s)});
+        y += height.get(s) + VGAP;
+      }
+    });
+    const root = svg('svg', {width: PAD * 2 + columns.length * W + Math.max(0, columns.length - 1) * GAP, height: H,
       role: 'img', 'aria-label': 'job graph'});
     root.append(svg('defs', {}, svg('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 9, refY: 5,
       markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse'}, svg('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#6a737d'}))));
-    vs.forEach((v, i) => {
-      const x = PAD + i * (W + GAP), h = heights[i], y = (H - h) / 2;
-      if (i > 0) {
-        const x0 = x - GAP, ym = H / 2, label = vs[i - 1].output || 'forward';
-        root.append(svg('g', {class: 'edge', 'data-partitioning': label},
-          svg('line', {x1: x0, y1: ym, x2: x - 2, y2: ym, stroke: '#6a737d', 'stroke-width': 1.5, 'marker-end': 'url(#arrow)'}),
-          svg('text', {x: x0 + GAP / 2, y: ym - 7, 'text-anchor': 'middle', class: 'edge-label'}, label)));
-      }
-      const [fill, stroke] = backPressureColour(v.backPressure || 0);
-      const rate = rates.vertex[v.stage];
-      const ops = v.name.split(' -> ');
-      const g = svg('g', {class: 'vertex', 'data-stage': v.stage, 'data-parallelism': v.parallelism},
-        svg('title', {}, `${v.name}\nback-pressure ${Math.round((v.backPressure || 0) * 100)}%`),
-        svg('rect', {x, y, width: W, height: h, rx: 8, fill, stroke, 'stroke-width': 1.5}),
-        svg('text', {x: x + 12, y: y + 20, class: 'muted'}, `vertex ${v.stage}`));
-      ops.forEach((op, k) => g.append(svg('text', {x: x + 12, y: y + 22 + (k + 1) * LINE, class: 'op'}, (k ? '→ ' : '') + op)));
-      const sy = y + 22 + (ops.length + 1) * LINE + 4;
-      g.append(
-        svg('text', {x: x + 12, y: sy, class: 'parallelism'}, `parallelism ${v.parallelism}`),
-        svg('text', {x: x + 12, y: sy + LINE, class: 'rate', 'data-rate': rate === null || rate === undefined ? '' : rate.toFixed(3)},
-          (v.stage === 0 ? 'out ' : 'in ') + fmtRate(rate)),
-        svg('text', {x: x + 12, y: sy + 2 * LINE, class: 'muted'}, `back-pressure ${Math.round((v.backPressure || 0) * 100)}%`));
-      // The share of time the vertex's subtasks were busy, when the
-      // metrics endpoint reports it, as a bar along the box's bottom.
-      const vm = metricsOf(metrics, v.stage);
-      if (vm && typeof vm.busy === 'number') {
-        g.append(svg('rect', {x: x + 1, y: y + h - 6, width: Math.max(0, Math.min(1, vm.busy)) * (W - 2), height: 5, fill: '#bc4c00', class: 'busy'},
-          svg('title', {}, `busy ${pct(vm.busy)}`)),
-        svg('text', {x: x + W - 12, y: sy + 2 * LINE, 'text-anchor': 'end', class: 'muted'}, `busy ${pct(vm.busy)}`));
-      }
-      root.append(g);
-    });
+    // An edge leaves its vertex's right side and enters its reader's left
+    // side at evenly spaced ports, in the order of the other ends, so
+    // that edges sharing a box do not meet.
+    const port = (list, e, key, b) => {
+      const mine = list.filter((x) => x[key] === e[key]).sort((p, q) => box.get(p[key === 'from' ? 'to' : 'from']).y - box.get(q[key === 'from' ? 'to' : 'from']).y);
+      return b.y + b.h * (mine.indexOf(e) + 1) / (mine.length + 1);
+    };
+    for (const e of edges) {
+      const a = box.get(e.from), b = box.get(e.to);
+      const x0 = a.x + W, y0 = port(edges, e, 'from', a), x1 = b.x - 2, y1 = port(edges, e, 'to', b);
+      const curve = bezier(x0, y0, x1, y1, x0 + GAP / 2);
+      root.append(svg('g', {class: 'edge', 'data-from': e.from, 'data-to': e.to, 'data-partitioning': e.partitioning},
+        svg('path', {d: curve.d, fill: 'none', stroke: '#6a737d', 'stroke-width': 1.5, 'marker-end': 'url(#arrow)'}),
+        svg('text', {x: curve.label[0], y: curve.label[1] - 7, 'text-anchor': 'middle', class: 'edge-label'}, e.partitioning)));
+    }
+    for (const v of vs) root.append(drawVertex(v, box.get(v.stage), W, LINE, isSource(edges, v.stage), rates, metrics));
     return root;
+  }
+
+  // drawVertex draws one vertex's box at b: its operators, parallelism,
+  // rate, back-pressure, busy share and keyed state sizes.
+  function drawVertex(v, b, W, LINE, source, rates, metrics) {
+    const {x, y, h} = b;
+    const [fill, stroke] = backPressureColour(v.backPressure || 0);
+    const rate = rates.vertex[v.stage];
+    const ops = v.name.split(' -> ');
+    const g = svg('g', {class: 'vertex', 'data-stage': v.stage, 'data-parallelism': v.parallelism},
+      svg('title', {}, `${v.name}\nback-pressure ${Math.round((v.backPressure || 0) * 100)}%`),
+      svg('rect', {x, y, width: W, height: h, rx: 8, fill, stroke, 'stroke-width': 1.5}),
+      svg('text', {x: x + 12, y: y + 20, class: 'muted'}, `vertex ${v.stage}`));
+    ops.forEach((op, k) => g.append(svg('text', {x: x + 12, y: y + 22 + (k + 1) * LINE, class: 'op'}, (k ? '→ ' : '') + op)));
+    const states = stateSizes(metrics, v.stage);
+    states.forEach((o, k) => g.append(svg('text', {x: x + 12, y: y + 22 + (ops.length + k + 1) * LINE, class: 'state-size',
+      'data-operator': o.operator, 'data-keys': o.keys, 'data-bytes': o.bytes}, `${o.operator} state: ${fmtState(o)}`)));
+    const sy = y + 22 + (ops.length + states.length + 1) * LINE + 4;
+    g.append(
+      svg('text', {x: x + 12, y: sy, class: 'parallelism'}, `parallelism ${v.parallelism}`),
+      svg('text', {x: x + 12, y: sy + LINE, class: 'rate', 'data-rate': rate === null || rate === undefined ? '' : rate.toFixed(3)},
+        (source ? 'out ' : 'in ') + fmtRate(rate)),
+      svg('text', {x: x + 12, y: sy + 2 * LINE, class: 'muted'}, `back-pressure ${Math.round((v.backPressure || 0) * 100)}%`));
+    // The share of time the vertex's subtasks were busy, when the
+    // metrics endpoint reports it, as a bar along the box's bottom.
+    const vm = metricsOf(metrics, v.stage);
+    if (vm && typeof vm.busy === 'number') {
+      g.append(svg('rect', {x: x + 1, y: y + h - 6, width: Math.max(0, Math.min(1, vm.busy)) * (W - 2), height: 5, fill: '#bc4c00', class: 'busy'},
+        svg('title', {}, `busy ${pct(vm.busy)}`)),
+      svg('text', {x: x + W - 12, y: sy + 2 * LINE, 'text-anchor': 'end', class: 'muted'}, `busy ${pct(vm.busy)}`));
+    }
+    return g;
   }
 
   function subtaskTable(job, rates, metrics) {
     const withWatermarks = (job.vertices || []).some((v) => (v.subtasks || []).some((s) => watermarkOf(metrics, v.stage, s.subtask) !== null));
-    const withBusy = !!metricsOf(metrics, 0);
+    const withBusy = (job.vertices || []).some((v) => metricsOf(metrics, v.stage) !== null);
+    const withState = (job.vertices || []).some((v) => stateSizes(metrics, v.stage).length > 0);
     const head = ['Vertex', '#', 'State', 'Task manager', 'Records in', 'Records out', 'Rec/s', 'Back-pressure'];
     if (withBusy) head.push('Busy');
+    if (withState) head.push('Keyed state');
     if (withWatermarks) head.push('Watermark (UTC)');
     head.push('Error');
     const rows = [];
@@ -475,11 +590,19 @@
           el('td', {class: 'num'}, fmtRate(r).replace(' rec/s', '')),
           el('td', {class: 'num'}, Math.round((s.backPressure || 0) * 100) + '%'),
           withBusy ? el('td', {class: 'num'}, pct((metricsOf(metrics, v.stage, s.subtask) || {}).busy)) : null,
+          withState ? stateCell(stateSizes(metrics, v.stage, s.subtask)) : null,
           withWatermarks ? el('td', {class: 'mono'}, watermarkOf(metrics, v.stage, s.subtask) || '–') : null,
           el('td', {class: 'error'}, s.error || '')));
       }
     }
     return table(head, rows);
+  }
+
+  // stateCell lists a subtask's keyed state sizes, one operator a line.
+  function stateCell(states) {
+    return el('td', {class: 'num state-sizes'}, states.length === 0 ? '–' : states.map((o) =>
+      el('div', {class: 'state-size', 'data-operator': o.operator, 'data-keys': o.keys, 'data-bytes': o.bytes},
+        `${o.operator}: ${fmtState(o)}`)));
   }
 
   // checkpointCharts draws the durations and sizes of the latest completed
