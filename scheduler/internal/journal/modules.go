@@ -1,0 +1,50 @@
+package journal
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// ModuleInfo returns what is known of the module of digest d besides its
+// bytes, and whether the FSM holds the module at all. info is the zero
+// value for a module journaled without any (Module.Info nil).
+func (f *FSM) ModuleInfo(d string) (info ModuleInfo, ok bool) {
+	if _, ok := f.modules[d]; !ok {
+		return ModuleInfo{}, false
+	}
+	return f.infos[d], true
+}
+
+// ModuleUsers returns the ids, sorted, of the jobs that run the module of
+// digest d and have not ended.
+func (f *FSM) ModuleUsers(d string) []string {
+	var ids []string
+	for _, id := range slices.Sorted(maps.Keys(f.submits)) {
+		j := f.m.Job(id)
+		if j == nil || api.Terminal(j.State) {
+			continue
+		}
+		if slices.Contains(slices.Collect(maps.Values(f.submits[id].Digests)), d) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// dropModule applies DropModule.
+func (f *FSM) dropModule(d string) error {
+	if _, ok := f.modules[d]; !ok {
+		return fmt.Errorf("%w: no module sha256:%s", api.ErrNotFound, d)
+	}
+	if users := f.ModuleUsers(d); len(users) > 0 {
+		return fmt.Errorf("%w: module sha256:%s is run by job(s) %s, which have not ended; cancel them first",
+			api.ErrConflict, d, strings.Join(users, ", "))
+	}
+	delete(f.modules, d)
+	delete(f.infos, d)
+	return nil
+}
