@@ -182,15 +182,15 @@ func (f *FSM) submit(c Submit) ([]lifecycle.Action, error) {
 // submissions it is rebuilt with, and the modules. Version 1 snapshots,
 // every command applied so far, are still read.
 type snapshot struct {
-	Version  int               `json:"version"`
-	Applied  uint64            `json:"applied"`
-	Machine  json.RawMessage   `json:"machine,omitempty"`
-	Submits  []*Submit         `json:"submits,omitempty"`
-	Modules  map[string][]byte `json:"modules,omitempty"`
+	Version int               `json:"version"`
+	Applied uint64            `json:"applied"`
+	Machine json.RawMessage   `json:"machine,omitempty"`
+	Submits []*Submit         `json:"submits,omitempty"`
+	Modules map[string][]byte `json:"modules,omitempty"`
 	// ModuleInfo is new in version 2 snapshots: older ones lack it.
 	ModuleInfo map[string]ModuleInfo `json:"moduleInfo,omitempty"`
-	Members  map[string]Member `json:"members,omitempty"`
-	Commands []json.RawMessage `json:"commands,omitempty"`
+	Members    map[string]Member     `json:"members,omitempty"`
+	Commands   []json.RawMessage     `json:"commands,omitempty"`
 }
 
 // Snapshot returns the state to restore. The bytes are the caller's.
