@@ -10,13 +10,11 @@ import (
 )
 
 // ModuleInfo returns what is known of the module of digest d besides its
-// bytes, and whether the FSM holds the module at all. info is the zero
-// value for a module journaled without any (Module.Info nil).
+// bytes, and whether anything is: ok is false for a module the FSM does not
+// hold and for one journaled without its info (Module.Info nil).
 func (f *FSM) ModuleInfo(d string) (info ModuleInfo, ok bool) {
-	if _, ok := f.modules[d]; !ok {
-		return ModuleInfo{}, false
-	}
-	return f.infos[d], true
+	info, ok = f.infos[d]
+	return info, ok
 }
 
 // ModuleUsers returns the ids, sorted, of the jobs that run the module of
