@@ -59,6 +59,9 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err := s.checkPaths(sub, spec); err != nil {
 		return "", err
 	}
+	if err := withDigests(spec, sub.Digests); err != nil {
+		return "", err
+	}
 	digests, fresh, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
@@ -114,6 +117,23 @@ func (s *Server) checkCapacity(p *plan.Plan, waitForSlots bool) error {
 	}
 	return fmt.Errorf("%w: the job needs %d slots (one per subtask of its widest stage) and the cluster's %d task manager(s) have %d in all; "+
 		"lower its parallelism, add task managers, or submit with --wait-for-slots to wait for them", api.ErrConflict, need, tms, have)
+}
+
+// withDigests makes the modules of a spec that a submission names by digest
+// instead of uploading them references, as if the spec named them so.
+func withDigests(spec *jobspec.Job, digests map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		_, declared := spec.Modules[name]
+		_, isRef := spec.ModuleRefs[name]
+		if !declared || isRef {
+			return fmt.Errorf("%w: a digest was sent for module %q, which the spec does not name by path", api.ErrBadRequest, name)
+		}
+		if spec.ModuleRefs == nil {
+			spec.ModuleRefs = map[string]jobspec.ModuleRef{}
+		}
+		spec.ModuleRefs[name] = jobspec.ModuleRef{Digest: digests[name]}
+	}
+	return nil
 }
 
 // storeModules checks the modules of a submission: the spec's references

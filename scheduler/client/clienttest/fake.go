@@ -130,6 +130,15 @@ func check(s api.Submission) (*jobspec.Job, error) {
 			return nil, err
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(s.Digests)) {
+		if _, ok := job.Modules[name]; !ok || job.ModuleRefs[name] != (jobspec.ModuleRef{}) {
+			return nil, fmt.Errorf("a digest was sent for module %q, which the spec does not name by path", name)
+		}
+		if job.ModuleRefs == nil {
+			job.ModuleRefs = map[string]jobspec.ModuleRef{}
+		}
+		job.ModuleRefs[name] = jobspec.ModuleRef{Digest: s.Digests[name]}
+	}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
 		_, uploaded := s.Modules[name]
 		_, isRef := job.ModuleRefs[name]

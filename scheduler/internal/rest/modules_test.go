@@ -121,3 +121,20 @@ func TestPushModuleTooLarge(t *testing.T) {
 	rec := e.do(http.MethodPost, "/v1/modules", strings.NewReader(strings.Repeat("x", 17)), "application/wasm")
 	errorOf(t, rec, http.StatusRequestEntityTooLarge)
 }
+
+// TestSubmitSendsDigestsForUploads checks the moduleDigest field: a module
+// the spec names by path, sent by digest instead of uploaded.
+func TestSubmitSendsDigestsForUploads(t *testing.T) {
+	e := newEnv(t, rest.Options{})
+	e.push(t, "ops", opsWasm)
+	decode(t, e.submit(t, part{"spec", "job.yaml", spec}, part{"moduleDigest", "", "ops=sha256:" + sha256Hex(opsWasm)}), http.StatusCreated, &struct{}{})
+	if s := e.fake.Submissions()[0]; len(s.Modules) != 0 || s.Digests["ops"] != sha256Hex(opsWasm) {
+		t.Errorf("submission modules %v, digests %v", s.Modules, s.Digests)
+	}
+	for _, bad := range []string{"ops", "ops=" + sha256Hex(opsWasm), "=sha256:" + sha256Hex(opsWasm), "ops=x@sha256:" + sha256Hex(opsWasm)} {
+		rec := e.submit(t, part{"spec", "job.yaml", spec}, part{"moduleDigest", "", bad})
+		if msg := errorOf(t, rec, http.StatusBadRequest); !strings.Contains(msg, "want NAME=sha256:HEX") {
+			t.Errorf("moduleDigest %q: %q", bad, msg)
+		}
+	}
+}
