@@ -76,3 +76,17 @@ func TestJobSubmitPushesModulesOnce(t *testing.T) {
 		t.Errorf("pushes %v, want one of the test module", got)
 	}
 }
+
+// TestRunRefusesAModuleReference checks that floe run, which runs module
+// files, says why it cannot run a module named by digest.
+func TestRunRefusesAModuleReference(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "job.yaml")
+	spec := strings.Replace(testSpec, "ops: ops.wasm", "ops: ops@sha256:"+strings.Repeat("ab", 32), 1)
+	if err := os.WriteFile(path, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runFloe("run", path)
+	if r.code == 0 || !strings.Contains(r.stderr, `module "ops" is named by digest`) {
+		t.Errorf("floe run: exit %d, stderr %q; want a refusal naming the module", r.code, r.stderr)
+	}
+}
