@@ -169,6 +169,9 @@ func (f *FSM) submit(c Submit) ([]lifecycle.Action, error) {
 	if f.m.Job(c.Job) != nil {
 		return nil, fmt.Errorf("journal: job %s is already submitted", c.Job)
 	}
+	if err := f.checkDigests(c); err != nil {
+		return nil, err
+	}
 	sub, err := f.plan(c)
 	if err != nil {
 		return nil, err

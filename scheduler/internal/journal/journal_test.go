@@ -384,3 +384,12 @@ func TestModuleInfoAndUsers(t *testing.T) {
 		t.Fatalf("dropping the module of an ended job: %v", res.Err)
 	}
 }
+
+func TestSubmitRefusesAModuleTheLogLacks(t *testing.T) {
+	r := &recorder{t: t, f: New(cfg, testPlanner), epoch: time.Unix(1_000_000, 0).UTC()}
+	res := r.apply(Submit{At: r.at(0), Job: "j", Spec: []byte("name: test\n"), Params: map[string]string{"stages": "1"},
+		Digests: map[string]string{"m": "gone"}})
+	if !errors.Is(res.Err, api.ErrBadRequest) || !strings.Contains(res.Err.Error(), `module "m"`) || r.f.Machine().Job("j") != nil {
+		t.Errorf("Submit of a job whose module the log lacks: %v, want it refused naming the module", res.Err)
+	}
+}

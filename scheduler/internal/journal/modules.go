@@ -33,6 +33,18 @@ func (f *FSM) ModuleUsers(d string) []string {
 	return ids
 }
 
+// checkDigests refuses a job whose modules the log does not hold: one
+// deleted (DropModule) after the leader checked the submission and before
+// the job was journaled.
+func (f *FSM) checkDigests(c Submit) error {
+	for _, name := range slices.Sorted(maps.Keys(c.Digests)) {
+		if _, ok := f.modules[c.Digests[name]]; !ok {
+			return fmt.Errorf("%w: module %q: the scheduler has no module sha256:%s (deleted meanwhile?)", api.ErrBadRequest, name, c.Digests[name])
+		}
+	}
+	return nil
+}
+
 // dropModule applies DropModule.
 func (f *FSM) dropModule(d string) error {
 	if _, ok := f.modules[d]; !ok {
