@@ -158,6 +158,7 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 			digests[name] = artifact.Digest(mods[name])
 			var known bool
 			if info, known, err = s.validate(ctx, name, digests[name], mods[name]); err == nil && !known {
+				info.Name = name
 				fresh[name] = info
 			}
 		}

@@ -111,19 +111,19 @@ func (s *Server) moduleStatus(d string) api.ModuleInfo {
 
 // validate returns the info of the module wasm of digest d: the journaled
 // one when the log has it (known), or else what compiling the module reads,
-// under the name name.
-func (s *Server) validate(ctx context.Context, name, d string, wasm []byte) (info journal.ModuleInfo, known bool, err error) {
+// without a name; label names the module in errors.
+func (s *Server) validate(ctx context.Context, label, d string, wasm []byte) (info journal.ModuleInfo, known bool, err error) {
 	s.mu.Lock()
 	info, known = s.fsm.ModuleInfo(d)
 	s.mu.Unlock()
 	if known {
 		return info, true, nil
 	}
-	fns, listed, err := s.functions(ctx, name, wasm)
+	fns, listed, err := s.functions(ctx, label, wasm)
 	if err != nil {
 		return journal.ModuleInfo{}, false, err
 	}
-	info = journal.ModuleInfo{Name: name, Listed: listed}
+	info = journal.ModuleInfo{Listed: listed}
 	if listed {
 		info.Functions = make(map[string]string, len(fns))
 		for f, kind := range fns {

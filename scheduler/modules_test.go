@@ -87,3 +87,43 @@ func TestPushRefusesInvalidWasm(t *testing.T) {
 		t.Errorf("modules after refused pushes: %+v", mods)
 	}
 }
+
+// TestPushNamesAndJournalsOnce checks that a module pushed again with
+// nothing new is not journaled again, and that a name given later renames
+// a module pushed without one.
+func TestPushNamesAndJournalsOnce(t *testing.T) {
+	g := startGroup(t, 1)
+	s, ctx, wasm := g.leader(), context.Background(), testops(t)
+	push := func(name string) api.ModuleInfo {
+		t.Helper()
+		info, err := s.PushModule(ctx, name, wasm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	if info := push(""); info.Name != "" || len(info.Functions) == 0 {
+		t.Errorf("pushed without a name: %+v, want no name and the function table", info)
+	}
+	if info := push("ops"); info.Name != "ops" {
+		t.Errorf("pushed again as ops: %+v", info)
+	}
+	// NB: the leader journals its Lead and then its addresses on its own;
+	// with those applied, and no task manager or job, only a push can
+	// journal anything.
+	waitUntil(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, ok := s.fsm.Member(s.rlog.ID())
+		return ok
+	})
+	applied := s.rlog.Applied()
+	for _, name := range []string{"", "ops"} {
+		if info := push(name); info.Name != "ops" {
+			t.Errorf("pushed again as %q: %+v, want it still named ops", name, info)
+		}
+	}
+	if s.rlog.Applied() != applied {
+		t.Errorf("pushing a known module again journaled %d commands, want none", s.rlog.Applied()-applied)
+	}
+}
