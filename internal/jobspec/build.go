@@ -87,6 +87,7 @@ func (b *builder) resolveModules(raw map[string]Scalar) map[string]string {
 			continue
 		}
 		if ref, isRef, err := ParseModuleRef(file); isRef {
+			modules[name] = "" // declared even when malformed: no errors about its users
 			if err != nil {
 				b.p.reject(path, "%v", err)
 				continue
@@ -95,7 +96,6 @@ func (b *builder) resolveModules(raw map[string]Scalar) map[string]string {
 				b.refs = map[string]ModuleRef{}
 			}
 			b.refs[name] = ref
-			modules[name] = ""
 			continue
 		}
 		if !filepath.IsAbs(file) {

@@ -73,10 +73,10 @@ func TestSpecNamesModulesByDigest(t *testing.T) {
 }
 
 func TestMalformedModuleRefNamesItsLine(t *testing.T) {
-	spec := y(okName, okSource, okSink, "modules:", "  wc: sha256:abc")
+	spec := y(okName, okSource, okSink, "modules:", "  wc: sha256:abc", "operators: [{type: map, uid: a, module: wc, function: f}]")
 	_, err := Parse([]byte(spec), "/", nil)
-	want := `line 5: modules.wc: "sha256:abc": want sha256: and 64 lower-case hex digits`
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("Parse: %v, want %q", err, want)
+	want := `line 5: modules.wc: "sha256:abc": want sha256: and 64 lower-case hex digits, as floe module push prints`
+	if err == nil || err.Error() != want {
+		t.Fatalf("Parse: %v, want only %q", err, want)
 	}
 }
