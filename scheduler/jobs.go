@@ -14,6 +14,7 @@ import (
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/artifact"
 	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 )
@@ -58,7 +59,10 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 	if err := s.checkPaths(sub, spec); err != nil {
 		return "", err
 	}
-	digests, err := s.storeModules(ctx, spec, sub.Modules)
+	if err := withDigests(spec, sub.Digests); err != nil {
+		return "", err
+	}
+	digests, fresh, err := s.storeModules(ctx, spec, sub.Modules)
 	if err != nil {
 		return "", err
 	}
@@ -76,7 +80,7 @@ func (s *Server) submit(ctx context.Context, sub api.Submission, spec *jobspec.J
 		}
 		c.Restore, c.RestoreStore = md, md.Store
 	}
-	if err := s.journalModules(ctx, sub.Modules, digests); err != nil {
+	if err := s.journalModules(ctx, sub.Modules, digests, fresh); err != nil {
 		return "", err
 	}
 	if store != nil {
@@ -115,78 +119,106 @@ func (s *Server) checkCapacity(p *plan.Plan, waitForSlots bool) error {
 		"lower its parallelism, add task managers, or submit with --wait-for-slots to wait for them", api.ErrConflict, need, tms, have)
 }
 
-// storeModules checks that the upload holds exactly the spec's modules,
-// each valid for this host, and stores them by digest.
-func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[string][]byte) (map[string]string, error) {
-	var errs []error
-	for name := range spec.Modules {
-		if _, ok := mods[name]; !ok {
-			errs = append(errs, fmt.Errorf("module %q named by the spec was not uploaded", name))
+// withDigests makes the modules of a spec that a submission names by digest
+// instead of uploading them references, as if the spec named them so.
+func withDigests(spec *jobspec.Job, digests map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(digests)) {
+		_, declared := spec.Modules[name]
+		_, isRef := spec.ModuleRefs[name]
+		if !declared || isRef {
+			return fmt.Errorf("%w: a digest was sent for module %q, which the spec does not name by path", api.ErrBadRequest, name)
 		}
+		if spec.ModuleRefs == nil {
+			spec.ModuleRefs = map[string]jobspec.ModuleRef{}
+		}
+		spec.ModuleRefs[name] = jobspec.ModuleRef{Digest: digests[name]}
 	}
-	for name := range mods {
-		if _, ok := spec.Modules[name]; !ok {
-			errs = append(errs, fmt.Errorf("uploaded module %q is not declared in the spec's modules", name))
+	return nil
+}
+
+// storeModules checks the modules of a submission: the spec's references
+// name modules the scheduler has, the upload holds the others, each valid
+// for this host, and the functions the spec calls are in them. It stores
+// the uploaded ones by digest and returns every module's digest, and the
+// info of the uploaded modules the log does not know yet.
+func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[string][]byte) (map[string]string, map[string]journal.ModuleInfo, error) {
+	if err := checkUploads(spec, mods); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+	}
+	digests, fresh := map[string]string{}, map[string]journal.ModuleInfo{}
+	tables := map[string]map[string]jobspec.FunctionKind{}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(spec.Modules)) {
+		var info journal.ModuleInfo
+		var err error
+		if ref, ok := spec.ModuleRefs[name]; ok {
+			digests[name] = ref.Digest
+			info, err = s.referenced(ctx, name, ref)
+		} else {
+			digests[name] = artifact.Digest(mods[name])
+			var known bool
+			if info, known, err = s.validate(ctx, name, digests[name], mods[name]); err == nil && !known {
+				info.Name = name
+				fresh[name] = info
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		} else if t := kinds(info); t != nil {
+			tables[name] = t
 		}
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, errors.Join(errs...))
-	}
-	tables := map[string]map[string]jobspec.FunctionKind{}
-	for name, wasm := range mods {
-		table, err := s.functions(ctx, name, wasm)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
-		}
-		if table != nil {
-			tables[name] = table
-		}
+		return nil, nil, fmt.Errorf("%w: %v", api.ErrBadRequest, errors.Join(errs...))
 	}
 	if err := spec.CheckFunctions("", tables); err != nil {
-		return nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+		return nil, nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
-	digests := map[string]string{}
-	for name, wasm := range mods {
-		var err error
-		if digests[name], err = s.artifacts.Put(wasm); err != nil {
-			return nil, err
+	for _, wasm := range mods {
+		if _, err := s.artifacts.Put(wasm); err != nil {
+			return nil, nil, err
 		}
 	}
-	return digests, nil
+	return digests, fresh, nil
 }
 
 // functions compiles a module, which checks it, and returns the functions
-// it registers with their kinds, or nil for a module whose SDK does not
-// list them.
-func (s *Server) functions(ctx context.Context, name string, wasm []byte) (map[string]jobspec.FunctionKind, error) {
+// it registers with their kinds, and whether its SDK lists them at all.
+func (s *Server) functions(ctx context.Context, name string, wasm []byte) (map[string]jobspec.FunctionKind, bool, error) {
 	m, err := s.engine.Compile(ctx, name, wasm)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer m.Close(ctx)
 	fns, ok, err := m.Functions(ctx)
 	if err != nil || !ok {
-		return nil, err
+		return nil, false, err
 	}
 	table := make(map[string]jobspec.FunctionKind, len(fns))
 	for f, kind := range fns {
 		table[f] = jobspec.FunctionKind(kind)
 	}
-	return table, nil
+	return table, true, nil
 }
 
-// journalModules replicates the modules of a submission that the log does
-// not hold yet, before the job that needs them.
-func (s *Server) journalModules(ctx context.Context, mods map[string][]byte, digests map[string]string) error {
-	for _, name := range slices.Sorted(maps.Keys(digests)) {
+// journalModules replicates the uploaded modules of a submission that the
+// log does not hold yet, or holds without their info, before the job that
+// needs them.
+func (s *Server) journalModules(ctx context.Context, mods map[string][]byte, digests map[string]string, fresh map[string]journal.ModuleInfo) error {
+	for _, name := range slices.Sorted(maps.Keys(mods)) {
 		d := digests[name]
 		s.mu.Lock()
 		_, ok := s.fsm.Modules()[d]
 		s.mu.Unlock()
-		if ok {
+		info, isFresh := fresh[name]
+		if ok && !isFresh {
 			continue
 		}
-		if _, err := s.propose(ctx, journal.Module{At: s.now(), Digest: d, Wasm: mods[name]}); err != nil {
+		c := journal.Module{At: s.now(), Digest: d, Wasm: mods[name]}
+		if isFresh {
+			c.Info = &info
+		}
+		if _, err := s.propose(ctx, c); err != nil {
 			return fmt.Errorf("replicating module %q: %w", name, err)
 		}
 	}

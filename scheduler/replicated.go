@@ -53,6 +53,11 @@ func (a fsmAdapter) Apply(index uint64, cmd []byte) any {
 	if m, ok := r.Command.(journal.Module); ok {
 		s.storeModule(m.Digest, m.Wasm) // on every member: whichever leads serves it
 	}
+	if m, ok := r.Command.(journal.DropModule); ok && r.Err == nil {
+		if err := s.artifacts.Delete(m.Digest); err != nil {
+			s.log.Error("deleting a dropped module", "digest", m.Digest, "err", err)
+		}
+	}
 	if !s.leading {
 		return r // a follower, or a leader catching up: Lead will decide
 	}

@@ -48,6 +48,7 @@ func rootCommand(stdout, stderr io.Writer) *cobra.Command {
 		schedulerCommand(stdout, stderr),
 		taskManagerCommand(stdout, stderr),
 		jobCommand(stdout, stderr),
+		moduleCommand(stdout, stderr),
 		stateCommand(stdout, stderr),
 		clusterCommand(stdout, stderr),
 		newCommand(stdout, stderr),
@@ -67,7 +68,7 @@ func rootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 // groupCommands are the commands that only hold subcommands, for
 // normalizeArgs.
-var groupCommands = []string{"job", "state", "cluster", "certs", "token"}
+var groupCommands = []string{"job", "module", "state", "cluster", "certs", "token"}
 
 // normalizeArgs keeps older spellings working: "floe --version", and
 // "floe GROUP help [COMMAND]" for "floe help GROUP [COMMAND]". For floe

@@ -66,7 +66,7 @@ const defaultServer = "http://127.0.0.1:8081"
 func jobCommand(stdout, stderr io.Writer) *cobra.Command {
 	g := groupCommand("job", "manage the jobs of a cluster through its scheduler", jobLong)
 	addCommands(g, map[string]string{
-		"submit":      "upload a job with its modules; prints the job id",
+		"submit":      "submit a job, pushing the modules the scheduler lacks; prints the job id",
 		"list":        "list the jobs, newest first",
 		"status":      "show a job: state, vertices and subtasks",
 		"checkpoints": "list a job's checkpoints, newest first",
@@ -211,7 +211,10 @@ func (j *jobCLI) run(fn func(ctx context.Context, c *client.Client) error) int {
 func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 	j := newJobCLI("submit", "JOB.yaml [--set key=value]... [flags]",
 		"Uploads a job to the scheduler: the spec file as written, and each Wasm module\n"+
-			"it declares, read from its path relative to the spec's directory. The spec is\n"+
+			"it declares, read from its path relative to the spec's directory. A module\n"+
+			"goes up only when the scheduler lacks it: its SHA-256 is asked first, a\n"+
+			"missing module is pushed (as floe module push does) and the job names the\n"+
+			"others by digest, so a job submitted again uploads no module. The spec is\n"+
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
 			"and nothing else, on stdout. With --from-savepoint the job starts from the\n"+
 			"state of a savepoint (docs/savepoints.md).\n", stdout, stderr)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client"
 	"github.com/floe-stream/floe/scheduler/client/clienttest"
 
 	"github.com/spf13/pflag"
@@ -121,7 +122,7 @@ func TestJobSubmit(t *testing.T) {
 			}
 			subs := c.fake.Submissions()
 			got := subs[len(subs)-1]
-			if string(got.Spec) != testSpec || string(got.Modules["ops"]) != "\x00asm" ||
+			if string(got.Spec) != testSpec || len(got.Modules) != 0 || got.Digests["ops"] != client.Digest([]byte("\x00asm")) ||
 				got.Parallelism != tt.want.Parallelism || got.CheckpointInterval != tt.want.CheckpointInterval ||
 				got.FromSavepoint != tt.want.FromSavepoint || got.AllowNonRestoredState != tt.want.AllowNonRestoredState ||
 				len(got.Params) != len(tt.want.Params) ||

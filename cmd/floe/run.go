@@ -322,6 +322,9 @@ func loadJob(path string, f *runFlags) (*jobspec.Job, api.Submission, error) {
 			return nil, api.Submission{}, err
 		}
 	}
+	for name, ref := range job.ModuleRefs {
+		return nil, api.Submission{}, fmt.Errorf("module %q is named by digest (%s): floe run runs module files only; give its path, or submit the job to a scheduler with floe job submit", name, ref)
+	}
 	if err := job.CheckModules(); err != nil {
 		return nil, api.Submission{}, err
 	}

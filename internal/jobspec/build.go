@@ -26,6 +26,8 @@ type builder struct {
 	baseDir string
 	// modules maps each declared module name to its absolute path.
 	modules map[string]string
+	// refs holds the modules named by digest, by name; nil for none.
+	refs map[string]ModuleRef
 	// owners maps each uid to the path of the stage that uses it.
 	owners map[string]string
 	// jobName is the job's name, for the connectors' defaults.
@@ -55,6 +57,7 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 		MaxParallelism:  int(p.integer("maxParallelism", raw.MaxParallelism, defaultMaxParallelism, 1, maxMaxParallelism)),
 		Params:          params,
 		Modules:         b.modules,
+		ModuleRefs:      b.refs,
 		Sources:         j.Sources,
 		Operators:       ops,
 		Sinks:           j.Sinks,
@@ -81,6 +84,18 @@ func (b *builder) resolveModules(raw map[string]Scalar) map[string]string {
 		path := childPath("modules", name)
 		file, ok := b.p.text(path, raw[name])
 		if !ok {
+			continue
+		}
+		if ref, isRef, err := ParseModuleRef(file); isRef {
+			modules[name] = "" // declared even when malformed: no errors about its users
+			if err != nil {
+				b.p.reject(path, "%v", err)
+				continue
+			}
+			if b.refs == nil {
+				b.refs = map[string]ModuleRef{}
+			}
+			b.refs[name] = ref
 			continue
 		}
 		if !filepath.IsAbs(file) {

@@ -28,8 +28,12 @@ type Job struct {
 	// hold one.
 	Secrets []string
 	// Modules maps each declared module name to the absolute path of its
-	// Wasm file.
+	// Wasm file, or to "" for a module the spec names by digest
+	// (ModuleRefs), whose file the scheduler has.
 	Modules map[string]string
+	// ModuleRefs holds the modules named by digest, by module name (nil
+	// for none); each is a key of Modules as well.
+	ModuleRefs map[string]ModuleRef
 	// Sources, Operators and Sinks are the steps of the job's dataflow
 	// graph, in spec order. Each operator and sink names the steps it reads
 	// in Inputs; a linear spec (source:, sink:) parses to one source, one

@@ -9,12 +9,16 @@ import (
 )
 
 // CheckModules reports every declared module whose Wasm file is missing or
-// is not a regular file. Parse leaves this out so that a scheduler can accept
+// is not a regular file; a module named by digest has no file here and
+// passes. Parse leaves this out so that a scheduler can accept
 // a spec before its modules are uploaded; call CheckModules once they should
 // be on disk. A missing file's error matches fs.ErrNotExist.
 func (j *Job) CheckModules() error {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(j.Modules)) {
+		if _, ok := j.ModuleRefs[name]; ok {
+			continue
+		}
 		if err := checkModule(j.Modules[name]); err != nil {
 			errs = append(errs, fmt.Errorf("module %q: %w", name, err))
 		}

@@ -57,6 +57,11 @@ type Submission struct {
 	Params      map[string]string
 	Parallelism int
 	Modules     map[string][]byte
+	// Digests names, by module name, the modules the spec names by path
+	// whose bytes are not uploaded because the scheduler has them already
+	// (pushed by digest, POST /v1/modules): each is the hex SHA-256 of the
+	// module file. A module is in Modules or Digests, not both.
+	Digests map[string]string
 	// CheckpointInterval, when set, turns checkpoints on at that interval
 	// (or changes the spec's interval).
 	CheckpointInterval time.Duration

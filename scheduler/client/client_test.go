@@ -72,8 +72,8 @@ func TestRoundTrip(t *testing.T) {
 	s := fake.Submissions()[0]
 	if string(s.Spec) != spec || s.Parallelism != 3 || !maps.Equal(s.Params, map[string]string{"count": "7"}) ||
 		s.CheckpointInterval != 1500*time.Millisecond ||
-		string(s.Modules["ops"]) != "\x00asm" || len(s.Modules) != 1 {
-		t.Errorf("submission %+v", s)
+		s.Digests["ops"] != sha256Hex("\x00asm") || len(s.Modules) != 0 {
+		t.Errorf("submission %+v, want module ops by digest %s", s, sha256Hex("\x00asm"))
 	}
 	jobs, err := c.Jobs(ctx)
 	if err != nil || len(jobs) != 1 || jobs[0].ID != id {
@@ -190,7 +190,7 @@ func TestTooLarge(t *testing.T) {
 	defer srv.Close()
 	c := client.New(srv.URL, nil)
 	_, err := c.SubmitFiles(context.Background(), writeJob(t, strings.Repeat("x", 16<<20)), client.SubmitOptions{})
-	if !errors.Is(err, api.ErrTooLarge) || err.Error() != "upload larger than the 1 KiB limit (--max-upload)" {
+	if !errors.Is(err, api.ErrTooLarge) || err.Error() != `module "ops": pushing it: upload larger than the 1 KiB limit (--max-upload)` {
 		t.Errorf("got %v", err)
 	}
 }

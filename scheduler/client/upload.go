@@ -17,7 +17,8 @@ import (
 )
 
 // reserved are the form fields of an upload that are not modules.
-var reserved = []string{"spec", "set", "parallelism", "checkpointInterval", "fromSavepoint", "allowNonRestoredState"}
+var reserved = []string{"spec", "set", "parallelism", "checkpointInterval", "fromSavepoint", "allowNonRestoredState",
+	"waitForSlots", "moduleDigest"}
 
 // SubmitOptions are what SubmitFiles sends besides the spec and its modules.
 // The zero value submits the spec as written.
@@ -49,9 +50,18 @@ type SubmitOptions struct {
 // under its module name. An invalid spec or a missing module file is
 // reported before anything is sent, with errors that name the file, and so
 // is a checkpoint interval that the scheduler would refuse.
+//
+// Modules are not uploaded with the job but on their own, and only those
+// the scheduler lacks: for each module file SubmitFiles asks the scheduler
+// for its digest (HEAD /v1/modules/{digest}), pushes it when missing (POST
+// /v1/modules), and submits the job with the digests instead of the bytes.
+// A job submitted again, or another job of the same modules, uploads none.
 func (c *Client) SubmitFiles(ctx context.Context, specPath string, opts SubmitOptions) (string, error) {
 	s, err := readSubmission(specPath, opts)
 	if err != nil {
+		return "", err
+	}
+	if _, err := c.pushMissing(ctx, &s); err != nil {
 		return "", err
 	}
 	return c.Submit(ctx, s)
@@ -78,6 +88,9 @@ func readSubmission(specPath string, opts SubmitOptions) (api.Submission, error)
 		CheckpointInterval: opts.CheckpointInterval, FromSavepoint: opts.FromSavepoint,
 		AllowNonRestoredState: opts.AllowNonRestoredState, WaitForSlots: opts.WaitForSlots, Modules: make(map[string][]byte)}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
+		if _, ok := job.ModuleRefs[name]; ok {
+			continue // named by digest: the scheduler has it
+		}
 		if s.Modules[name], err = os.ReadFile(job.Modules[name]); err != nil {
 			return api.Submission{}, fmt.Errorf("module %q: %w", name, err)
 		}
@@ -113,6 +126,11 @@ func encodeSubmission(s api.Submission) ([]byte, string, error) {
 	}
 	if err := writeModules(w, s.Modules); err != nil {
 		return nil, "", err
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Digests)) {
+		if err := w.WriteField("moduleDigest", name+"=sha256:"+s.Digests[name]); err != nil {
+			return nil, "", err
+		}
 	}
 	if err := w.Close(); err != nil {
 		return nil, "", err

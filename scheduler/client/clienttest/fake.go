@@ -39,6 +39,10 @@ type Fake struct {
 	fail       error
 	// observed are the jobs' failures and log lines (observe.go), by id.
 	observed map[string]*observed
+	// modules are the pushed modules by digest, pushes the digest of
+	// every push (modules.go).
+	modules map[string]fakeModule
+	pushes  []string
 }
 
 // fakeJob is a job and the states it will go through on later Job calls.
@@ -82,7 +86,8 @@ func NewFake() *Fake {
 var _ api.Service = (*Fake)(nil)
 
 // Submit parses the spec with jobspec and checks that the uploaded modules
-// are exactly the ones the spec declares, and that FromSavepoint is a
+// are exactly the ones the spec declares by path, that those it names by
+// digest were pushed (modules.go), and that FromSavepoint is a
 // file:// or s3:// URL whose savepoint, if the Fake took it, fits the job
 // (checkRestore); every error wraps api.ErrBadRequest. The job gets the id
 // job-N for the N-th submission.
@@ -97,6 +102,9 @@ func (f *Fake) Submit(_ context.Context, s api.Submission) (string, error) {
 		return "", fmt.Errorf("%w: %v", api.ErrBadRequest, err)
 	}
 	if err := f.checkRestore(s, job); err != nil {
+		return "", err
+	}
+	if err := f.checkRefs(job); err != nil {
 		return "", err
 	}
 	f.subs = append(f.subs, s)
@@ -122,8 +130,22 @@ func check(s api.Submission) (*jobspec.Job, error) {
 			return nil, err
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(s.Digests)) {
+		if _, ok := job.Modules[name]; !ok || job.ModuleRefs[name] != (jobspec.ModuleRef{}) {
+			return nil, fmt.Errorf("a digest was sent for module %q, which the spec does not name by path", name)
+		}
+		if job.ModuleRefs == nil {
+			job.ModuleRefs = map[string]jobspec.ModuleRef{}
+		}
+		job.ModuleRefs[name] = jobspec.ModuleRef{Digest: s.Digests[name]}
+	}
 	for _, name := range slices.Sorted(maps.Keys(job.Modules)) {
-		if _, ok := s.Modules[name]; !ok {
+		_, uploaded := s.Modules[name]
+		_, isRef := job.ModuleRefs[name]
+		switch {
+		case isRef && uploaded:
+			return nil, fmt.Errorf("module %q is named by digest and was uploaded too", name)
+		case !isRef && !uploaded:
 			return nil, fmt.Errorf("module %q was not uploaded", name)
 		}
 	}

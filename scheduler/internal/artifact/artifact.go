@@ -81,3 +81,15 @@ func (s *Store) Has(d string) bool {
 	_, err := os.Stat(s.path(d))
 	return err == nil
 }
+
+// Delete removes the artifact of digest d; deleting one the store does not
+// hold is no error.
+func (s *Store) Delete(d string) error {
+	if !digestRE.MatchString(d) {
+		return fmt.Errorf("%w: %q is not a SHA-256 digest", ErrNotFound, d)
+	}
+	if err := os.Remove(s.path(d)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -40,3 +40,26 @@ func TestPutGetIsContentAddressed(t *testing.T) {
 		}
 	}
 }
+
+func TestDelete(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Put([]byte("\x00asm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(d); err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(d) {
+		t.Fatal("a deleted artifact is still there")
+	}
+	if err := s.Delete(d); err != nil {
+		t.Errorf("deleting it again: %v, want no error", err)
+	}
+	if err := s.Delete("../x"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Delete(../x) = %v, want ErrNotFound", err)
+	}
+}

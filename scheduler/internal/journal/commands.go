@@ -146,13 +146,36 @@ type Cancel struct {
 	Job string
 }
 
-// Module is a job's Wasm module, replicated with the log so that
-// whichever scheduler leads can serve it to task managers. It changes no
-// job: the scheduler stores it by digest as it applies it.
+// Module is a Wasm module, uploaded with a job or pushed on its own,
+// replicated with the log so that whichever scheduler leads can serve it
+// to task managers. It changes no job: the scheduler stores it by digest
+// as it applies it. Journaling a module again replaces its Info.
 type Module struct {
 	At     time.Time
 	Digest string
 	Wasm   []byte
+	// Info is what validating the module found, read once by the leader;
+	// nil in commands journaled before modules had any.
+	Info *ModuleInfo `json:",omitempty"`
+}
+
+// ModuleInfo is what the schedulers know of a module besides its bytes,
+// so that a job naming it is checked without compiling it again.
+type ModuleInfo struct {
+	// Name is the name the module was pushed or first uploaded with.
+	Name string `json:",omitempty"`
+	// Functions is the module's function table, each function's kind by
+	// its name; Listed tells that the module lists one at all (a module
+	// built without a Floe SDK does not).
+	Functions map[string]string `json:",omitempty"`
+	Listed    bool              `json:",omitempty"`
+}
+
+// DropModule deletes a module, refused while a job that has not ended
+// runs it.
+type DropModule struct {
+	At     time.Time
+	Digest string
 }
 
 // Member is a scheduler of the group's addresses, journaled so that
@@ -185,6 +208,7 @@ func (Unpin) command()             {}
 func (StopWithSavepoint) command() {}
 func (Cancel) command()            {}
 func (Module) command()            {}
+func (DropModule) command()        {}
 func (Member) command()            {}
 
 // types names every command in the log. A name, once written, is never
@@ -194,7 +218,7 @@ var types = map[string]Command{
 	"submit": Submit{}, "status": TaskStatus{}, "unreachable": DeployUnreachable{}, "ack": Ack{}, "decline": Decline{},
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
 	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
-	"member": Member{},
+	"member": Member{}, "dropmodule": DropModule{},
 }
 
 // names is types inverted.

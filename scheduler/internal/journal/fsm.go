@@ -43,6 +43,9 @@ type FSM struct {
 	submits map[string]*Submit
 	// modules are the modules journaled, by digest.
 	modules map[string][]byte
+	// infos are what is known of the modules besides their bytes, by
+	// digest; a module journaled without any has none.
+	infos map[string]ModuleInfo
 	// members are the group's members' addresses, by Raft id.
 	members map[string]Member
 	// applied is the index of the last command applied.
@@ -58,6 +61,7 @@ func New(cfg lifecycle.Config, plan Planner) *FSM {
 
 func (f *FSM) reset() {
 	f.m, f.submits, f.modules, f.applied = lifecycle.New(f.cfg), map[string]*Submit{}, map[string][]byte{}, 0
+	f.infos = map[string]ModuleInfo{}
 	f.members = map[string]Member{}
 }
 
@@ -147,6 +151,11 @@ func (f *FSM) apply(c Command) *Result {
 		r.Actions, r.Err = m.Cancel(c.At, c.Job)
 	case Module:
 		f.modules[c.Digest] = c.Wasm
+		if c.Info != nil {
+			f.infos[c.Digest] = *c.Info
+		}
+	case DropModule:
+		r.Err = f.dropModule(c.Digest)
 	case Member:
 		f.members[c.ID] = c
 	default:
@@ -159,6 +168,9 @@ func (f *FSM) apply(c Command) *Result {
 func (f *FSM) submit(c Submit) ([]lifecycle.Action, error) {
 	if f.m.Job(c.Job) != nil {
 		return nil, fmt.Errorf("journal: job %s is already submitted", c.Job)
+	}
+	if err := f.checkDigests(c); err != nil {
+		return nil, err
 	}
 	sub, err := f.plan(c)
 	if err != nil {
@@ -173,13 +185,15 @@ func (f *FSM) submit(c Submit) ([]lifecycle.Action, error) {
 // submissions it is rebuilt with, and the modules. Version 1 snapshots,
 // every command applied so far, are still read.
 type snapshot struct {
-	Version  int               `json:"version"`
-	Applied  uint64            `json:"applied"`
-	Machine  json.RawMessage   `json:"machine,omitempty"`
-	Submits  []*Submit         `json:"submits,omitempty"`
-	Modules  map[string][]byte `json:"modules,omitempty"`
-	Members  map[string]Member `json:"members,omitempty"`
-	Commands []json.RawMessage `json:"commands,omitempty"`
+	Version int               `json:"version"`
+	Applied uint64            `json:"applied"`
+	Machine json.RawMessage   `json:"machine,omitempty"`
+	Submits []*Submit         `json:"submits,omitempty"`
+	Modules map[string][]byte `json:"modules,omitempty"`
+	// ModuleInfo is new in version 2 snapshots: older ones lack it.
+	ModuleInfo map[string]ModuleInfo `json:"moduleInfo,omitempty"`
+	Members    map[string]Member     `json:"members,omitempty"`
+	Commands   []json.RawMessage     `json:"commands,omitempty"`
 }
 
 // Snapshot returns the state to restore. The bytes are the caller's.
@@ -188,7 +202,7 @@ func (f *FSM) Snapshot() ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: snapshot: %w", err)
 	}
-	s := snapshot{Version: 2, Applied: f.applied, Machine: m, Modules: f.modules, Members: f.members}
+	s := snapshot{Version: 2, Applied: f.applied, Machine: m, Modules: f.modules, ModuleInfo: f.infos, Members: f.members}
 	for _, j := range f.m.Jobs() {
 		s.Submits = append(s.Submits, f.submits[j.ID])
 	}
@@ -255,6 +269,9 @@ func (f *FSM) restore(s snapshot) error {
 	}
 	if s.Modules != nil {
 		f.modules = s.Modules
+	}
+	if s.ModuleInfo != nil {
+		f.infos = s.ModuleInfo
 	}
 	if s.Members != nil {
 		f.members = s.Members

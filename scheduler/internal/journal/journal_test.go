@@ -102,6 +102,18 @@ func script(t *testing.T) *recorder {
 	if sub.Err != nil {
 		t.Fatal(sub.Err)
 	}
+	r.apply(Module{At: r.at(0), Digest: "abc", Wasm: []byte("\x00asm"),
+		Info: &ModuleInfo{Name: "m", Functions: map[string]string{"f": "map"}, Listed: true}})
+	if res := r.apply(DropModule{At: r.at(0), Digest: "abc"}); !errors.Is(res.Err, api.ErrConflict) || !strings.Contains(res.Err.Error(), "job(s) j") {
+		t.Fatalf("dropping the module of a running job: %v, want a conflict naming job j", res.Err)
+	}
+	r.apply(Module{At: r.at(0), Digest: "gone", Wasm: []byte("\x00asm"), Info: &ModuleInfo{Name: "g"}})
+	if res := r.apply(DropModule{At: r.at(0), Digest: "gone"}); res.Err != nil {
+		t.Fatalf("dropping an unused module: %v", res.Err)
+	}
+	if res := r.apply(DropModule{At: r.at(0), Digest: "gone"}); !errors.Is(res.Err, api.ErrNotFound) {
+		t.Fatalf("dropping a dropped module: %v, want not found", res.Err)
+	}
 	r.apply(Tick{At: r.at(100 * time.Millisecond)})
 	tasks := []lifecycle.TaskID{{Job: "j", Attempt: 1, Stage: 0, Subtask: 0}, {Job: "j", Attempt: 1, Stage: 0, Subtask: 1}, {Job: "j", Attempt: 1, Stage: 1, Subtask: 0}}
 	for _, task := range tasks {
@@ -185,9 +197,10 @@ func dump(t *testing.T, f *FSM) string {
 		TaskManagers []*lifecycle.TaskManager
 		Jobs         []jobDump
 		Modules      map[string][]byte
+		ModuleInfo   map[string]ModuleInfo
 		Members      map[string]Member
 	}
-	out.Modules, out.Members = f.Modules(), f.Members()
+	out.Modules, out.ModuleInfo, out.Members = f.Modules(), f.infos, f.Members()
 	out.TaskManagers = f.Machine().TaskManagers()
 	for _, j := range f.Machine().Jobs() {
 		out.Jobs = append(out.Jobs, jobDump{Job: j, Checkpoints: j.Checkpoints(), Submit: f.Submitted(j.ID)})
@@ -347,5 +360,36 @@ func TestFailuresAreJournaled(t *testing.T) {
 	}
 	if x := r.f.Machine().Job("j").Exceptions; len(x.List) != 1 || x.List[0].Task != nil || x.List[0].Message != "connection broke" {
 		t.Errorf("job j's exceptions %+v, want its lost task manager", x)
+	}
+}
+
+func TestModuleInfoAndUsers(t *testing.T) {
+	r := script(t)
+	info, ok := r.f.ModuleInfo("abc")
+	if !ok || info.Name != "m" || !info.Listed || info.Functions["f"] != "map" {
+		t.Errorf("ModuleInfo(abc) = %+v, %v; want the info journaled last", info, ok)
+	}
+	if _, ok := r.f.ModuleInfo("gone"); ok {
+		t.Error("a dropped module is still known")
+	}
+	// Job j is stopping with a savepoint, not ended: it still runs abc.
+	if got := r.f.ModuleUsers("abc"); len(got) != 1 || got[0] != "j" {
+		t.Errorf("ModuleUsers(abc) = %v, want [j]", got)
+	}
+	r.apply(Cancel{At: r.at(8 * time.Second), Job: "j"})
+	if got := r.f.ModuleUsers("abc"); len(got) != 0 {
+		t.Errorf("ModuleUsers(abc) after the cancel = %v, want none", got)
+	}
+	if res := r.apply(DropModule{At: r.at(9 * time.Second), Digest: "abc"}); res.Err != nil {
+		t.Fatalf("dropping the module of an ended job: %v", res.Err)
+	}
+}
+
+func TestSubmitRefusesAModuleTheLogLacks(t *testing.T) {
+	r := &recorder{t: t, f: New(cfg, testPlanner), epoch: time.Unix(1_000_000, 0).UTC()}
+	res := r.apply(Submit{At: r.at(0), Job: "j", Spec: []byte("name: test\n"), Params: map[string]string{"stages": "1"},
+		Digests: map[string]string{"m": "gone"}})
+	if !errors.Is(res.Err, api.ErrBadRequest) || !strings.Contains(res.Err.Error(), `module "m"`) || r.f.Machine().Job("j") != nil {
+		t.Errorf("Submit of a job whose module the log lacks: %v, want it refused naming the module", res.Err)
 	}
 }

@@ -93,6 +93,8 @@ var (
 	cancelCall  = call{http.MethodDelete, "/v1/jobs/ID", ""}
 	rescaleCall = call{http.MethodPatch, "/v1/jobs/ID", `{"parallelism": 3}`}
 	joinCall    = call{http.MethodPut, "/v1/cluster/members/b:7001", `{"restAddr": "b:8081"}`}
+	// pushModuleCall pushes a module; its body stands for the Wasm.
+	pushModuleCall = call{http.MethodPost, "/v1/modules?name=wc", "\x00asm"}
 )
 
 // errorOf checks that rec is an error response with status and returns
@@ -123,7 +125,7 @@ func TestUnauthenticated(t *testing.T) {
 		{"empty bearer", "Bearer ", "needs a bearer token"},
 	}
 	for _, tt := range tests {
-		for _, c := range []call{submitCall, listCall, statusCall, joinCall} {
+		for _, c := range []call{submitCall, listCall, statusCall, joinCall, pushModuleCall} {
 			t.Run(tt.name+" "+c.method+" "+c.path, func(t *testing.T) {
 				h := &env{fake: e.fake, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if tt.header != "" {
@@ -175,6 +177,10 @@ func TestRoles(t *testing.T) {
 			`token vic has role viewer; GET /v1/jobs/{id}/state/{name}/{key} needs operator, as job ID does not open state "closed" to viewers`},
 		{"viewer cannot batch-read a closed state", viewerToken, call{http.MethodPost, "/v1/jobs/ID/state/closed:batchGet", `{"keys": ["k"]}`}, 403, `state "closed"`},
 		{"viewer cannot join", viewerToken, joinCall, 403, "needs admin"},
+		{"viewer cannot push a module", viewerToken, pushModuleCall, 403, "token vic has role viewer; POST /v1/modules needs operator"},
+		{"viewer cannot delete a module", viewerToken, call{http.MethodDelete, "/v1/modules/" + strings.Repeat("a", 64), ""}, 403, "needs operator"},
+		{"viewer lists modules", viewerToken, call{http.MethodGet, "/v1/modules", ""}, 200, ""},
+		{"operator pushes a module", operatorToken, pushModuleCall, 201, ""},
 		{"operator submits", operatorToken, submitCall, 201, ""},
 		// The job takes no checkpoints: the 409 is the service's answer.
 		{"operator rescales", operatorToken, rescaleCall, 409, ""},

@@ -165,6 +165,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"Exception":               reflect.TypeFor[api.Exception](),
 		"Logs":                    reflect.TypeFor[api.Logs](),
 		"LogLine":                 reflect.TypeFor[api.LogLine](),
+		"ModuleInfo":              reflect.TypeFor[api.ModuleInfo](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

@@ -66,6 +66,9 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, bo
 		w.Header().Set("Retry-After", retryAfter)
 	}
 	w.WriteHeader(status)
+	if status == http.StatusNoContent || r.Method == http.MethodHead {
+		return // NB: net/http would drop a HEAD's body; say so here too.
+	}
 	if err := json.NewEncoder(w).Encode(body); err != nil {
 		h.log.Debug("write response", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

@@ -25,6 +25,10 @@ const (
 	fieldFromSavepoint      = "fromSavepoint"
 	fieldAllowNonRestored   = "allowNonRestoredState"
 	fieldWaitForSlots       = "waitForSlots"
+	// fieldModuleDigest, repeated, is NAME=sha256:HEX: module NAME of the
+	// spec is the one of that digest, which the scheduler has, and is not
+	// uploaded.
+	fieldModuleDigest = "moduleDigest"
 )
 
 // submitted is the body of a 201 response to a job upload.
@@ -114,6 +118,7 @@ type upload struct {
 	waitSlots   bool
 	seen        map[string]bool
 	modules     map[string][]byte
+	digests     map[string]string
 }
 
 // add reads one part into u.
@@ -128,6 +133,8 @@ func (u *upload) add(p *multipart.Part) error {
 	case name == fieldSet:
 		u.sets = append(u.sets, string(data))
 		return nil
+	case name == fieldModuleDigest:
+		return u.addDigest(string(data))
 	case u.seen[name]:
 		return badRequest("the upload has more than one %q part", name)
 	}
@@ -150,6 +157,23 @@ func (u *upload) add(p *multipart.Part) error {
 	default:
 		u.modules[name] = data
 	}
+	return nil
+}
+
+// addDigest reads a moduleDigest field, NAME=sha256:HEX.
+func (u *upload) addDigest(s string) error {
+	name, d, ok := strings.Cut(strings.TrimSpace(s), "=")
+	ref, isRef, err := jobspec.ParseModuleRef(d)
+	switch {
+	case !ok || name == "" || !isRef || err != nil || ref.Name != "":
+		return badRequest("%s %q: want NAME=sha256:HEX, HEX the 64 hex digits of the module's SHA-256", fieldModuleDigest, s)
+	case u.digests[name] != "":
+		return badRequest("%s: module %q has more than one digest", fieldModuleDigest, name)
+	}
+	if u.digests == nil {
+		u.digests = make(map[string]string)
+	}
+	u.digests[name] = ref.Digest
 	return nil
 }
 
@@ -197,7 +221,7 @@ func (u *upload) submission() (api.Submission, error) {
 	if err != nil {
 		return api.Submission{}, badRequest("%v", err)
 	}
-	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules,
+	return api.Submission{Spec: u.spec, Params: params, Parallelism: u.parallelism, Modules: u.modules, Digests: u.digests,
 		CheckpointInterval: u.interval, FromSavepoint: u.savepoint, AllowNonRestoredState: u.allowLost,
 		WaitForSlots: u.waitSlots}, nil
 }
