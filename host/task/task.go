@@ -153,7 +153,7 @@ type Task struct {
 	// function of its input.
 	co      *udf.Instance
 	inputOf []int
-	ckpt *checkpointer
+	ckpt    *checkpointer
 	// align holds back the inputs that delivered a checkpoint's barrier
 	// until all have; it is set for a task that reads an inbox.
 	align *align.Aligner[exchange.Message]
