@@ -212,3 +212,46 @@ func TestCoProcessSurvivesALostTaskManagerExactlyOnce(t *testing.T) {
 	}
 	checkJoin(t, filepath.Join(dir, "out"), want)
 }
+
+// TestCoProcessRescaleWhileRunningJoinsEveryIdOnce rescales the join 2 -> 3
+// while it runs: both functions' state and the pending timers move by key
+// group to subtasks that read two upstream stages, and every joined line is
+// still committed exactly once.
+func TestCoProcessRescaleWhileRunningJoinsEveryIdOnce(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := orderJoinJob(t, dir, 40_000)
+	// ~34K orders at 5K lines/s: about 7 s of input, so that the rescale
+	// comes before the sources end even on a busy machine.
+	sub.Params["rate"] = "5000"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
+	if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Parallelism: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var st api.JobStatus
+	rescaled := false
+	waitFor(t, func() bool {
+		st, _ = c.Scheduler.Job(context.Background(), id)
+		for _, e := range st.History {
+			// payments keeps the parallelism its spec gives it.
+			rescaled = rescaled || strings.HasPrefix(e.Message, "rescaled to 3/1/3:")
+		}
+		return api.Terminal(st.State)
+	})
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	if !rescaled {
+		t.Errorf("no rescale to 3/1/3 in the history: %+v", st.History)
+	}
+	checkJoin(t, filepath.Join(dir, "out"), want)
+}
