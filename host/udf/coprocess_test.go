@@ -1,9 +1,11 @@
 package udf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/floe-stream/floe/host/record"
@@ -69,5 +71,32 @@ func TestOneInputOperatorRefusesASecondInput(t *testing.T) {
 	var out record.Batch
 	if err := in.ProcessInput(context.Background(), 1, batchOf("ab"), &out); err == nil {
 		t.Fatal("input 1 of a one-input operator was processed")
+	}
+}
+
+// TestTwoInputOperatorNeedsProcess2 opens a coProcess on a module without
+// floe_process2 (testops with the export renamed, as an SDK from before
+// two-input operators builds it): the open fails saying why, and the same
+// module still runs one-input operators.
+func TestTwoInputOperatorNeedsProcess2(t *testing.T) {
+	e := newEngine(t, Config{})
+	old := bytes.ReplaceAll(testops, []byte("floe_process2"), []byte("floe_processX"))
+	m, err := e.Compile(context.Background(), "old", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Instantiate(context.Background(), InstanceConfig{Function: "upper", Function2: "upper", Operator: "op"})
+	var ue *UDFError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "exports no floe_process2") || ue.Module != "old" {
+		t.Fatalf("error %v, want the module named and floe_process2 missing", err)
+	}
+	in, err := m.Instantiate(context.Background(), InstanceConfig{Function: "upper", Operator: "op"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(context.Background())
+	var out record.Batch
+	if err := in.Process(context.Background(), batchOf("ab"), &out); err != nil || fmt.Sprint(values(&out)) != "[AB]" {
+		t.Fatalf("one-input operator: %v, %v", values(&out), err)
 	}
 }
