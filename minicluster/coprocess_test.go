@@ -1,7 +1,9 @@
 package minicluster
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -254,4 +256,27 @@ func TestCoProcessRescaleWhileRunningJoinsEveryIdOnce(t *testing.T) {
 		t.Errorf("no rescale to 3/1/3 in the history: %+v", st.History)
 	}
 	checkJoin(t, filepath.Join(dir, "out"), want)
+}
+
+// TestCoProcessMisspeltSecondFunctionRefusedAtSubmit checks that submit
+// checks a coProcess's second function against the module's table, with
+// its own line, before any task runs.
+func TestCoProcessMisspeltSecondFunctionRefusedAtSubmit(t *testing.T) {
+	dir := t.TempDir()
+	sub, _ := orderJoinJob(t, dir, 10)
+	sub.Spec = bytes.Replace(sub.Spec, []byte("functions: [onOrder, onPayment]"), []byte("functions:\n      - onOrder\n      - onPaymnet"), 1)
+	line := 1 + bytes.Count(sub.Spec[:bytes.Index(sub.Spec, []byte("onPaymnet"))], []byte("\n"))
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "data"), Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if !errors.Is(err, api.ErrBadRequest) {
+		t.Fatalf("Submit = %q, %v; want a bad request", id, err)
+	}
+	want := fmt.Sprintf(`line %d: operators[2].functions[1]: module "join" has no function "onPaymnet"; did you mean "onPayment"?`, line)
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
 }
