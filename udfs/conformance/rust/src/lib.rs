@@ -482,6 +482,21 @@ mod tests {
     }
 
     #[test]
+    fn left_and_right_share_state_and_timers() {
+        let mut h = Harness::new(super::register);
+        h.open_co_process("left", "right", &[]).unwrap();
+        assert_eq!(lines(h.process(&[Record::keyed("a", "x").at(1)]).unwrap()), Vec::<String>::new());
+        assert_eq!(
+            lines(h.process2(&[Record::keyed("a", "p").at(2), Record::keyed("b", "q").at(3)]).unwrap()),
+            ["main @2 a,x,p"]
+        );
+        assert_eq!(
+            lines(h.advance_watermark(100).unwrap()),
+            ["main @100 b,unmatched,Rq"]
+        );
+    }
+
+    #[test]
     fn session_fires_in_timestamp_then_key_order() {
         let mut h = Harness::new(super::register);
         h.open("session", &[]).unwrap();
