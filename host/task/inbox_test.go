@@ -106,14 +106,24 @@ type inboxRun struct {
 
 // inboxPlan returns the plan of a task that reads one upstream stage per
 // element of upstream, of that parallelism: stage i for i < len(upstream),
-// then the task's stage "middle" of parallelism 1, then a sink stage.
-func inboxPlan(upstream []int) *plan.Plan {
+// then the task's stage "middle" of parallelism 1, then a sink stage. With
+// co set, the middle stage runs a coProcess that upper-cases the records of
+// its input 0 and passes those of input 1 as they are (udfs/testops'
+// upper and misbehave), and upstream stage i feeds its input co[i].
+func inboxPlan(upstream, co []int) *plan.Plan {
 	job := &jobspec.Job{Name: "script", MaxParallelism: 128}
 	p := &plan.Plan{Job: job}
 	mid := len(upstream)
 	middle := plan.Stage{Index: mid, Name: "middle", Parallelism: 1}
+	if co != nil {
+		middle.KeyedInput = true
+		middle.Operators = []jobspec.Operator{{Type: jobspec.OperatorCoProcess, UID: "co", Module: "testops", Function: "upper", Function2: "misbehave"}}
+	}
 	for i, n := range upstream {
 		e := plan.Edge{From: i, To: mid, Partitioning: plan.Rebalance, Input: i}
+		if co != nil {
+			e.StepInput = co[i]
+		}
 		p.Stages = append(p.Stages, plan.Stage{Index: i, Name: fmt.Sprintf("source%d", i), Parallelism: n, Outputs: []plan.Edge{e}})
 		middle.Inputs = append(middle.Inputs, e)
 	}
@@ -123,8 +133,8 @@ func inboxPlan(upstream []int) *plan.Plan {
 	return p
 }
 
-func startInbox(t *testing.T, upstream []int) *inboxRun {
-	p := inboxPlan(upstream)
+func startInbox(t *testing.T, upstream, co []int) *inboxRun {
+	p := inboxPlan(upstream, co)
 	mid := len(upstream)
 	r := &inboxRun{
 		in:      &scriptedInbox{senders: p.Channels(mid), asks: make(chan struct{}), msgs: make(chan exchange.Message)},
@@ -148,6 +158,11 @@ func startInbox(t *testing.T, upstream []int) *inboxRun {
 			},
 		},
 		Now: func() time.Time { return r.started.Add(time.Duration(r.clock.Load()) * time.Millisecond) },
+	}
+	if co != nil {
+		env.Module = testopsModule(t)
+		env.OpenState = func(int, int) (StateBackend, error) { return OpenState(jobspec.StateMemory, t.TempDir()) }
+		env.Checkpoints.Store = &memStore{}
 	}
 	task := New(Spec{Plan: p, Stage: mid}, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
 	go func() { r.done <- task.Run(context.Background()) }()
@@ -236,6 +251,8 @@ func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 //
 //	new inputs=N     start the task, reading N subtasks of one stage
 //	new upstream=N,M start the task, reading stages of N, M... subtasks
+//	  co=I,J         ... with a coProcess (inboxPlan) reading stage 0 as
+//	                 its input I, stage 1 as its input J, and so on
 //	recv             one message a line, as in package align's scripts,
 //	                 from a channel or from sS/N: subtask N of stage S
 //	clock +D         advance the task's clock
@@ -248,23 +265,18 @@ func TestInbox(t *testing.T) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "new":
-				var upstream []int
+				var upstream, co []int
 				if d.HasArg("upstream") {
-					var list string
-					d.ScanArgs(t, "upstream", &list)
-					for _, f := range strings.Split(list, ",") {
-						n, err := strconv.Atoi(f)
-						if err != nil {
-							d.Fatalf(t, "bad upstream %q", list)
-						}
-						upstream = append(upstream, n)
-					}
+					upstream = intList(t, d, "upstream")
 				} else {
 					var n int
 					d.ScanArgs(t, "inputs", &n)
 					upstream = []int{n}
 				}
-				r = startInbox(t, upstream)
+				if d.HasArg("co") {
+					co = intList(t, d, "co")
+				}
+				r = startInbox(t, upstream, co)
 				if len(upstream) == 1 {
 					return "ok\n"
 				}
@@ -312,4 +324,19 @@ func TestInbox(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// intList scans the argument key as a list of integers: key=1,2,3.
+func intList(t *testing.T, d *datadriven.TestData, key string) []int {
+	var list string
+	d.ScanArgs(t, key, &list)
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			d.Fatalf(t, "bad %s %q", key, list)
+		}
+		out = append(out, n)
+	}
+	return out
 }

@@ -147,7 +147,13 @@ type Task struct {
 	state   StateBackend
 	// bufs alternate as the input and output of chained operators.
 	bufs [2]record.Batch
-	ckpt *checkpointer
+	// co is the two-input operator (a coProcess) that heads the chain, or
+	// nil; inputOf maps each inbox channel to the input of co its records
+	// come by (plan.Plan.StepInputs), so that a batch goes to the
+	// function of its input.
+	co      *udf.Instance
+	inputOf []int
+	ckpt    *checkpointer
 	// align holds back the inputs that delivered a checkpoint's barrier
 	// until all have; it is set for a task that reads an inbox.
 	align *align.Aligner[exchange.Message]
@@ -332,6 +338,10 @@ func (t *Task) open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if spec.Type == jobspec.OperatorCoProcess {
+			t.co, _ = op.(*udf.Instance)
+			t.inputOf = t.spec.Plan.StepInputs(t.spec.Stage)
+		}
 		switch o := op.(type) {
 		case *udf.Instance:
 			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
@@ -422,7 +432,7 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 	params["floe.parallelism"] = strconv.Itoa(t.stage.Parallelism)
 	params["floe.max_parallelism"] = strconv.Itoa(job.MaxParallelism)
 	cfg := udf.InstanceConfig{
-		Function: op.Function, Operator: op.UID, Params: params,
+		Function: op.Function, Function2: op.Function2, Operator: op.UID, Params: params,
 		KeyedInput: keyed, CallTimeout: t.env.CallTimeout,
 		Logger:        t.env.GuestLogger.With("task", t.name, "operator", op.UID),
 		OperatorState: t.lists,
@@ -536,7 +546,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 			}
 		default:
 			t.tracker.Active(m.From)
-			err = t.process(ctx, m.Batch)
+			err = t.processInput(ctx, t.input(m.From), m.Batch)
 			exchange.PutBatch(m.Batch)
 			if err != nil {
 				return err
@@ -600,13 +610,34 @@ func (t *Task) aligned(ctx context.Context, out align.Outcome) error {
 
 // process passes one batch through the chain and on to the sink or router.
 func (t *Task) process(ctx context.Context, in *record.Batch) error {
+	return t.processInput(ctx, 0, in)
+}
+
+// input returns the input of a two-input head operator by which the
+// records of inbox channel ch come: 0 but for a coProcess's second.
+func (t *Task) input(ch int) int {
+	if t.co == nil {
+		return 0
+	}
+	return t.inputOf[ch]
+}
+
+// processInput is process for a batch of the head operator's input (0 or,
+// for a coProcess, 1).
+func (t *Task) processInput(ctx context.Context, input int, in *record.Batch) error {
 	t.Metrics.RecordsIn.Add(int64(in.Len()))
-	return t.processFrom(ctx, 0, in)
+	return t.processFromInput(ctx, 0, input, in)
 }
 
 // processFrom passes a batch through the chain from operator first on.
 func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) error {
-	cur, err := t.chain(ctx, first, in)
+	return t.processFromInput(ctx, first, 0, in)
+}
+
+// processFromInput passes a batch of the given input of operator first
+// through the chain from that operator on.
+func (t *Task) processFromInput(ctx context.Context, first, input int, in *record.Batch) error {
+	cur, err := t.chain(ctx, first, input, in)
 	if err != nil {
 		return err
 	}
@@ -617,10 +648,11 @@ func (t *Task) processFrom(ctx context.Context, first int, in *record.Batch) err
 	return t.router.Route(ctx, cur)
 }
 
-// chain runs the operators from first on over in and returns their output.
-// It holds the state gate, which lookups cut into between state
-// operations, but not while the output waits for room downstream.
-func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.Batch, error) {
+// chain runs the operators from first on over in, a batch of first's
+// input input, and returns their output. It holds the state gate, which
+// lookups cut into between state operations, but not while the output
+// waits for room downstream.
+func (t *Task) chain(ctx context.Context, first, input int, in *record.Batch) (*record.Batch, error) {
 	t.stateGate.lock()
 	defer t.stateGate.unlock()
 	defer t.publishStateSizes()
@@ -628,7 +660,13 @@ func (t *Task) chain(ctx context.Context, first int, in *record.Batch) (*record.
 	for i := first; i < t.chained; i++ {
 		out := &t.bufs[i%2]
 		out.Reset()
-		if err := t.ops[i].Process(ctx, cur, out); err != nil {
+		var err error
+		if i == first && input != 0 && i == 0 && t.co != nil {
+			err = t.co.ProcessInput(ctx, input, cur, out)
+		} else {
+			err = t.ops[i].Process(ctx, cur, out)
+		}
+		if err != nil {
 			return nil, err
 		}
 		t.counted(i, cur, out)

@@ -283,6 +283,7 @@ var optionalExports = []export{
 	{"floe_on_timer", []api.ValueType{i32, api.ValueTypeI64, i32}, []api.ValueType{i32}},
 	{"floe_on_checkpoint_complete", []api.ValueType{api.ValueTypeI64}, []api.ValueType{i32}},
 	{"floe_window", []api.ValueType{i32, i32}, []api.ValueType{i32}},
+	{"floe_process2", []api.ValueType{i32, i32}, []api.ValueType{i32}},
 	{"floe_functions", nil, []api.ValueType{api.ValueTypeI64}},
 }
 

@@ -24,6 +24,10 @@ import (
 type InstanceConfig struct {
 	// Function is the registered function the operator runs.
 	Function string
+	// Function2 is, for a two-input operator (a coProcess), the function
+	// it runs on the records of its second input, through floe_process2;
+	// floe_open gets it as floe.function2. Empty for every other operator.
+	Function2 string
 	// Operator is the operator's uid; state namespaces start with it.
 	Operator string
 	// Params are handed to floe_open, with the floe.* entries.
@@ -63,6 +67,7 @@ type Instance struct {
 	alloc     api.Function
 	open      api.Function
 	process   api.Function
+	process2  api.Function // nil when the module exports no floe_process2
 	close     api.Function
 	onTimer   api.Function // nil when the module exports no floe_on_timer
 	window    api.Function // nil when the module exports no floe_window
@@ -176,6 +181,7 @@ func (m *Module) instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 	in.alloc = mod.ExportedFunction("floe_alloc")
 	in.open = mod.ExportedFunction("floe_open")
 	in.process = mod.ExportedFunction("floe_process")
+	in.process2 = mod.ExportedFunction("floe_process2")
 	in.close = mod.ExportedFunction("floe_close")
 	in.onTimer = mod.ExportedFunction("floe_on_timer")
 	in.window = mod.ExportedFunction("floe_window")
@@ -185,7 +191,10 @@ func (m *Module) instantiate(ctx context.Context, cfg InstanceConfig) (*Instance
 
 // openOperator hands the parameters to floe_open.
 func (in *Instance) openOperator(ctx context.Context) error {
-	params := encodeParams(in.cfg.Params, in.cfg.Function)
+	if in.cfg.Function2 != "" && in.process2 == nil {
+		return in.wrap("floe_open", -1, errors.New("the module exports no floe_process2, so it cannot run a two-input operator (coProcess): rebuild it with an SDK that has them"), nil)
+	}
+	params := encodeParams(in.cfg.Params, in.cfg.Function, in.cfg.Function2)
 	dst, err := in.buffer(ctx, len(params))
 	if err != nil {
 		return err
@@ -194,21 +203,29 @@ func (in *Instance) openOperator(ctx context.Context) error {
 	return in.call(ctx, in.open, "floe_open", -1, uint64(len(params)))
 }
 
-// encodeParams lays out the parameter block, sorted by key.
-func encodeParams(p map[string]string, function string) []byte {
-	keys := make([]string, 0, len(p)+1)
-	for k := range p {
-		keys = append(keys, k)
+// encodeParams lays out the parameter block, sorted by key, with
+// floe.function set to function and, when function2 is set, floe.function2
+// to function2.
+func encodeParams(p map[string]string, function, function2 string) []byte {
+	set := map[string]string{"floe.function": function}
+	if function2 != "" {
+		set["floe.function2"] = function2
 	}
-	if _, ok := p["floe.function"]; !ok {
-		keys = append(keys, "floe.function")
+	keys := make([]string, 0, len(p)+2)
+	for k := range p {
+		if _, ok := set[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	for k := range set {
+		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	b := binary.LittleEndian.AppendUint32(nil, uint32(len(keys)))
 	for _, k := range keys {
-		v := p[k]
-		if k == "floe.function" {
-			v = function
+		v, ok := set[k]
+		if !ok {
+			v = p[k]
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(k)))
 		b = append(b, k...)
@@ -238,6 +255,26 @@ func (in *Instance) buffer(ctx context.Context, n int) ([]byte, error) {
 // Process runs the operator over a batch, appending its main output to out.
 // Records emitted to side outputs are collected per port (SideOutputs).
 func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error {
+	return in.processInput(ctx, 0, batch, out)
+}
+
+// ProcessInput is Process for a batch of a two-input operator's input
+// (0 or 1): the records of input 1 go to the second function, through
+// floe_process2. Both functions share the instance, so its keyed state,
+// timers and side outputs.
+func (in *Instance) ProcessInput(ctx context.Context, input int, batch, out *record.Batch) error {
+	if input != 0 && (input != 1 || in.cfg.Function2 == "") {
+		return in.wrap("floe_process", -1, fmt.Errorf("a batch of input %d, but the operator has no function for it", input), nil)
+	}
+	return in.processInput(ctx, input, batch, out)
+}
+
+// processInput runs floe_process (input 0) or floe_process2 (input 1).
+func (in *Instance) processInput(ctx context.Context, input int, batch, out *record.Batch) error {
+	export, f := "floe_process", in.process
+	if input == 1 {
+		export, f = "floe_process2", in.process2
+	}
 	if len(batch.Records) == 0 {
 		return nil
 	}
@@ -246,7 +283,7 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 		r := &batch.Records[i]
 		if n := int64(len(r.Key) + len(r.Value)); n > in.m.e.limits.record {
 			in.cur = batch
-			err := in.wrap("floe_process", i, fmt.Errorf("%w: an input record of %d bytes is over the cap of %d bytes per record (--max-record-size)",
+			err := in.wrap(export, i, fmt.Errorf("%w: an input record of %d bytes is over the cap of %d bytes per record (--max-record-size)",
 				ErrRecordTooLarge, n, in.m.e.limits.record), nil)
 			in.cur = nil
 			return err
@@ -261,7 +298,7 @@ func (in *Instance) Process(ctx context.Context, batch, out *record.Batch) error
 	in.stats.BatchBytes.Add(int64(size))
 	in.cur, in.out = batch, out
 	in.statePoints = in.cfg.StatePoint != nil
-	err = in.call(ctx, in.process, "floe_process", -1, uint64(size), uint64(len(batch.Records)))
+	err = in.call(ctx, f, export, -1, uint64(size), uint64(len(batch.Records)))
 	in.cur, in.out, in.statePoints = nil, nil, false
 	return err
 }
@@ -450,7 +487,11 @@ func (in *Instance) wrap(export string, rec int, err, parentErr error) error {
 	if strings.Contains(in.stderr.String(), "out of memory") {
 		err = fmt.Errorf("out of memory: the instance reached its memory cap of %d MiB: %w", in.m.e.maxMemory>>20, err)
 	}
-	ue := &UDFError{Module: in.m.name, Function: in.cfg.Function, Operator: in.cfg.Operator, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
+	function := in.cfg.Function
+	if export == "floe_process2" {
+		function = in.cfg.Function2
+	}
+	ue := &UDFError{Module: in.m.name, Function: function, Operator: in.cfg.Operator, Export: export, Record: rec, Err: err, Stderr: in.stderr.String()}
 	if in.cur != nil && rec >= 0 && rec < len(in.cur.Records) {
 		ue.Value, ue.Size = prefix(in.cur.Records[rec].Value)
 		ue.Key, ue.KeySize = prefix(in.cur.Records[rec].Key)

@@ -113,3 +113,60 @@ func TestCheckFunctions(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestCheckFunctionsCoProcess checks both functions of a coProcess, each at
+// its own line, as record functions.
+func TestCheckFunctionsCoProcess(t *testing.T) {
+	const spec = `name: co
+modules: {m: m.wasm}
+sources:
+  - {type: generator, uid: a, count: 1}
+  - {type: generator, uid: b, count: 1}
+operators:
+  - {type: keyBy, uid: ka, key: value, input: a}
+  - {type: keyBy, uid: kb, key: value, input: b}
+  - type: coProcess
+    uid: join
+    inputs: [ka, kb]
+    module: m
+    functions:
+      - onOrder
+      - onPayment
+sink: {type: stdout, uid: out}
+`
+	job, err := Parse([]byte(spec), "/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, c := range job.Calls() {
+		calls = append(calls, c.Path+"@"+itoa(c.Line)+"="+c.Function+":"+string(c.Kind))
+	}
+	want := "operators[2].functions[0]@14=onOrder:process operators[2].functions[1]@15=onPayment:process"
+	if got := strings.Join(calls, " "); got != want {
+		t.Fatalf("calls\n got %s\nwant %s", got, want)
+	}
+	tests := []struct {
+		name  string
+		table map[string]FunctionKind
+		want  string // the error, "" for none
+	}{
+		{"both there", map[string]FunctionKind{"onOrder": FunctionProcess, "onPayment": FunctionProcess}, ""},
+		{"second missing", map[string]FunctionKind{"onOrder": FunctionProcess, "onPaymnt": FunctionProcess},
+			`jobs.yaml:15: operators[2].functions[1]: module "m" has no function "onPayment"; did you mean "onPaymnt"? (it has: onPaymnt, onOrder)`},
+		{"first a window function", map[string]FunctionKind{"onOrder": FunctionAggregate, "onPayment": FunctionProcess},
+			`jobs.yaml:14: operators[2].functions[0]: "onOrder" is an aggregate function in module "m"; this operator needs a record function (map, filter, flatMap, process or keySelector)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := job.CheckFunctions("jobs.yaml", map[string]map[string]FunctionKind{"m": tt.table})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("CheckFunctions\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -18,9 +18,12 @@ import (
 // So a linear spec (source:, operators:, sink:) needs no inputs at all and
 // parses to the same Job as the graph spec that spells them out. The graph
 // must be a DAG in which every input names a source or an operator, every
-// step's output is read, a union has two or more inputs and every other
-// operator one, and a process or window operator has a keyBy on every path
-// from a source to it (keyed state needs a key).
+// step's output is read, a union has two or more inputs, a coProcess two
+// and every other operator one, and a process, coProcess or window operator
+// has a keyBy on every path from a source to it (keyed state needs a key).
+// A coProcess's two inputs are keyed into the same key groups (the job's
+// maxParallelism): a record of either input reaches the subtask that owns
+// its key, where both functions share the key's state and timers.
 
 // graphNode is one source or operator, as inputs see it.
 type graphNode struct {
@@ -194,7 +197,9 @@ func (b *builder) checkArity(path string, op *Operator) {
 	switch n := len(op.Inputs); {
 	case op.Type == OperatorUnion && n < 2:
 		b.p.add(path+".inputs", "a union needs two or more inputs, got %d", n)
-	case op.Type != OperatorUnion && n > 1:
+	case op.Type == OperatorCoProcess && n != 2:
+		b.p.add(path+".inputs", "a coProcess reads exactly two inputs, one per function, got %d (a union before an input merges several)", n)
+	case op.Type != OperatorUnion && op.Type != OperatorCoProcess && n > 1:
 		b.p.add(path+".inputs", "a %s reads one input, got %d: put a union before it", op.Type, n)
 	}
 }
@@ -236,8 +241,8 @@ func (b *builder) checkAcyclic(j *Job, nodes map[string]*graphNode) bool {
 	return ok
 }
 
-// checkKeyed reports every process or window operator that some path from a
-// source reaches without a keyBy. The graph has no cycle.
+// checkKeyed reports every process, coProcess or window operator that some
+// path from a source reaches without a keyBy. The graph has no cycle.
 func (b *builder) checkKeyed(j *Job, nodes map[string]*graphNode) {
 	memo := map[string]bool{}
 	var keyed func(uid string) bool
@@ -262,7 +267,7 @@ func (b *builder) checkKeyed(j *Job, nodes map[string]*graphNode) {
 		return k
 	}
 	for i, op := range j.Operators {
-		if op.Type != OperatorProcess && op.Type != OperatorWindow {
+		if !op.Type.Keyed() {
 			continue
 		}
 		for _, in := range op.Inputs {

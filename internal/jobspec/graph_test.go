@@ -39,7 +39,11 @@ func describeGraph(job *Job) string {
 		fmt.Fprintf(&sb, "source %s (%s)\n", s.UID, s.Type)
 	}
 	for _, op := range job.Operators {
-		fmt.Fprintf(&sb, "%s %s <- %s\n", op.Type, op.UID, strings.Join(op.Inputs, ", "))
+		fmt.Fprintf(&sb, "%s %s <- %s", op.Type, op.UID, strings.Join(op.Inputs, ", "))
+		if op.Type == OperatorCoProcess {
+			fmt.Fprintf(&sb, " (%s: %s, %s)", op.Module, op.Function, op.Function2)
+		}
+		sb.WriteByte('\n')
 	}
 	for _, s := range job.Sinks {
 		fmt.Fprintf(&sb, "sink %s (%s) <- %s\n", s.UID, s.Type, strings.Join(s.Inputs, ", "))

@@ -98,7 +98,18 @@ const (
 	// OperatorUnion merges two or more inputs into one stream; it runs
 	// no function.
 	OperatorUnion OperatorType = "union"
+	// OperatorCoProcess is a keyed process operator with two inputs, both
+	// keyed into the job's key groups: Function runs on the records of its
+	// first input and Function2 on those of its second, sharing the key's
+	// state and timers.
+	OperatorCoProcess OperatorType = "coProcess"
 )
+
+// Keyed reports whether operators of type t keep keyed state, and so need a
+// keyBy before them.
+func (t OperatorType) Keyed() bool {
+	return t == OperatorProcess || t == OperatorCoProcess || t == OperatorWindow
+}
 
 // Operator is one step of the job's graph.
 type Operator struct {
@@ -106,16 +117,21 @@ type Operator struct {
 	// UID identifies the operator in savepoints.
 	UID string
 	// Inputs are the uids of the sources and operators whose output the
-	// operator reads: one, or two or more for a union.
+	// operator reads: one, two or more for a union, exactly two for a
+	// coProcess.
 	Inputs []string
 	// Parallelism is the operator's own parallelism, or 0 to use the job's
 	// default; see Job.OperatorParallelism.
 	Parallelism int
 	// Module is a key of Job.Modules and Function an exported function of
-	// that module. Both are set for map, filter, flatMap and process, and
-	// for a keyBy whose key is KeyFunction; otherwise both are empty.
+	// that module. Both are set for map, filter, flatMap, process and
+	// coProcess, and for a keyBy whose key is KeyFunction; otherwise both
+	// are empty.
 	Module   string
 	Function string
+	// Function2 is the function a coProcess runs on the records of its
+	// second input; empty for every other operator type.
+	Function2 string
 	// Key says how a keyBy derives each record's key; it is the zero
 	// KeySelector for every other operator type.
 	Key KeySelector

@@ -54,7 +54,9 @@ type rawOperator struct {
 	Parallelism Scalar `yaml:"parallelism"`
 	Module      Scalar `yaml:"module"`
 	Function    Scalar `yaml:"function"`
-	Key         Scalar `yaml:"key"`
+	// Functions names a coProcess's two functions, one per input.
+	Functions []Scalar `yaml:"functions"`
+	Key       Scalar   `yaml:"key"`
 	// Input and Inputs name the steps the operator reads (graph.go).
 	Input  Scalar   `yaml:"input"`
 	Inputs []Scalar `yaml:"inputs"`

@@ -81,6 +81,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	case OperatorWindow:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.window(path, r, &op)
+	case OperatorCoProcess:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.coProcess(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
@@ -90,13 +93,48 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notWindow(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
-	if (op.Type == OperatorProcess || op.Type == OperatorWindow) && !keyed {
+	if op.Type != OperatorCoProcess {
+		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
+	}
+	if op.Type.Keyed() && !keyed {
 		b.p.add(path+".type", "%s needs a keyBy before it (keyed state needs a key)", op.Type)
 	}
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorWindow), string(OperatorUnion)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorUnion)}
+
+// coProcess fills in the module and the two functions of a coProcess:
+// functions: [F1, F2], F1 for the records of its first input and F2 for
+// those of its second.
+func (b *builder) coProcess(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".function", r.Function, "an operator with one input (a coProcess names functions: [first, second], one per input)")
+	op.Module = b.module(path+".module", r.Module)
+	fp := path + ".functions"
+	switch {
+	case r.Functions == nil:
+		b.p.reject(fp, "required: the two functions of a coProcess, one per input, as [first, second]")
+		return
+	case len(r.Functions) != 2:
+		b.p.reject(fp, "a coProcess names two functions, one per input, got %d", len(r.Functions))
+		return
+	}
+	fns := [2]string{}
+	for i, s := range r.Functions {
+		fns[i], _ = b.p.text(itemPath(fp, i), s)
+		b.called(itemPath(fp, i), op.Module, fns[i], FunctionProcess)
+	}
+	op.Function, op.Function2 = fns[0], fns[1]
+}
+
+// listScalar stands for a list field in p.only, which asks only whether a
+// field is set.
+func listScalar(l []Scalar) Scalar {
+	if l == nil {
+		return Scalar{}
+	}
+	return Scalar{set: true}
+}
 
 // function returns the module and function an operator names.
 func (b *builder) function(path string, r *rawOperator) (module, function string) {

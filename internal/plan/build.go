@@ -151,22 +151,25 @@ func (b *builder) chain(s *Stage, n *node) {
 // one step it reads when it can be, otherwise at the head of a stage of its
 // own that reads all its edges.
 func (b *builder) placeReader(n *node) error {
-	prods := b.producers(n.inputs)
-	edges := make([]Edge, len(prods))
-	for i, p := range prods {
-		from := b.nodes[p.uid].stage
-		e := Edge{From: from, Partitioning: Rebalance, KeyBy: p.keyBy}
-		switch {
-		case p.keyBy != nil:
-			e.Partitioning = Hash
-		case b.stages[from].Parallelism == n.parallelism:
-			e.Partitioning = Forward
+	var prods []producer
+	var edges []Edge
+	for input, uid := range n.inputs {
+		for _, p := range b.producers([]string{uid}) {
+			from := b.nodes[p.uid].stage
+			e := Edge{From: from, Partitioning: Rebalance, KeyBy: p.keyBy, StepInput: input}
+			switch {
+			case p.keyBy != nil:
+				e.Partitioning = Hash
+			case b.stages[from].Parallelism == n.parallelism:
+				e.Partitioning = Forward
+			}
+			prods = append(prods, p)
+			edges = append(edges, e)
 		}
-		edges[i] = e
 	}
 	keyed := len(edges) > 0 && !slices.ContainsFunc(edges, func(e Edge) bool { return e.Partitioning != Hash })
-	if n.op != nil && n.op.Type == jobspec.OperatorProcess && !keyed {
-		return fmt.Errorf("operators[%d] (%s): a process operator must directly follow a keyBy, which gives it the key its state is scoped to", n.index, n.uid)
+	if n.op != nil && n.op.Type.Keyed() && n.op.Type != jobspec.OperatorWindow && !keyed {
+		return fmt.Errorf("operators[%d] (%s): a %s operator must directly follow a keyBy, which gives it the key its state is scoped to", n.index, n.uid, n.op.Type)
 	}
 	if len(edges) == 1 && edges[0].Partitioning == Forward && b.readers[prods[0].uid] == 1 {
 		b.chain(&b.stages[edges[0].From], n)

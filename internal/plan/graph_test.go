@@ -50,6 +50,9 @@ func TestGraphs(t *testing.T) {
 				sb.WriteString(" keyed")
 			}
 			sb.WriteByte('\n')
+			if len(s.Operators) > 0 && s.Operators[0].Type == jobspec.OperatorCoProcess {
+				fmt.Fprintf(&sb, "stage %d channels by input of %s: %v\n", s.Index, s.Operators[0].UID, p.StepInputs(s.Index))
+			}
 		}
 		return sb.String()
 	})
@@ -86,6 +89,14 @@ func checkEdges(t *testing.T, p *Plan) {
 			for c, n := range used {
 				if n != 1 {
 					t.Errorf("stage %d subtask %d: channel %d has %d senders", s.Index, recv, c, n)
+				}
+			}
+			byInput := p.StepInputs(s.Index)
+			for _, e := range s.Inputs {
+				for sub := 0; sub < p.Stages[e.From].Parallelism; sub++ {
+					if c := p.Channel(e, sub); byInput[c] != e.StepInput {
+						t.Errorf("stage %d: channel %d of edge %+v maps to input %d", s.Index, c, e, byInput[c])
+					}
 				}
 			}
 		}

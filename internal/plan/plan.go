@@ -23,6 +23,11 @@
 // reads all its input edges through one inbox, whose channels are numbered
 // by input edge (Channel), and routes its output to every output edge.
 //
+// A coProcess has two inputs, each keyed: it always heads a stage, whose
+// edges say by StepInput which of its inputs they carry (StepInputs maps
+// the inbox's channels to them), so that the task runs the function of the
+// input each batch came by.
+//
 // Build is a pure function of the spec; the local runner, the scheduler and
 // every task manager build the same plan from the same spec.
 package plan
@@ -66,6 +71,11 @@ type Edge struct {
 	// Input is the edge's index in Stages[To].Inputs, and Output its index
 	// in Stages[From].Outputs.
 	Input, Output int
+	// StepInput is the index, in the Inputs of the receiving stage's first
+	// step, of the input whose records the edge carries (a union's inputs
+	// all count as the union). A coProcess runs its first function on the
+	// records of input 0 and its second on those of input 1.
+	StepInput int
 }
 
 // Stage is a chain of steps run by Parallelism parallel subtasks.
@@ -96,11 +106,24 @@ type Stage struct {
 // Stateful reports whether the stage runs a keyed operator.
 func (s *Stage) Stateful() bool {
 	for _, op := range s.Operators {
-		if op.Type == jobspec.OperatorProcess || op.Type == jobspec.OperatorWindow {
+		if op.Type.Keyed() {
 			return true
 		}
 	}
 	return false
+}
+
+// StepInputs returns, for each channel into a subtask of stage s (numbered
+// as Channel numbers them), the StepInput of the edge it belongs to: which
+// of the stage's first step's inputs its records come by.
+func (p *Plan) StepInputs(s int) []int {
+	out := make([]int, 0, p.Channels(s))
+	for _, e := range p.Stages[s].Inputs {
+		for range p.width(e) {
+			out = append(out, e.StepInput)
+		}
+	}
+	return out
 }
 
 // Plan is the stages of a job: each stage after the stages it reads.

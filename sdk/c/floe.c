@@ -270,6 +270,7 @@ static struct {
     floe_buf map_out;       /* a map function's result */
     floe_buf scratch;       /* floe_scratch */
     floe_function *fn;      /* the function the operator runs */
+    floe_function *fn2;     /* a two-input operator's second function (floe.function2), or NULL */
     struct param *params;
     uint32_t nparams;
     floe_ctx ctx;
@@ -512,25 +513,30 @@ static int open_operator(int32_t n) {
     init_once();
     if (reg.duplicate) return sdk_error("function \"%s\" registered twice", reg.duplicate);
     const char *name = floe_param_or("floe.function", "");
-    for (floe_function *f = reg.functions; f; f = f->next)
+    const char *name2 = floe_param_or("floe.function2", "");
+    for (floe_function *f = reg.functions; f; f = f->next) {
         if (strcmp(f->name, name) == 0) op.fn = f;
+        if (name2[0] && strcmp(f->name, name2) == 0) op.fn2 = f;
+    }
     if (!op.fn) return unknown_function(name);
+    if (name2[0] && !op.fn2) return unknown_function(name2);
     op.ctx.scratch = &op.scratch;
     reset_ctx(-1, floe_bytes_of(NULL, 0), FLOE_NO_TIMESTAMP);
     for (struct hook *h = reg.open_hooks; h; h = h->next) {
         int rc = h->fn(&op.ctx);
         if (rc != 0 || op.failed) return rc ? rc : FLOE_FAILED;
     }
-    return op.fn->open ? op.fn->open(&op.ctx) : 0;
+    int rc = op.fn->open ? op.fn->open(&op.ctx) : 0;
+    if (rc != 0 || op.failed || !op.fn2 || op.fn2 == op.fn) return rc;
+    return op.fn2->open ? op.fn2->open(&op.ctx) : 0;
 }
 
 __attribute__((export_name("floe_open"))) int32_t floe__export_open(int32_t n) {
     return finish(open_operator(n), -1);
 }
 
-/* call applies the function to one record's value; non-zero means failed. */
-static inline int call(floe_bytes value) {
-    floe_function *f = op.fn;
+/* call applies function f to one record's value; non-zero means failed. */
+static inline int call(floe_function *f, floe_bytes value) {
     switch (f->kind) {
     case K_MAP:
     case K_KEY_SELECTOR: {
@@ -552,7 +558,9 @@ static inline int call(floe_bytes value) {
     return 0;
 }
 
-__attribute__((export_name("floe_process"))) int32_t floe__export_process(int32_t n, int32_t count) {
+/* process runs f over a batch of count records in the buffer's first n
+ * bytes. */
+static int32_t process(floe_function *f, int32_t n, int32_t count) {
     const uint8_t *p = op.in, *end = op.in + n;
     for (int32_t i = 0; i < count; i++) {
         if (end - p < IN_HEADER) return finish(sdk_error("floe: truncated buffer"), i);
@@ -561,28 +569,47 @@ __attribute__((export_name("floe_process"))) int32_t floe__export_process(int32_
         p += IN_HEADER;
         if ((size_t)(end - p) < (size_t)kl + vl) return finish(sdk_error("floe: truncated buffer"), i);
         reset_ctx(i, floe_bytes_of(p, kl), ts);
-        int rc = call(floe_bytes_of(p + kl, vl));
+        int rc = call(f, floe_bytes_of(p + kl, vl));
         if (rc != 0 || op.failed) return finish(rc, i);
         p += kl + vl;
     }
     return finish(0, -1);
 }
 
+__attribute__((export_name("floe_process"))) int32_t floe__export_process(int32_t n, int32_t count) {
+    return process(op.fn, n, count);
+}
+
+/* floe_process2 runs a two-input operator's second function (sdk/ABI.md,
+ * "Two-input operators"). */
+__attribute__((export_name("floe_process2"))) int32_t floe__export_process2(int32_t n, int32_t count) {
+    if (!op.fn2) return finish(sdk_error("floe_process2 called, but the operator has no floe.function2"), -1);
+    return process(op.fn2, n, count);
+}
+
 __attribute__((export_name("floe_on_timer"))) int32_t floe__export_on_timer(int32_t domain, int64_t ts,
                                                                           int32_t key_len) {
     if (!op.fn) return finish(sdk_error("a timer fired before the operator opened"), -1);
-    if (!op.fn->on_timer)
+    /* A two-input operator's timers go to its first function's handler,
+     * or to its second's when the first has none. */
+    floe_timer_fn handler = op.fn->on_timer;
+    if (!handler && op.fn2) handler = op.fn2->on_timer;
+    if (!handler)
         return finish(sdk_error("a timer fired but function %s has no timer handler (floe_function_on_timer)",
                                 op.fn->name),
                       -1);
     reset_ctx(0, floe_bytes_of(op.in, (size_t)key_len), domain == FLOE_EVENT_TIME ? ts : FLOE_NO_TIMESTAMP);
-    return finish(op.fn->on_timer(&op.ctx, (floe_time_domain)domain, ts), -1);
+    return finish(handler(&op.ctx, (floe_time_domain)domain, ts), -1);
 }
 
 __attribute__((export_name("floe_close"))) int32_t floe__export_close(void) {
     reset_ctx(-1, floe_bytes_of(NULL, 0), FLOE_NO_TIMESTAMP);
     int rc = 0;
     if (op.fn && op.fn->close) rc = op.fn->close(&op.ctx);
+    if (op.fn2 && op.fn2 != op.fn && op.fn2->close) {
+        int r = op.fn2->close(&op.ctx);
+        if (rc == 0) rc = r;
+    }
     for (struct hook *h = reg.close_hooks; h; h = h->next) {
         int r = h->fn(&op.ctx);
         if (rc == 0) rc = r;

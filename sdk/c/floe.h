@@ -231,7 +231,10 @@ void floe_function_on_open(floe_function *f, floe_hook_fn fn);
 /* floe_function_on_close runs fn when an operator with function f closes,
  * before the module's floe_on_close hooks. */
 void floe_function_on_close(floe_function *f, floe_hook_fn fn);
-/* floe_function_on_timer handles the timers that function f registers. */
+/* floe_function_on_timer handles the timers that function f registers. A
+ * two-input operator (a job spec's coProcess, run through floe_process and
+ * floe_process2) has one set of timers: they fire into its first function's
+ * handler, or its second's when the first has none. */
 void floe_function_on_timer(floe_function *f, floe_timer_fn fn);
 
 /* floe_on_open and floe_on_close run fn whatever function an operator of the

@@ -10,12 +10,13 @@ import "github.com/floe-stream/floe/sdk/go/internal/nativehost"
 
 func init() {
 	nativehost.Module = nativehost.Exports{
-		Alloc:   op.grow,
-		Open:    op.open,
-		Process: op.process,
-		Close:   op.close,
-		Window:  op.window,
-		OnTimer: func(d int32, ts int64, keyLen int) int32 { return op.onTimer(TimeDomain(d), ts, keyLen) },
+		Alloc:    op.grow,
+		Open:     op.open,
+		Process:  op.process,
+		Process2: op.process2,
+		Close:    op.close,
+		Window:   op.window,
+		OnTimer:  func(d int32, ts int64, keyLen int) int32 { return op.onTimer(TimeDomain(d), ts, keyLen) },
 	}
 }
 

@@ -15,6 +15,9 @@ func floeOpen(n int32) int32 { return op.open(int(n)) }
 //go:wasmexport floe_process
 func floeProcess(n, count int32) int32 { return op.process(int(n), int(count)) }
 
+//go:wasmexport floe_process2
+func floeProcess2(n, count int32) int32 { return op.process2(int(n), int(count)) }
+
 //go:wasmexport floe_close
 func floeClose() int32 { return op.close() }
 

@@ -30,6 +30,11 @@
 // processed. None of that shows in the API: functions see one record's bytes,
 // an Emitter and, for keyed functions, a Context.
 //
+// A job spec's coProcess names two process functions, one per input; the
+// host runs both in one instance, so they share the key's state and timers
+// (timers fire into the first function's OnTimer handler, or the second's
+// when the first has none).
+//
 // Functions are called from one goroutine; an operator needs no locking.
 // Slices passed to a function are valid only during the call: copy what you
 // keep. A returned error or a panic fails the job with the message and the

@@ -14,10 +14,14 @@ const outputFlushSize = 256 << 10
 // operator is the module's single instance state: the host instantiates a
 // module once per operator subtask, so one set of globals is one operator.
 type operator struct {
-	in      []byte // the buffer the host writes into (floe_alloc)
-	out     []byte // buffered output records
-	fn      function
-	name    string
+	in   []byte // the buffer the host writes into (floe_alloc)
+	out  []byte // buffered output records
+	fn   function
+	name string
+	// fn2 and name2 are the function of a two-input operator's second
+	// input (floe.function2); name2 is "" for every other operator.
+	fn2     function
+	name2   string
 	params  Params
 	ports   map[string]uint32
 	ctx     Context
@@ -50,6 +54,14 @@ func (o *operator) open(n int) int32 {
 	}
 	o.fn, o.name, o.params, o.ports = f, name, p, map[string]uint32{}
 	o.ctx.params = p
+	if o.name2 = p["floe.function2"]; o.name2 != "" {
+		if o.fn2, ok = registry[o.name2]; !ok {
+			return failWith(-1, fmt.Errorf("no function %q in this module (registered: %v)", o.name2, registeredNames()))
+		}
+		if err := twoInputs(o.name, f, o.name2, o.fn2); err != nil {
+			return failWith(-1, err)
+		}
+	}
 	if err := declareStates(); err != nil {
 		return failWith(-1, err)
 	}
@@ -70,10 +82,39 @@ func registeredNames() []string {
 	return names
 }
 
+// twoInputs checks that the functions of a two-input operator are record
+// functions, which floe_process and floe_process2 call.
+func twoInputs(name1 string, f1 function, name2 string, f2 function) error {
+	for _, f := range []struct {
+		name string
+		fn   function
+	}{{name1, f1}, {name2, f2}} {
+		if f.fn.kind == kindAggregate || f.fn.kind == kindWindow {
+			return fmt.Errorf("function %q is a window function; a coProcess runs record functions (floe.Process)", f.name)
+		}
+	}
+	return nil
+}
+
 // process runs the selected function over a batch of count records in the
 // input buffer's first n bytes.
 func (o *operator) process(n, count int) int32 {
-	err := o.run(o.in[:n], count)
+	return o.processWith(o.fn, n, count)
+}
+
+// process2 runs the function of a two-input operator's second input over
+// a batch, as process runs the first's.
+func (o *operator) process2(n, count int) int32 {
+	if o.name2 == "" {
+		return failWith(-1, fmt.Errorf("floe_process2 called, but function %q is not opened as a two-input operator (no floe.function2)", o.name))
+	}
+	return o.processWith(o.fn2, n, count)
+}
+
+// processWith runs fn over a batch of count records in the input buffer's
+// first n bytes.
+func (o *operator) processWith(fn function, n, count int) int32 {
+	err := o.run(fn, o.in[:n], count)
 	o.flush()
 	if err != nil {
 		return failWith(o.ctx.rec, err)
@@ -89,14 +130,14 @@ func (o *operator) process(n, count int) int32 {
 // results pass through memory, and the callee's dispatch loop passes the
 // host's fuel check), so the loop decodes records itself and calls a map
 // function and emits its output without calls in between.
-func (o *operator) run(buf []byte, count int) (err error) {
+func (o *operator) run(fn function, buf []byte, count int) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = recovered(r)
 		}
 	}()
-	mapFn := o.fn.mapFn
-	if k := o.fn.kind; k != kindMap && k != kindKeySelector {
+	mapFn := fn.mapFn
+	if k := fn.kind; k != kindMap && k != kindKeySelector {
 		mapFn = nil
 	}
 	off := 0
@@ -116,7 +157,7 @@ func (o *operator) run(buf []byte, count int) (err error) {
 		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), buf[start:start+kl:start+kl], ts
 		value := buf[start+kl : off : off]
 		if mapFn == nil {
-			if err := o.call(value); err != nil {
+			if err := o.call(fn, value); err != nil {
 				return err
 			}
 			continue
@@ -130,17 +171,17 @@ func (o *operator) run(buf []byte, count int) (err error) {
 	return nil
 }
 
-// call applies a function of any kind but map to one record.
-func (o *operator) call(value []byte) error {
-	switch o.fn.kind {
+// call applies fn, of any kind but map, to one record.
+func (o *operator) call(fn function, value []byte) error {
+	switch fn.kind {
 	case kindMap, kindKeySelector:
-		v, err := o.fn.mapFn(value)
+		v, err := fn.mapFn(value)
 		if err != nil {
 			return err
 		}
 		o.emit(0, v)
 	case kindFilter:
-		keep, err := o.fn.filter(value)
+		keep, err := fn.filter(value)
 		if err != nil {
 			return err
 		}
@@ -148,9 +189,9 @@ func (o *operator) call(value []byte) error {
 			o.emit(0, value)
 		}
 	case kindFlatMap:
-		return o.fn.flatMap(value, o)
+		return fn.flatMap(value, o)
 	case kindProcess:
-		return o.fn.process(&o.ctx, value, o)
+		return fn.process(&o.ctx, value, o)
 	}
 	return nil
 }

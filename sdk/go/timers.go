@@ -20,7 +20,10 @@ type Timer struct {
 var timerHandlers = map[string]func(ctx *Context, t Timer, out Emitter) error{}
 
 // OnTimer registers fn to handle the timers that the process function named
-// function registers. fn runs with the timer's key as the current key, so
+// function registers. The timers of a coProcess, whichever of its two
+// functions registers them, fire into the handler of its first function,
+// or of its second when the first has none, as a Flink CoProcessFunction
+// has one onTimer. fn runs with the timer's key as the current key, so
 // state handles read and write that key's state; records it emits carry the
 // timer's timestamp for event-time timers and none for processing-time
 // timers.
@@ -58,9 +61,14 @@ func (c *Context) Watermark() int64 { return hostCurrentWatermark() }
 func (c *Context) ProcessingTime() int64 { return hostProcessingTime() }
 
 // onTimer runs the timer handler of the selected function for the key in
-// the input buffer's first keyLen bytes.
+// the input buffer's first keyLen bytes. A two-input operator has one set
+// of timers, whichever function registered them: they fire into the
+// handler of its first function, or of its second when the first has none.
 func (o *operator) onTimer(d TimeDomain, ts int64, keyLen int) int32 {
 	fn, ok := timerHandlers[o.name]
+	if !ok && o.name2 != "" {
+		fn, ok = timerHandlers[o.name2]
+	}
 	if !ok {
 		return failWith(-1, errNoTimerHandler(o.name))
 	}

@@ -170,10 +170,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "open":
 		return h.open(t, d)
-	case "batch":
+	case "batch", "batch2":
+		input := 0
+		if d.Cmd == "batch2" {
+			input = 1
+		}
 		b := h.parseBatch(t, d.Input)
 		var out record.Batch
-		return h.result(h.in.Process(ctx, b, &out), &out)
+		return h.result(h.in.ProcessInput(ctx, input, b, &out), &out)
 	case "watermark":
 		ts := h.intArg(t, d)
 		h.in.SetWatermark(ts)
@@ -202,7 +206,7 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 	params := map[string]string{"floe.operator": "op", "floe.job": "conformance",
 		"floe.subtask": "0", "floe.parallelism": "1", "floe.max_parallelism": "128"}
 	keyed := false
-	fn := ""
+	fn, fn2 := "", ""
 	for _, a := range d.CmdArgs {
 		v := strings.Join(a.Vals, ",")
 		switch a.Key {
@@ -210,6 +214,8 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 			keyed = true
 		case "function":
 			fn = v
+		case "function2":
+			fn2 = v
 		case "subtask", "parallelism":
 			params["floe."+a.Key] = v
 		case "max-parallelism":
@@ -243,7 +249,7 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 	}
 	h.timers = timer.New(tm)
 	cfg := udf.InstanceConfig{
-		Function: fn, Operator: "op", Params: params, KeyedInput: keyed,
+		Function: fn, Function2: fn2, Operator: "op", Params: params, KeyedInput: keyed,
 		OperatorState: h.lists, CallTimeout: time.Minute,
 		Now: func() time.Time { return time.UnixMilli(h.now) },
 	}

@@ -20,6 +20,11 @@ export function floe_process(n: i32, count: i32): i32 {
   return rt.processBatch(n, count);
 }
 
+/** Processes count records of a two-input operator's second input (sdk/ABI.md, "Two-input operators"). */
+export function floe_process2(n: i32, count: i32): i32 {
+  return rt.processBatch2(n, count);
+}
+
 /** Lists the registered functions and their kinds (sdk/ABI.md, "Function table"). */
 export function floe_functions(): i64 {
   return rt.functions();

@@ -489,6 +489,8 @@ function declareStates(): void {
 let inBuf: usize = 0;
 let inCap: i32 = 0;
 let fn: Registration | null = null;
+/** A two-input operator's second function (floe.function2), or null. */
+let fn2: Registration | null = null;
 
 /** floe_alloc: the input buffer, at least size bytes. */
 export function alloc(size: i32): usize {
@@ -511,6 +513,14 @@ export function open(n: i32): i32 {
   }
   const f = registry.get(name);
   fn = f;
+  fn2 = null;
+  const name2 = p.has("floe.function2") ? p.get("floe.function2") : "";
+  if (name2.length > 0) {
+    if (!registry.has(name2)) {
+      return report(-1, "no function \"" + name2 + "\" in this module (registered: " + registered.join(", ") + ")");
+    }
+    fn2 = registry.get(name2);
+  }
   declareStates();
   for (let i = 0; i < openHooks.length; i++) {
     openHooks[i](p);
@@ -520,6 +530,14 @@ export function open(n: i32): i32 {
   if (h) {
     h(p);
     if (failure !== null) return report(-1, failure!);
+  }
+  const g = fn2;
+  if (g !== null && g !== f) {
+    const h2 = g.openFn;
+    if (h2) {
+      h2(p);
+      if (failure !== null) return report(-1, failure!);
+    }
   }
   return 0;
 }
@@ -550,6 +568,17 @@ function decodeParams(p: Params, buf: usize, n: i32): bool {
 export function processBatch(n: i32, count: i32): i32 {
   const f = fn;
   if (f === null) return report(-1, "floe: floe_process before a successful floe_open");
+  return processWith(f, n, count);
+}
+
+/** floe_process2: run a two-input operator's second function over a batch. */
+export function processBatch2(n: i32, count: i32): i32 {
+  const f = fn2;
+  if (f === null) return report(-1, "floe_process2 called, but the operator has no floe.function2");
+  return processWith(f, n, count);
+}
+
+function processWith(f: Registration, n: i32, count: i32): i32 {
   let ok: bool;
   switch (f.kind) {
     case Kind.Map:
@@ -655,7 +684,11 @@ function runProcess(f: ProcessFn, n: i32, count: i32): bool {
 export function onTimer(domain: i32, ts: i64, keyLen: i32): i32 {
   const f = fn;
   if (f === null) return report(-1, "floe: floe_on_timer before a successful floe_open");
-  const h = f.timerFn;
+  // A two-input operator's timers go to its first function's handler, or
+  // to its second's when the first has none.
+  let h = f.timerFn;
+  const g = fn2;
+  if (!h && g !== null) h = g.timerFn;
   if (!h) return report(-1, "a timer fired but function " + f.name + " has no onTimer handler");
   curRec = 0;
   ctx.rec = 0;
@@ -679,6 +712,11 @@ export function close(): i32 {
   if (f !== null) {
     const h = f.closeFn;
     if (h) h();
+  }
+  const g = fn2;
+  if (g !== null && g !== f) {
+    const h2 = g.closeFn;
+    if (h2) h2();
   }
   for (let i = 0; i < closeHooks.length; i++) closeHooks[i]();
   if (failure !== null) return report(-1, failure!);

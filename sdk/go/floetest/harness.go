@@ -59,16 +59,37 @@ func (h *Harness) Open(function string, params map[string]string) error {
 	return err
 }
 
+// OpenCoProcess opens an instance of a two-input operator (a job spec's
+// coProcess), running first on the records of its first input (Process)
+// and second on those of its second (Process2), as Open does otherwise.
+func (h *Harness) OpenCoProcess(first, second string, params map[string]string) error {
+	all := map[string]string{"floe.function2": second}
+	for k, v := range params {
+		all[k] = v
+	}
+	return h.Open(first, all)
+}
+
 // Process runs one batch of records and returns what it emitted. It fails
 // with a *Failure that names the record at fault.
 func (h *Harness) Process(records ...Record) ([]Emitted, error) {
+	return h.process(nativehost.Module.Process, records)
+}
+
+// Process2 runs one batch of records of a two-input operator's second
+// input (see OpenCoProcess), as Process does for its first.
+func (h *Harness) Process2(records ...Record) ([]Emitted, error) {
+	return h.process(nativehost.Module.Process2, records)
+}
+
+func (h *Harness) process(export func(n, count int) int32, records []Record) ([]Emitted, error) {
 	var batch []byte
 	h.f.keys = h.f.keys[:0]
 	for _, r := range records {
 		batch = appendRecord(batch, r.Key, r)
 		h.f.keys = append(h.f.keys, r.Key)
 	}
-	return h.call(batch, func(n int) int32 { return nativehost.Module.Process(n, len(records)) })
+	return h.call(batch, func(n int) int32 { return export(n, len(records)) })
 }
 
 // AdvanceWatermark moves the watermark to wm and fires the event-time

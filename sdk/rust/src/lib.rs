@@ -112,7 +112,7 @@ pub fn processing_time() -> i64 {
 }
 
 /// Defines the module's exports (`floe_alloc`, `floe_open`, `floe_process`,
-/// `floe_on_timer`, `floe_window`, `floe_close`) around a register function
+/// `floe_process2`, `floe_on_timer`, `floe_window`, `floe_close`) around a register function
 /// `fn(&mut Registry)`, which runs when an operator opens. Use it once, in
 /// the crate root of a `cdylib`.
 ///
@@ -138,6 +138,11 @@ macro_rules! module {
         #[no_mangle]
         pub extern "C" fn floe_process(batch_len: i32, count: i32) -> i32 {
             $crate::__exports::process(batch_len, count)
+        }
+
+        #[no_mangle]
+        pub extern "C" fn floe_process2(batch_len: i32, count: i32) -> i32 {
+            $crate::__exports::process2(batch_len, count)
         }
 
         #[no_mangle]

@@ -27,6 +27,9 @@ pub(crate) struct Runtime {
     /// The buffer the host writes parameters, batches and timer keys into.
     input: Vec<u8>,
     func: Func,
+    /// A two-input operator's second function (`floe.function2`), which
+    /// floe_process2 runs; Closed for every other operator.
+    func2: Func,
     ctx: Context,
     /// What map functions build their record in.
     scratch: Vec<u8>,
@@ -40,6 +43,7 @@ impl Runtime {
         Runtime {
             input: Vec::new(),
             func: Func::Closed,
+            func2: Func::Closed,
             ctx: Context::new(),
             scratch: Vec::new(),
             close_hooks: Vec::new(),
@@ -95,7 +99,26 @@ impl Runtime {
                 name
             )));
         }
-        let name = self.ctx.params.function();
+        let name = self.ctx.params.function().to_string();
+        self.func = self.open_function(&mut reg, &name)?;
+        if let Some(name2) = self.ctx.params.get("floe.function2").filter(|n| !n.is_empty()) {
+            let name2 = name2.to_string();
+            // A fresh registry: the first function's entry is taken, and
+            // both inputs may run the same function.
+            let mut reg2 = Registry::new();
+            register(&mut reg2);
+            self.func2 = self.open_function(&mut reg2, &name2)?;
+        }
+        for hook in reg.open_hooks {
+            hook(&self.ctx.params)?;
+        }
+        self.close_hooks = reg.close_hooks;
+        self.ctx.reserve_output(64 << 10);
+        Ok(())
+    }
+
+    /// Opens the function registered as `name`.
+    fn open_function(&mut self, reg: &mut Registry, name: &str) -> Result<Func> {
         let entry = match reg.take(name) {
             Some(e) => e,
             None => {
@@ -106,7 +129,7 @@ impl Runtime {
                 )));
             }
         };
-        self.func = match entry {
+        Ok(match entry {
             Entry::Map(f) => Func::Map(f),
             Entry::Filter(f) => Func::Filter(f),
             Entry::FlatMap(f) => Func::FlatMap(f),
@@ -119,25 +142,27 @@ impl Runtime {
             Entry::Window(open) => Func::Window(open(&mut Open {
                 params: &self.ctx.params,
             })?),
-        };
-        for hook in reg.open_hooks {
-            hook(&self.ctx.params)?;
-        }
-        self.close_hooks = reg.close_hooks;
-        self.ctx.reserve_output(64 << 10);
-        Ok(())
+        })
     }
 
-    /// floe_process: runs the function over `count` records in the input
-    /// buffer's first `len` bytes.
-    fn process(&mut self, len: usize, count: usize) -> i32 {
+    /// floe_process (`second` false) and floe_process2 (`second` true):
+    /// runs the function of the operator's first or second input over
+    /// `count` records in the input buffer's first `len` bytes.
+    fn process(&mut self, len: usize, count: usize, second: bool) -> i32 {
         let input = match self.input.get(..len) {
             Some(b) => b,
             None => return status(Err(Error::msg("floe: batch longer than the buffer")), -1),
         };
         let ctx = &mut self.ctx;
         ctx.rec = -1;
-        let r = match &mut self.func {
+        let func = if second { &mut self.func2 } else { &mut self.func };
+        if second && matches!(func, Func::Closed) {
+            return status(
+                Err(Error::msg("floe_process2 called, but the operator has no floe.function2")),
+                -1,
+            );
+        }
+        let r = match func {
             Func::Map(f) => {
                 let out = &mut self.scratch;
                 each(input, count, ctx, |ctx, v| {
@@ -248,6 +273,10 @@ impl Runtime {
         if let Func::Process(op) = &mut self.func {
             errors.extend(op.close().err());
         }
+        if let Func::Process(op) = &mut self.func2 {
+            errors.extend(op.close().err());
+        }
+        self.func2 = Func::Closed;
         for hook in self.close_hooks.drain(..) {
             errors.extend(hook().err());
         }
@@ -342,7 +371,11 @@ pub mod exports {
     }
 
     pub fn process(len: i32, count: i32) -> i32 {
-        runtime().process(len.max(0) as usize, count.max(0) as usize)
+        runtime().process(len.max(0) as usize, count.max(0) as usize, false)
+    }
+
+    pub fn process2(len: i32, count: i32) -> i32 {
+        runtime().process(len.max(0) as usize, count.max(0) as usize, true)
     }
 
     pub fn on_timer(domain: i32, timestamp: i64, key_len: i32) -> i32 {

@@ -180,15 +180,43 @@ impl Harness {
         self.finish(status).map(|_| ())
     }
 
+    /// Opens a two-input operator (a job spec's `coProcess`) running
+    /// `first` on the batches of [`process`](Harness::process) and `second`
+    /// on those of [`process2`](Harness::process2), as `open` does otherwise.
+    pub fn open_co_process(
+        &mut self,
+        first: &str,
+        second: &str,
+        params: &[(&str, &str)],
+    ) -> Result<(), Failure> {
+        let mut all = vec![("floe.function2", second)];
+        all.extend_from_slice(params);
+        self.open(first, &all)
+    }
+
     /// Runs one batch and returns what it emitted.
     pub fn process(&mut self, records: &[Record]) -> Result<Vec<Emitted>, Failure> {
+        self.process_with(records, exports::process)
+    }
+
+    /// Runs one batch of a two-input operator's second input (see
+    /// [`open_co_process`](Harness::open_co_process)).
+    pub fn process2(&mut self, records: &[Record]) -> Result<Vec<Emitted>, Failure> {
+        self.process_with(records, exports::process2)
+    }
+
+    fn process_with(
+        &mut self,
+        records: &[Record],
+        export: fn(i32, i32) -> i32,
+    ) -> Result<Vec<Emitted>, Failure> {
         let mut batch = Vec::new();
         for r in records {
             encode_records(&mut batch, &r.key, std::slice::from_ref(r));
         }
         fake::with(|h| h.keys = records.iter().map(|r| r.key.clone()).collect());
         input(batch.len()).copy_from_slice(&batch);
-        let status = exports::process(batch.len() as i32, records.len() as i32);
+        let status = export(batch.len() as i32, records.len() as i32);
         self.finish(status)
     }
 

@@ -386,6 +386,66 @@ static int q1(floe_ctx *ctx, floe_bytes bid, floe_buf *out) {
     return 0;
 }
 
+/* ---------------------------------------------------------- left/right */
+
+/* pending holds a key's unmatched record of left ("L" + value) or right
+ * ("R" + value): the two functions of one two-input operator share it. */
+static floe_state pending;
+
+static int pair_open(floe_ctx *ctx) {
+    (void)ctx;
+    pending = floe_value_state("pending", 0);
+    return 0;
+}
+
+static int match(floe_ctx *ctx, char mine, char other, floe_bytes v) {
+    floe_bytes p;
+    int got = floe_value_get(ctx, pending, &p);
+    if (got < 0) return got;
+    if (got == FLOE_FOUND && p.len > 0 && p.data[0] == (uint8_t)other) {
+        floe_bytes l = v, r = floe_bytes_of(p.data + 1, p.len - 1);
+        if (mine == 'R') {
+            l = r;
+            r = v;
+        }
+        floe_buf *line = floe_scratch(ctx);
+        floe_buf_append_bytes(line, floe_key(ctx));
+        floe_buf_append_byte(line, ',');
+        floe_buf_append_bytes(line, l);
+        floe_buf_append_byte(line, ',');
+        floe_buf_append_bytes(line, r);
+        floe_emit(ctx, line->data, line->len);
+        floe_value_delete(ctx, pending);
+        return 0;
+    }
+    floe_buf *val = floe_scratch(ctx);
+    floe_buf_append_byte(val, (uint8_t)mine);
+    floe_buf_append_bytes(val, v);
+    floe_value_put(ctx, pending, val->data, val->len);
+    floe_timer_register(ctx, FLOE_EVENT_TIME, 100);
+    return 0;
+}
+
+static int left(floe_ctx *ctx, floe_bytes v) { return match(ctx, 'L', 'R', v); }
+static int right(floe_ctx *ctx, floe_bytes v) { return match(ctx, 'R', 'L', v); }
+
+/* unmatched is the one timer handler of left/right, whichever set it. */
+static int unmatched(floe_ctx *ctx, floe_time_domain domain, int64_t t) {
+    (void)domain;
+    (void)t;
+    floe_bytes p;
+    int got = floe_value_get(ctx, pending, &p);
+    if (got < 0) return got;
+    if (got != FLOE_FOUND) return 0;
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    floe_buf_append_str(line, ",unmatched,");
+    floe_buf_append_bytes(line, p);
+    floe_emit(ctx, line->data, line->len);
+    floe_value_delete(ctx, pending);
+    return 0;
+}
+
 /* --------------------------------------------------------- registration */
 
 void floe_init(void) {
@@ -403,4 +463,8 @@ void floe_init(void) {
     floe_function_on_open(floe_register_flat_map("buffer", buffer), buffer_open);
     floe_register_map("q1", q1);
     floe_function_on_open(floe_register_process("keyedcount", keyedcount), keyedcount_open);
+    floe_function *l = floe_register_process("left", left);
+    floe_function_on_open(l, pair_open);
+    floe_function_on_timer(l, unmatched);
+    floe_function_on_open(floe_register_process("right", right), pair_open);
 }

@@ -24,6 +24,9 @@ func init() {
 	floe.Process("cell", cell)
 	floe.Process("session", session)
 	floe.OnTimer("session", sessionTimer)
+	floe.Process("left", left)
+	floe.Process("right", right)
+	floe.OnTimer("left", unmatched)
 	floe.FlatMap("buffer", buffer)
 	floe.Map("q1", q1)
 	floe.Process("keyedcount", keyedCount)
@@ -232,6 +235,45 @@ func sessionTimer(ctx *floe.Context, t floe.Timer, out floe.Emitter) error {
 	}
 	if ok {
 		out.Emit([]byte(key + ",idle," + strconv.FormatInt(c, 10) + "," + strconv.FormatInt(t.Timestamp, 10)))
+	}
+	return nil
+}
+
+// pending holds a key's unmatched record of left ("L" + value) or right
+// ("R" + value), for the two-input operator left/right.
+var pending = floe.NewValueState("pending", floe.Bytes)
+
+// left and right are the two functions of a two-input operator: a record
+// of one input matches the other input's pending record of its key.
+func left(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	return match(ctx, 'L', 'R', rec, out)
+}
+
+func right(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	return match(ctx, 'R', 'L', rec, out)
+}
+
+func match(ctx *floe.Context, mine, other byte, v []byte, out floe.Emitter) error {
+	p, ok := pending.Get(ctx)
+	if ok && len(p) > 0 && p[0] == other {
+		l, r := v, p[1:]
+		if mine == 'R' {
+			l, r = r, v
+		}
+		out.Emit([]byte(string(ctx.Key()) + "," + string(l) + "," + string(r)))
+		pending.Delete(ctx)
+		return nil
+	}
+	pending.Put(ctx, append([]byte{mine}, v...))
+	ctx.RegisterEventTimer(100)
+	return nil
+}
+
+// unmatched is the timer handler of left/right, whichever set the timer.
+func unmatched(ctx *floe.Context, _ floe.Timer, out floe.Emitter) error {
+	if p, ok := pending.Get(ctx); ok {
+		out.Emit([]byte(string(ctx.Key()) + ",unmatched," + string(p)))
+		pending.Delete(ctx)
 	}
 	return nil
 }

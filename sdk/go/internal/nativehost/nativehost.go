@@ -44,9 +44,12 @@ type Exports struct {
 	Alloc   func(size int) []byte
 	Open    func(n int) int32
 	Process func(n, count int) int32
-	Close   func() int32
-	Window  func(opcode int32, n int) int32
-	OnTimer func(domain int32, ts int64, keyLen int) int32
+	// Process2 is floe_process2, a batch of a two-input operator's second
+	// input.
+	Process2 func(n, count int) int32
+	Close    func() int32
+	Window   func(opcode int32, n int) int32
+	OnTimer  func(domain int32, ts int64, keyLen int) int32
 }
 
 // NB: these are package variables because the module they stand for is a

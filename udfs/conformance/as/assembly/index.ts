@@ -185,6 +185,42 @@ function distinct(ctx: Context, v: Bytes, out: Output): void {
 }
 
 // ---------------------------------------------------------------------------
+// left and right: the two functions of one two-input operator, sharing the
+// key's pending record ("L" or "R" and its value) and one timer handler
+
+const pending = new ValueState<Bytes>("pending");
+const pendingLine = new Builder(64);
+
+floe.process("left", (ctx: Context, v: Bytes, out: Output): void => {
+  match(ctx, 0x4c, 0x52, v, out);
+}).onTimer(unmatched);
+floe.process("right", (ctx: Context, v: Bytes, out: Output): void => {
+  match(ctx, 0x52, 0x4c, v, out);
+});
+
+function match(ctx: Context, mine: u8, other: u8, v: Bytes, out: Output): void {
+  const p = pending.getOrNull(ctx);
+  if (p !== null && p.length > 0 && p[0] == other) {
+    const rest = p.slice(1, p.length);
+    line.reset().bytes(ctx.key).byte(0x2c);
+    if (mine == 0x4c) line.bytes(v).byte(0x2c).bytes(rest);
+    else line.bytes(rest).byte(0x2c).bytes(v);
+    out.emit(line);
+    pending.delete(ctx);
+    return;
+  }
+  pending.put(ctx, pendingLine.reset().byte(mine).bytes(v).view());
+  ctx.registerEventTimer(100);
+}
+
+function unmatched(ctx: Context, _: Timer, out: Output): void {
+  const p = pending.getOrNull(ctx);
+  if (p === null) return;
+  out.emit(line.reset().bytes(ctx.key).string(",unmatched,").bytes(p));
+  pending.delete(ctx);
+}
+
+// ---------------------------------------------------------------------------
 // session: keyed process with event-time and processing-time timers
 
 let gap: i64 = 10;

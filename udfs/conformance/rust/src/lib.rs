@@ -20,6 +20,8 @@ fn register(r: &mut Registry) {
     r.process("buffer", Buffer::open);
     r.map("q1", q1);
     r.process("keyedcount", keyed_count);
+    r.process("left", |o: &mut Open| Pair::open(o, b'L'));
+    r.process("right", |o: &mut Open| Pair::open(o, b'R'));
 }
 
 floe::module!(register);
@@ -283,6 +285,65 @@ impl Operator for Session {
     }
 }
 
+/// left and right: the two functions of one two-input operator, each a
+/// Pair of its side; a record of one side matches the other side's pending
+/// record of its key. Timers fire into left's on_timer.
+struct Pair {
+    pending: ValueState<Bytes>,
+    side: u8,
+    line: Vec<u8>,
+}
+
+impl Pair {
+    fn open(open: &mut Open, side: u8) -> Result<Pair> {
+        Ok(Pair {
+            pending: open.value_state("pending", Bytes)?,
+            side,
+            line: Vec::new(),
+        })
+    }
+}
+
+impl Operator for Pair {
+    fn process(&mut self, ctx: &mut Context, v: &[u8]) -> Result<()> {
+        let other = if self.side == b'L' { b'R' } else { b'L' };
+        match self.pending.get(ctx)? {
+            Some(p) if p.first() == Some(&other) => {
+                let (l, r) = if self.side == b'L' { (v, &p[1..]) } else { (&p[1..], v) };
+                let line = &mut self.line;
+                line.clear();
+                line.extend_from_slice(ctx.key());
+                line.push(b',');
+                line.extend_from_slice(l);
+                line.push(b',');
+                line.extend_from_slice(r);
+                ctx.emit(line);
+                self.pending.delete(ctx);
+            }
+            _ => {
+                let mut p = vec![self.side];
+                p.extend_from_slice(v);
+                self.pending.put(ctx, &p);
+                ctx.register_event_time_timer(100);
+            }
+        }
+        Ok(())
+    }
+
+    fn on_timer(&mut self, ctx: &mut Context, _timer: Timer) -> Result<()> {
+        if let Some(p) = self.pending.get(ctx)? {
+            let line = &mut self.line;
+            line.clear();
+            line.extend_from_slice(ctx.key());
+            line.extend_from_slice(b",unmatched,");
+            line.extend_from_slice(&p);
+            ctx.emit(line);
+            self.pending.delete(ctx);
+        }
+        Ok(())
+    }
+}
+
 /// buffer: records buffered in operator list state and emitted `size` at a
 /// time, and the subtasks that ever ran, in union list state.
 struct Buffer {
@@ -417,6 +478,21 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "record 1: q1: the price is not an integer of 1 to 18 digits"
+        );
+    }
+
+    #[test]
+    fn left_and_right_share_state_and_timers() {
+        let mut h = Harness::new(super::register);
+        h.open_co_process("left", "right", &[]).unwrap();
+        assert_eq!(lines(h.process(&[Record::keyed("a", "x").at(1)]).unwrap()), Vec::<String>::new());
+        assert_eq!(
+            lines(h.process2(&[Record::keyed("a", "p").at(2), Record::keyed("b", "q").at(3)]).unwrap()),
+            ["main @2 a,x,p"]
+        );
+        assert_eq!(
+            lines(h.advance_watermark(100).unwrap()),
+            ["main @100 b,unmatched,Rq"]
         );
     }
 
