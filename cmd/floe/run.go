@@ -283,12 +283,35 @@ func follow(ctx context.Context, svc api.Service, id string, progress *progressL
 	}
 }
 
-// totals returns what the first stage read and the last stage wrote.
+// totals returns what the job's sources read and its sinks wrote: the
+// records in of every vertex that reads no other, and the records out of
+// every vertex no other reads.
 func totals(st api.JobStatus) (in, out int64) {
-	if n := len(st.Vertices); n > 0 {
+	graph := false
+	for _, v := range st.Vertices {
+		graph = graph || len(v.Inputs) > 0
+	}
+	if n := len(st.Vertices); !graph && n > 0 {
+		// NB: a status without edges (a scheduler before graphs) is a line.
 		return st.Vertices[0].RecordsIn, st.Vertices[n-1].RecordsOut
 	}
-	return 0, 0
+	read := make([]bool, len(st.Vertices))
+	for _, v := range st.Vertices {
+		for _, e := range v.Inputs {
+			if e.Stage >= 0 && e.Stage < len(read) {
+				read[e.Stage] = true
+			}
+		}
+	}
+	for i, v := range st.Vertices {
+		if len(v.Inputs) == 0 {
+			in += v.RecordsIn
+		}
+		if !read[i] {
+			out += v.RecordsOut
+		}
+	}
+	return in, out
 }
 
 // slotsFor is the number of slots a job needs: its largest parallelism.
