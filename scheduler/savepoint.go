@@ -55,9 +55,12 @@ func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.
 	}
 	if dir == "" {
 		s.mu.Lock()
-		url := s.fsm.Submitted(id).CheckpointURL
+		sub := s.fsm.Submitted(id)
 		s.mu.Unlock()
-		dir = strings.TrimSuffix(url, "/") + "/savepoints"
+		if sub == nil {
+			return api.SavepointTrigger{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+		}
+		dir = strings.TrimSuffix(sub.CheckpointURL, "/") + "/savepoints"
 	}
 	trigger, err := newTrigger()
 	if err != nil {
@@ -189,7 +192,27 @@ func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, al
 		return nil, fmt.Errorf("%w: savepoint %s has maxParallelism %d, the job %d: it is fixed for the life of the state",
 			api.ErrBadRequest, url, md.MaxParallelism, p.Job.MaxParallelism)
 	}
-	return remap(&md, p, url, allowDropped)
+	root, err := restoreRoot(url, &md)
+	if err != nil {
+		return nil, err
+	}
+	return remap(&md, p, root, allowDropped)
+}
+
+// restoreRoot returns the URL a restored checkpoint's file paths are
+// relative to. A savepoint's are relative to itself; a retained
+// checkpoint's (…/JOB/chk-N) to the checkpoint storage of its job, two
+// levels up, so it must be given where the job wrote it.
+func restoreRoot(url string, md *ckmeta.Metadata) (string, error) {
+	if md.Savepoint {
+		return url, nil
+	}
+	dir := "/" + path.Dir(ckmeta.MetadataPath(md.JobID, md.ID))
+	if !strings.HasSuffix(url, dir) {
+		return "", fmt.Errorf("%w: %s is checkpoint %d of job %s, not a savepoint: give it at its place in the job's checkpoint storage, …%s",
+			api.ErrBadRequest, url, md.ID, md.JobID, dir)
+	}
+	return strings.TrimSuffix(url, dir), nil
 }
 
 // remap renumbers a savepoint's stages to the plan's, by stage name.
