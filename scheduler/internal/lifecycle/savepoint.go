@@ -49,10 +49,7 @@ func (m *Machine) Savepoint(now time.Time, id string, req SavepointRequest) (int
 		req.Trigger = fmt.Sprintf("checkpoint-%d", trig.ID)
 	}
 	t := &api.SavepointTrigger{Trigger: req.Trigger, Status: api.SavepointInProgress, ID: trig.ID, Dir: req.Dir, Stop: req.Stop, TriggeredAt: now}
-	j.ckpt.triggers = append(j.ckpt.triggers, t)
-	if n := len(j.ckpt.triggers); n > MaxSavepointTriggers {
-		j.ckpt.triggers = slices.Clone(j.ckpt.triggers[n-MaxSavepointTriggers:])
-	}
+	j.ckpt.addTrigger(t)
 	m.checkpointActions(j, []coordinator.Action{trig})
 	return trig.ID, m.end(), nil
 }
@@ -69,6 +66,15 @@ func (m *Machine) SavepointTrigger(jobID, trigger string) (api.SavepointTrigger,
 		return api.SavepointTrigger{}, fmt.Errorf("%w: job %s has no savepoint trigger %q (a job keeps its last %d)", api.ErrNotFound, jobID, trigger, MaxSavepointTriggers)
 	}
 	return *t, nil
+}
+
+// addTrigger keeps a new trigger, and the MaxSavepointTriggers-1 before
+// it.
+func (c *checkpoints) addTrigger(t *api.SavepointTrigger) {
+	c.triggers = append(c.triggers, t)
+	if n := len(c.triggers); n > MaxSavepointTriggers {
+		c.triggers = slices.Clone(c.triggers[n-MaxSavepointTriggers:])
+	}
 }
 
 // trigger returns the savepoint trigger named id, or nil.
