@@ -66,10 +66,11 @@ func TestOperatorListStateAcrossRescales(t *testing.T) {
 	}
 	stop := func(id string, par int, wantMembers []string) string {
 		waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 2 })
-		sp, err := c.Scheduler.Stop(context.Background(), id, "file://"+filepath.Join(dir, "savepoints"))
+		trig, err := c.Scheduler.Stop(context.Background(), id, "file://"+filepath.Join(dir, "savepoints"))
 		if err != nil {
 			t.Fatal(err)
 		}
+		sp := awaitSavepoint(t, c, id, trig)
 		lists := savepointLists(t, strings.TrimPrefix(sp.Path, "file://"), "buffer/members")
 		if len(lists) != par {
 			t.Fatalf("savepoint of parallelism %d holds members lists of %d subtasks", par, len(lists))

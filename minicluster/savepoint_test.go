@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/client"
 	"github.com/floe-stream/floe/tests/textgen"
 )
 
@@ -26,6 +27,27 @@ func finish(t *testing.T, c *Cluster, id string) api.JobStatus {
 		t.Fatalf("job %s: %s", st.State, st.Message)
 	}
 	return st
+}
+
+// awaitSavepoint polls a savepoint trigger until it ends, and fails
+// unless it COMPLETED.
+func awaitSavepoint(t *testing.T, c *Cluster, id string, trig api.SavepointTrigger) api.SavepointTrigger {
+	t.Helper()
+	if trig.Status != api.SavepointInProgress || trig.Trigger == "" {
+		t.Fatalf("trigger %+v, want one IN_PROGRESS", trig)
+	}
+	waitFor(t, func() bool {
+		var err error
+		trig, err = c.Scheduler.SavepointStatus(context.Background(), id, trig.Trigger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return trig.Status != api.SavepointInProgress
+	})
+	if trig.Status != api.SavepointCompleted || trig.Path == "" {
+		t.Fatalf("savepoint %+v", trig)
+	}
+	return trig
 }
 
 // TestSavepointRestoresAtOtherParallelisms stops a word count at
@@ -55,10 +77,11 @@ func TestSavepointRestoresAtOtherParallelisms(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 2 })
-	sp, err := c.Scheduler.Stop(context.Background(), id, "file://"+filepath.Join(dir, "savepoints"))
+	trig, err := c.Scheduler.Stop(context.Background(), id, "file://"+filepath.Join(dir, "savepoints"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	sp := awaitSavepoint(t, c, id, trig)
 	if st, _ := c.Scheduler.Job(context.Background(), id); st.State != api.JobFinished || !strings.Contains(st.Message, sp.Path) {
 		t.Fatalf("after stop: %s: %s", st.State, st.Message)
 	}
@@ -111,9 +134,13 @@ func TestBadSavepointsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
-	sp, err := c.Scheduler.Savepoint(context.Background(), id, "file://"+filepath.Join(dir, "sp"))
+	trig, err := c.Scheduler.Savepoint(context.Background(), id, "file://"+filepath.Join(dir, "sp"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	sp := awaitSavepoint(t, c, id, trig)
+	if _, err := c.Scheduler.SavepointStatus(context.Background(), id, "nope"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("an unknown trigger: %v", err)
 	}
 	corrupt := filepath.Join(dir, "corrupt")
 	os.MkdirAll(corrupt, 0o755)
@@ -143,4 +170,55 @@ func TestBadSavepointsAreRefused(t *testing.T) {
 	if _, err := c.Scheduler.Savepoint(context.Background(), "nojob", ""); !errors.Is(err, api.ErrNotFound) {
 		t.Errorf("savepoint of an unknown job: %v", err)
 	}
+}
+
+// TestResumeFromRetainedCheckpoint cancels a word count and resumes it,
+// into the same output, from its latest completed checkpoint, as floe job
+// submit --from-checkpoint does: every count comes out exactly once.
+func TestResumeFromRetainedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	var text bytes.Buffer
+	if err := textgen.Write(&text, 50_000, 43); err != nil {
+		t.Fatal(err)
+	}
+	input := filepath.Join(dir, "input.txt")
+	os.WriteFile(input, text.Bytes(), 0o644)
+	out := filepath.Join(dir, "out")
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 1, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	sub := wordcount(t, dir, input, out, "", 2)
+	sub.Params["rate"] = "3000"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 2 })
+	if err := c.Scheduler.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		st, _ := c.Scheduler.Job(context.Background(), id)
+		return api.Terminal(st.State)
+	})
+	cps, err := c.Scheduler.Checkpoints(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, err := client.LatestCheckpointDir(id, cps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume := wordcount(t, dir, input, out, "", 2)
+	resume.Params["rate"] = "0"
+	resume.FromSavepoint = from
+	next, err := c.Scheduler.Submit(context.Background(), resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(t, c, next)
+	checkExactlyOnce(t, out, textgen.Count(text.Bytes()))
 }

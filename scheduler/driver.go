@@ -59,7 +59,7 @@ func (s *Server) exec(acts []lifecycle.Action) {
 				s.spawn(func() { tm.conn.Close() })
 			}
 		case lifecycle.SavepointReady:
-			s.savepointReady(a)
+			s.spawn(func() { s.copySavepointOf(a) })
 		case lifecycle.JobState:
 			if a.State == api.JobWaiting {
 				s.wake() // to place it soon

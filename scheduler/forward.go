@@ -46,7 +46,7 @@ const appliedHeader = "X-Floe-Applied"
 const appliedWait = 5 * time.Second
 
 // peerDialTimeout bounds connecting to another member's REST API. The
-// answer itself is not bounded: a forwarded savepoint waits minutes.
+// answer itself is bounded by the REST server's write timeout.
 const peerDialTimeout = 2 * time.Second
 
 // leaderKey is the request context's key for the leader's REST address

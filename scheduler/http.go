@@ -3,8 +3,6 @@ package scheduler
 import (
 	"net/http"
 	"time"
-
-	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
 
 // httpTimeouts bound how long a REST client may hold a connection, so slow
@@ -15,8 +13,8 @@ type httpTimeouts struct {
 	// read is how long it may take to send the whole request, body
 	// included: a job upload of --max-upload on a slow link.
 	read time.Duration
-	// write is how long the answer may take once the request is read: the
-	// longest request waits for a savepoint.
+	// write is how long the answer may take once the request is read. No
+	// request waits for a savepoint: one answers 202 and is polled.
 	write time.Duration
 	// idle is how long a kept-alive connection may wait for its next
 	// request.
@@ -27,7 +25,7 @@ type httpTimeouts struct {
 var restTimeouts = httpTimeouts{
 	header: 10 * time.Second,
 	read:   2 * time.Minute,
-	write:  rest.DefaultSavepointTimeout + time.Minute,
+	write:  2 * time.Minute,
 	idle:   2 * time.Minute,
 }
 

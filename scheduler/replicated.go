@@ -215,10 +215,6 @@ func (s *Server) depose() {
 	defer s.mu.Unlock()
 	s.leading, s.ready = false, false
 	s.closeTaskManagers()
-	for k, done := range s.waiters {
-		delete(s.waiters, k)
-		done <- nil
-	}
 	s.log.Info("no longer leading")
 }
 

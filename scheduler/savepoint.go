@@ -3,11 +3,12 @@ package scheduler
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/plan"
@@ -17,130 +18,109 @@ import (
 	"github.com/floe-stream/floe/storage/ckstore"
 )
 
-// savepointTimeout bounds how long a savepoint may take.
-const savepointTimeout = 10 * time.Minute
-
 // Savepoint implements api.Service.
-func (s *Server) Savepoint(ctx context.Context, id, dir string) (api.Savepoint, error) {
+func (s *Server) Savepoint(ctx context.Context, id, dir string) (api.SavepointTrigger, error) {
 	return s.savepoint(ctx, id, dir, false)
 }
 
 // Stop implements api.Service.
-func (s *Server) Stop(ctx context.Context, id, dir string) (api.Savepoint, error) {
+func (s *Server) Stop(ctx context.Context, id, dir string) (api.SavepointTrigger, error) {
 	return s.savepoint(ctx, id, dir, true)
 }
 
-// savepoint takes a checkpoint now, waits for it and copies it, with every
-// file it refers to, into a self-contained savepoint. With stop, the job
-// then stops.
-func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.Savepoint, error) {
+// SavepointStatus implements api.Service.
+func (s *Server) SavepointStatus(ctx context.Context, id, trigger string) (api.SavepointTrigger, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.machine().SavepointTrigger(id, trigger)
+	if err != nil {
+		return api.SavepointTrigger{}, err
+	}
+	if j := s.machine().Job(id); j != nil {
+		t.Failure, t.Path, t.Dir = j.Plan.Job.Redact(t.Failure), j.Plan.Job.Redact(t.Path), j.Plan.Job.Redact(t.Dir)
+	}
+	return t, nil
+}
+
+// savepoint journals a savepoint's trigger, which takes a checkpoint now,
+// and returns the trigger at once. The rest happens as the lifecycle's
+// actions say: once the checkpoint completes, copySavepointOf copies it,
+// with every file it refers to, into a self-contained savepoint and
+// journals the outcome (and, with stop, the job stops).
+func (s *Server) savepoint(ctx context.Context, id, dir string, stop bool) (api.SavepointTrigger, error) {
 	if dir != "" && s.paths.roots.Restricted() {
 		if _, err := s.paths.roots.CheckStore("dir", dir); err != nil {
-			return api.Savepoint{}, fmt.Errorf("%w: %w", api.ErrBadRequest, err)
+			return api.SavepointTrigger{}, fmt.Errorf("%w: %w", api.ErrBadRequest, err)
 		}
 	}
-	s.mu.Lock()
-	s.savepointing[id]++
-	s.mu.Unlock()
-	defer s.savepointDone(id)
-	r, err := s.propose(ctx, journal.Savepoint{At: s.now(), Job: id})
+	if dir == "" {
+		s.mu.Lock()
+		sub := s.fsm.Submitted(id)
+		s.mu.Unlock()
+		if sub == nil {
+			return api.SavepointTrigger{}, fmt.Errorf("%w: no job %q", api.ErrNotFound, id)
+		}
+		dir = strings.TrimSuffix(sub.CheckpointURL, "/") + "/savepoints"
+	}
+	trigger, err := newTrigger()
+	if err != nil {
+		return api.SavepointTrigger{}, err
+	}
+	r, err := s.propose(ctx, journal.Savepoint{At: s.now(), Job: id, Trigger: trigger, Dir: dir, Stop: stop})
 	if err == nil {
 		err = r.Err
 	}
 	if err != nil {
-		return api.Savepoint{}, err
+		return api.SavepointTrigger{}, err
 	}
-	k := waiterKey{job: id, id: r.Savepoint}
-	done := make(chan *ckmeta.Metadata, 1)
-	s.mu.Lock()
-	if md, ok := s.early[k]; ok {
-		delete(s.early, k)
-		done <- md
+	s.log.Info("savepoint triggered", "job", id, "trigger", trigger, "checkpoint", r.Savepoint, "stop", stop)
+	return s.SavepointStatus(ctx, id, trigger)
+}
+
+// newTrigger returns a fresh random savepoint trigger id.
+func newTrigger() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("savepoint trigger id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// copySavepointOf copies the checkpoint a savepoint waits for into its
+// directory and journals how it went. It runs in a goroutine the server
+// owns; a deposed leader's outcome is refused by the log, and the new
+// leader has failed the savepoint already.
+func (s *Server) copySavepointOf(a lifecycle.SavepointReady) {
+	done := journal.SavepointDone{Job: a.Job, Trigger: a.Trigger, ID: a.ID}
+	src, err := s.jobStore(s.ctx, a.Job)
+	var sp savepointCopy
+	if err == nil {
+		sp, err = s.copySavepoint(s.ctx, src, a.Dir, a.Metadata)
+	}
+	if err != nil {
+		done.Failure = err.Error()
+		s.log.Warn("savepoint failed", "job", a.Job, "trigger", a.Trigger, "err", err)
 	} else {
-		s.waiters[k] = done
+		done.Path = sp.Path
+		s.log.Info("savepoint taken", "job", a.Job, "trigger", a.Trigger, "path", sp.Path)
 	}
-	url := s.fsm.Submitted(id).CheckpointURL
-	s.mu.Unlock()
-	if dir == "" {
-		dir = strings.TrimSuffix(url, "/") + "/savepoints"
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
-	defer cancel()
-	var md *ckmeta.Metadata
-	select {
-	case md = <-done:
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.waiters, k)
-		s.mu.Unlock()
-		return api.Savepoint{}, fmt.Errorf("savepoint of job %s: %w", id, ctx.Err())
-	}
-	if md == nil {
-		return api.Savepoint{}, fmt.Errorf("%w: the checkpoint of the savepoint failed; see the job's checkpoints", api.ErrConflict)
-	}
-	defer s.unpin(id, md.ID)
-	src, err := s.jobStore(ctx, id)
-	if err != nil {
-		return api.Savepoint{}, err
-	}
-	sp, err := s.copySavepoint(ctx, src, dir, md)
-	if err != nil {
-		return api.Savepoint{}, err
-	}
-	s.log.Info("savepoint taken", "job", id, "path", sp.Path)
-	if stop {
-		s.event(journal.StopWithSavepoint{At: s.now(), Job: id, Path: sp.Path})
-	}
-	return sp, nil
+	done.At = s.now()
+	s.event(done)
 }
 
-// savepointReady hands the outcome of a savepoint's checkpoint to the
-// call that waits for it, or keeps it for a call that has not started
-// waiting yet. The caller holds s.mu.
-func (s *Server) savepointReady(a lifecycle.SavepointReady) {
-	k := waiterKey{job: a.Job, id: a.ID}
-	if done, ok := s.waiters[k]; ok {
-		delete(s.waiters, k)
-		done <- a.Metadata
-	} else if s.savepointing[a.Job] > 0 {
-		s.early[k] = a.Metadata
-	}
-}
-
-// savepointDone ends a savepoint call of job id.
-func (s *Server) savepointDone(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.savepointing[id]--; s.savepointing[id] > 0 {
-		return
-	}
-	delete(s.savepointing, id)
-	for k := range s.early {
-		if k.job == id {
-			delete(s.early, k)
-		}
-	}
-}
-
-// unpin lets retention delete a checkpoint copied into a savepoint.
-func (s *Server) unpin(job string, id int64) {
-	s.event(journal.Unpin{At: s.now(), Job: job, ID: id})
-}
-
-// waiterKey names a checkpoint a savepoint waits for.
-type waiterKey struct {
-	job string
-	id  int64
+// savepointCopy is where copySavepoint put a savepoint.
+type savepointCopy struct {
+	ID   int64
+	Path string
 }
 
 // copySavepoint copies a completed checkpoint into dir as a savepoint: its
 // snapshot files under state/, and its metadata, with paths relative to
 // the savepoint, written last.
-func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir string, md *ckmeta.Metadata) (api.Savepoint, error) {
+func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir string, md *ckmeta.Metadata) (savepointCopy, error) {
 	dst, err := s.cfg.OpenStore(ctx, dir)
 	if err != nil {
-		return api.Savepoint{}, fmt.Errorf("%w: savepoint directory: %v", api.ErrBadRequest, err)
+		return savepointCopy{}, fmt.Errorf("%w: savepoint directory: %v", api.ErrBadRequest, err)
 	}
 	name := fmt.Sprintf("savepoint-%s-%d", md.JobID[:min(6, len(md.JobID))], md.ID)
 	sp := *md
@@ -155,7 +135,7 @@ func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir strin
 			if !ok {
 				to = path.Join("state", fmt.Sprintf("%d-%d-%d.snap", st.Stage, st.Subtask, k))
 				if err := copyObject(ctx, src, f.Path, dst, path.Join(name, to)); err != nil {
-					return api.Savepoint{}, fmt.Errorf("savepoint: copying %s: %w", f.Path, err)
+					return savepointCopy{}, fmt.Errorf("savepoint: copying %s: %w", f.Path, err)
 				}
 				copied[f.Path] = to
 			}
@@ -168,9 +148,9 @@ func (s *Server) copySavepoint(ctx context.Context, src ckstore.Store, dir strin
 		err = dst.Put(ctx, path.Join(name, "_metadata"), bytes.NewReader(b), int64(len(b)))
 	}
 	if err != nil {
-		return api.Savepoint{}, fmt.Errorf("savepoint: writing metadata: %w", err)
+		return savepointCopy{}, fmt.Errorf("savepoint: writing metadata: %w", err)
 	}
-	return api.Savepoint{ID: md.ID, Path: strings.TrimSuffix(dst.String(), "/") + "/" + name}, nil
+	return savepointCopy{ID: md.ID, Path: strings.TrimSuffix(dst.String(), "/") + "/" + name}, nil
 }
 
 func copyObject(ctx context.Context, src ckstore.Store, from string, dst ckstore.Store, to string) error {
@@ -212,7 +192,27 @@ func (s *Server) loadSavepoint(ctx context.Context, url string, p *plan.Plan, al
 		return nil, fmt.Errorf("%w: savepoint %s has maxParallelism %d, the job %d: it is fixed for the life of the state",
 			api.ErrBadRequest, url, md.MaxParallelism, p.Job.MaxParallelism)
 	}
-	return remap(&md, p, url, allowDropped)
+	root, err := restoreRoot(url, &md)
+	if err != nil {
+		return nil, err
+	}
+	return remap(&md, p, root, allowDropped)
+}
+
+// restoreRoot returns the URL a restored checkpoint's file paths are
+// relative to. A savepoint's are relative to itself; a retained
+// checkpoint's (…/JOB/chk-N) to the checkpoint storage of its job, two
+// levels up, so it must be given where the job wrote it.
+func restoreRoot(url string, md *ckmeta.Metadata) (string, error) {
+	if md.Savepoint {
+		return url, nil
+	}
+	dir := "/" + path.Dir(ckmeta.MetadataPath(md.JobID, md.ID))
+	if !strings.HasSuffix(url, dir) {
+		return "", fmt.Errorf("%w: %s is checkpoint %d of job %s, not a savepoint: give it at its place in the job's checkpoint storage, …%s",
+			api.ErrBadRequest, url, md.ID, md.JobID, dir)
+	}
+	return strings.TrimSuffix(url, dir), nil
 }
 
 // remap renumbers a savepoint's stages to the plan's, by stage name.

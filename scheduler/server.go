@@ -17,7 +17,6 @@ import (
 
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/internal/auth"
-	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/confine"
 	"github.com/floe-stream/floe/internal/tlsconf"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
@@ -159,12 +158,6 @@ type Server struct {
 	dialed map[string]*grpc.ClientConn
 	// stores are the jobs' checkpoint storage, opened on first use.
 	stores map[string]ckstore.Store
-	// waiters wait for savepoints' checkpoints to complete (or fail: nil);
-	// savepointing counts the savepoint calls under way by job, and early
-	// holds the outcomes that came before their waiter.
-	waiters      map[waiterKey]chan *ckmeta.Metadata
-	savepointing map[string]int
-	early        map[waiterKey]*ckmeta.Metadata
 
 	paths pathRules
 }
@@ -203,7 +196,6 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: cfg.Now,
 		tms: map[string]*taskManager{}, dialed: map[string]*grpc.ClientConn{}, stores: map[string]ckstore.Store{},
-		waiters: map[waiterKey]chan *ckmeta.Metadata{}, savepointing: map[string]int{}, early: map[waiterKey]*ckmeta.Metadata{},
 		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	var err error
 	if s.paths.roots, err = confine.New(cfg.AllowedPaths); err != nil {

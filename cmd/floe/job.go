@@ -66,22 +66,23 @@ const defaultServer = "http://127.0.0.1:8081"
 func jobCommand(stdout, stderr io.Writer) *cobra.Command {
 	g := groupCommand("job", "manage the jobs of a cluster through its scheduler", jobLong)
 	addCommands(g, map[string]string{
-		"submit":      "submit a job, pushing the modules the scheduler lacks; prints the job id",
-		"list":        "list the jobs, newest first",
-		"status":      "show a job: state, vertices and subtasks",
-		"checkpoints": "list a job's checkpoints, newest first",
-		"metrics":     "show a job's records, rates, back-pressure and progress",
-		"exceptions":  "list a job's failures, newest first",
-		"logs":        "print the recent lines its guest code logged",
-		"rescale":     "change a running job's parallelism through a checkpoint",
-		"savepoint":   "take a savepoint of a running job; prints its path",
-		"stop":        "take a savepoint, then stop the job; prints the path",
-		"cancel":      "cancel a job; prints its state afterwards",
-		"wait":        "block until a job ends; prints its final state",
+		"submit":           "submit a job, pushing the modules the scheduler lacks; prints the job id",
+		"list":             "list the jobs, newest first",
+		"status":           "show a job: state, vertices and subtasks",
+		"checkpoints":      "list a job's checkpoints, newest first",
+		"metrics":          "show a job's records, rates, back-pressure and progress",
+		"exceptions":       "list a job's failures, newest first",
+		"logs":             "print the recent lines its guest code logged",
+		"rescale":          "change a running job's parallelism through a checkpoint",
+		"savepoint":        "take a savepoint of a running job; waits and prints its path",
+		"savepoint-status": "show a savepoint trigger's state and path",
+		"stop":             "take a savepoint, then stop the job; waits and prints the path",
+		"cancel":           "cancel a job; prints its state afterwards",
+		"wait":             "block until a job ends; prints its final state",
 	}, jobSubmitCmd(stdout, stderr), jobListCmd(stdout, stderr), jobStatusCmd(stdout, stderr),
 		jobCheckpointsCmd(stdout, stderr), jobMetricsCmd(stdout, stderr), jobExceptionsCmd(stdout, stderr),
 		jobLogsCmd(stdout, stderr), jobRescaleCmd(stdout, stderr), jobSavepointCmd(stdout, stderr),
-		jobStopCmd(stdout, stderr), jobCancelCmd(stdout, stderr), jobWaitCmd(stdout, stderr))
+		jobSavepointStatusCmd(stdout, stderr), jobStopCmd(stdout, stderr), jobCancelCmd(stdout, stderr), jobWaitCmd(stdout, stderr))
 	return g
 }
 
@@ -217,11 +218,14 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 			"others by digest, so a job submitted again uploads no module. The spec is\n"+
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
 			"and nothing else, on stdout. With --from-savepoint the job starts from the\n"+
-			"state of a savepoint (docs/savepoints.md).\n", stdout, stderr)
+			"state of a savepoint (docs/savepoints.md); with --from-checkpoint, from the\n"+
+			"latest completed checkpoint of another job, which the scheduler names.\n", stdout, stderr)
 	set := j.fs.StringArray("set", nil, "set a job parameter, `key=value` (repeatable)")
 	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
 	from := j.fs.String("from-savepoint", "", fromSavepointHelp)
+	fromCkpt := j.fs.String("from-checkpoint", "", "start the job from the latest completed checkpoint of job `ID`, "+
+		"as --from-savepoint on the path floe job checkpoints ID --latest-path prints")
 	allow := j.fs.Bool("allow-non-restored-state", false, allowNonRestoredHelp)
 	wait := j.fs.Bool("wait-for-slots", false, "accept the job even if it needs more slots than the cluster's task managers have; it waits for more to register")
 	return j.command(func(pos []string) int {
@@ -230,8 +234,10 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 		case err != nil:
 		case *interval < 0:
 			err = fmt.Errorf("--checkpoint-interval %v: want a duration > 0, or 0 for the spec's", *interval)
-		case *allow && *from == "":
-			err = errors.New("--allow-non-restored-state needs --from-savepoint")
+		case *from != "" && *fromCkpt != "":
+			err = errors.New("--from-savepoint and --from-checkpoint exclude each other")
+		case *allow && *from == "" && *fromCkpt == "":
+			err = errors.New("--allow-non-restored-state needs --from-savepoint or --from-checkpoint")
 		}
 		if err != nil {
 			return j.usageError(err)
@@ -239,6 +245,13 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 		opts := client.SubmitOptions{Set: params, Parallelism: *parallelism, CheckpointInterval: *interval,
 			FromSavepoint: *from, AllowNonRestoredState: *allow, WaitForSlots: *wait}
 		return j.run(func(ctx context.Context, c *client.Client) error {
+			if *fromCkpt != "" {
+				dir, err := c.LatestCheckpoint(ctx, *fromCkpt)
+				if err != nil {
+					return fmt.Errorf("--from-checkpoint: %w", err)
+				}
+				opts.FromSavepoint = dir
+			}
 			id, err := c.SubmitFiles(ctx, pos[0], opts)
 			if err == nil {
 				fmt.Fprintln(stdout, id)
@@ -455,8 +468,10 @@ func jobCheckpointsCmd(stdout, stderr io.Writer) *cobra.Command {
 			"long it took, the size of all the state it refers to (FULL) and of what it\n"+
 			"uploaded (INCREMENTAL), and why it failed. A job without checkpoints has an\n"+
 			"empty list. -o json prints the list as the REST API returns it, with each\n"+
-			"subtask's part.\n", stdout, stderr)
+			"subtask's part. --latest-path prints only the directory of the latest\n"+
+			"completed checkpoint, which the job retains: pass it to --from-savepoint.\n", stdout, stderr)
 	output := j.outputFlag()
+	latest := j.fs.Bool("latest-path", false, "print only the path of the latest completed checkpoint")
 	return j.command(func(pos []string) int {
 		if err := checkOutput(*output); err != nil {
 			return j.usageError(err)
@@ -464,6 +479,13 @@ func jobCheckpointsCmd(stdout, stderr io.Writer) *cobra.Command {
 		return j.run(func(ctx context.Context, c *client.Client) error {
 			cps, err := c.Checkpoints(ctx, pos[0])
 			if err != nil {
+				return err
+			}
+			if *latest {
+				dir, err := client.LatestCheckpointDir(pos[0], cps)
+				if err == nil {
+					fmt.Fprintln(stdout, dir)
+				}
 				return err
 			}
 			if *output == "json" {
@@ -751,52 +773,4 @@ func stateAndMessage(job api.JobStatus) string {
 		return orDash(job.State)
 	}
 	return job.State + " (" + job.Message + ")"
-}
-
-// dirHelp is the help of --dir of savepoint and stop.
-const dirHelp = "`URL` (file:// or s3://) under which the savepoint's directory is made " +
-	"(default: savepoints/ in the job's checkpoint storage)"
-
-func jobSavepointCmd(stdout, stderr io.Writer) *cobra.Command {
-	j := newJobCLI("savepoint", "ID [--dir URL] [flags]",
-		"Takes a savepoint of a running job that takes checkpoints: a self-contained\n"+
-			"copy of its state, which a job submitted with --from-savepoint starts from, at\n"+
-			"any parallelism. The job keeps running. Waits until the savepoint is complete,\n"+
-			"which can take minutes for a job with much state, then prints its path, and\n"+
-			"nothing else, on stdout. docs/savepoints.md explains savepoints.\n", stdout, stderr)
-	dir := j.fs.String("dir", "", dirHelp)
-	return j.command(func(pos []string) int {
-		return j.run(func(ctx context.Context, c *client.Client) error {
-			sp, err := c.Savepoint(ctx, pos[0], *dir)
-			if err == nil {
-				fmt.Fprintln(stdout, sp.Path)
-			}
-			return err
-		})
-	}, "ID")
-}
-
-func jobStopCmd(stdout, stderr io.Writer) *cobra.Command {
-	j := newJobCLI("stop", "ID --savepoint [--dir URL] [flags]",
-		"With --savepoint, takes a savepoint of a running job as floe job savepoint\n"+
-			"does and then stops the job, which ends FINISHED; prints the savepoint's\n"+
-			"path, and nothing else, on stdout, once it is complete. Without --savepoint,\n"+
-			"cancels the job and prints its state afterwards, as floe job cancel does.\n", stdout, stderr)
-	savepoint := j.fs.Bool("savepoint", false, "take a savepoint before the job stops")
-	dir := j.fs.String("dir", "", "with --savepoint, "+dirHelp)
-	return j.command(func(pos []string) int {
-		if *dir != "" && !*savepoint {
-			return j.usageError(errors.New("--dir needs --savepoint"))
-		}
-		return j.run(func(ctx context.Context, c *client.Client) error {
-			if !*savepoint {
-				return cancelJob(ctx, c, pos[0], stdout)
-			}
-			sp, err := c.Stop(ctx, pos[0], *dir)
-			if err == nil {
-				fmt.Fprintln(stdout, sp.Path)
-			}
-			return err
-		})
-	}, "ID")
 }

@@ -206,7 +206,7 @@ func TestJobErrors(t *testing.T) {
 		{"rescale above maxParallelism", []string{"rescale", "job-2", "--parallelism", "200"}, 1,
 			"floe job rescale: bad request: parallelism override: 200 exceeds maxParallelism 128"},
 		{"allow non-restored state without a savepoint", []string{"submit", spec, "--allow-non-restored-state"}, 2,
-			"floe job submit: --allow-non-restored-state needs --from-savepoint"},
+			"floe job submit: --allow-non-restored-state needs --from-savepoint or --from-checkpoint"},
 		{"savepoint not a URL", []string{"submit", spec, "--from-savepoint", "/tmp/sp"}, 1,
 			`floe job submit: bad request: fromSavepoint "/tmp/sp": want a file:// or s3:// URL`},
 		{"savepoint without id", []string{"savepoint", "--dir", "s3://b/sp"}, 2, "missing ID"},

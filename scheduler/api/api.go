@@ -79,12 +79,35 @@ type Submission struct {
 	WaitForSlots bool
 }
 
-// Savepoint is a completed savepoint.
-type Savepoint struct {
-	// ID is the checkpoint id the savepoint was taken as.
-	ID int64 `json:"id"`
-	// Path is the savepoint's URL: pass it to FromSavepoint.
-	Path string `json:"path"`
+// Savepoint trigger states: a savepoint is IN_PROGRESS from its trigger
+// until it is COMPLETED (Path is set) or FAILED (Failure says why).
+const (
+	SavepointInProgress = "IN_PROGRESS"
+	SavepointCompleted  = "COMPLETED"
+	SavepointFailed     = "FAILED"
+)
+
+// SavepointTrigger is a savepoint asked for, as Savepoint and Stop return
+// it at once and SavepointStatus reports it until it ends.
+type SavepointTrigger struct {
+	// Trigger names the request: poll GET
+	// /v1/jobs/{id}/savepoints/{trigger}.
+	Trigger string `json:"trigger"`
+	// Status is IN_PROGRESS, COMPLETED or FAILED.
+	Status string `json:"status"`
+	// ID is the checkpoint id the savepoint is taken as.
+	ID int64 `json:"id,omitempty"`
+	// Path is a completed savepoint's URL: pass it to FromSavepoint.
+	Path string `json:"path,omitempty"`
+	// Failure is why a FAILED savepoint failed.
+	Failure string `json:"failure,omitempty"`
+	// Dir is where the savepoint is copied.
+	Dir string `json:"dir,omitempty"`
+	// Stop tells that the job stops once the savepoint is complete.
+	Stop bool `json:"stop,omitempty"`
+	// TriggeredAt and EndedAt are when it was asked for and ended.
+	TriggeredAt time.Time  `json:"triggeredAt"`
+	EndedAt     *time.Time `json:"endedAt,omitempty"`
 }
 
 // Checkpoint states.
@@ -226,16 +249,21 @@ type Service interface {
 	// Checkpoints lists a job's checkpoints, newest first: ErrNotFound for
 	// an unknown job.
 	Checkpoints(ctx context.Context, id string) ([]CheckpointStatus, error)
-	// Savepoint takes a savepoint of a running job with checkpoints into
+	// Savepoint starts a savepoint of a running job with checkpoints into
 	// dir (a file:// or s3:// URL; empty means the job's checkpoint storage,
-	// under savepoints/) and returns once it is complete: a self-contained
-	// copy of the job's state, independent of parallelism. Errors wrap
+	// under savepoints/) and returns its trigger, IN_PROGRESS, at once;
+	// SavepointStatus tells when it is complete: a self-contained copy of
+	// the job's state, independent of parallelism. Errors wrap
 	// ErrNotFound, ErrConflict (not running, no checkpoints) or
 	// ErrBadRequest (bad dir).
-	Savepoint(ctx context.Context, id, dir string) (Savepoint, error)
-	// Stop takes a savepoint like Savepoint and then stops the job, which
-	// ends FINISHED.
-	Stop(ctx context.Context, id, dir string) (Savepoint, error)
+	Savepoint(ctx context.Context, id, dir string) (SavepointTrigger, error)
+	// Stop starts a savepoint like Savepoint; once it is complete the job
+	// stops and ends FINISHED.
+	Stop(ctx context.Context, id, dir string) (SavepointTrigger, error)
+	// SavepointStatus returns a savepoint trigger of a job (the last
+	// 100 are kept): ErrNotFound for an unknown job or
+	// trigger.
+	SavepointStatus(ctx context.Context, id, trigger string) (SavepointTrigger, error)
 	// Rescale changes the parallelism of a running job with checkpoints:
 	// it takes a checkpoint, stops the job and redeploys it at the new
 	// parallelism, each subtask restoring the key groups it now owns. It

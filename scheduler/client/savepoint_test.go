@@ -23,18 +23,30 @@ func TestSavepoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake.ScriptSavepoints(id, api.Savepoint{ID: 41, Path: "s3://floe/sp/savepoint-job-1-41"})
-	sp, err := c.Savepoint(ctx, id, "s3://floe/sp")
-	if want := (api.Savepoint{ID: 41, Path: "s3://floe/sp/savepoint-job-1-41"}); err != nil || sp != want {
-		t.Errorf("Savepoint = %+v, %v; want %+v", sp, err, want)
+	fake.ScriptSavepoints(id, api.SavepointTrigger{ID: 41, Path: "s3://floe/sp/savepoint-job-1-41"},
+		api.SavepointTrigger{Status: api.SavepointFailed, ID: 42, Failure: "bucket on fire"})
+	take := func(trigger func(context.Context, string, string) (api.SavepointTrigger, error), dir string) (api.SavepointTrigger, error) {
+		t.Helper()
+		tr, err := trigger(ctx, id, dir)
+		if err != nil || tr.Status != api.SavepointInProgress || tr.Trigger == "" {
+			t.Fatalf("trigger = %+v, %v", tr, err)
+		}
+		return c.WaitSavepoint(ctx, id, tr.Trigger, time.Millisecond)
 	}
-	sp, err = c.Savepoint(ctx, id, "")
-	if want := (api.Savepoint{ID: 42, Path: clienttest.DefaultSavepointDir + "/savepoint-job-1-42"}); err != nil || sp != want {
-		t.Errorf("Savepoint = %+v, %v; want %+v", sp, err, want)
+	sp, err := take(c.Savepoint, "s3://floe/sp")
+	if err != nil || sp.Status != api.SavepointCompleted || sp.ID != 41 || sp.Path != "s3://floe/sp/savepoint-job-1-41" {
+		t.Errorf("Savepoint = %+v, %v", sp, err)
 	}
-	sp, err = c.Stop(ctx, id, "file:///sp")
-	if want := (api.Savepoint{ID: 43, Path: "file:///sp/savepoint-job-1-43"}); err != nil || sp != want {
-		t.Errorf("Stop = %+v, %v; want %+v", sp, err, want)
+	sp, err = take(c.Savepoint, "")
+	if !errors.Is(err, api.ErrConflict) || sp.Status != api.SavepointFailed || !strings.Contains(err.Error(), "bucket on fire") {
+		t.Errorf("a failed savepoint: %+v, %v", sp, err)
+	}
+	sp, err = take(c.Stop, "file:///sp")
+	if err != nil || sp.ID != 43 || sp.Path != "file:///sp/savepoint-job-1-43" || !sp.Stop {
+		t.Errorf("Stop = %+v, %v", sp, err)
+	}
+	if _, err := c.SavepointStatus(ctx, id, "nope"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("an unknown trigger: %v", err)
 	}
 	want := []clienttest.SavepointCall{{Job: id, Dir: "s3://floe/sp"}, {Job: id}, {Job: id, Dir: "file:///sp", Stop: true}}
 	if calls := fake.Savepoints(); !slices.Equal(calls, want) {
@@ -103,13 +115,13 @@ func TestSavepointErrors(t *testing.T) {
 		{"bad dir", id, "ftp://x", api.ErrBadRequest, `bad request: savepoint dir "ftp://x": want a file:// or s3:// URL`},
 	}
 	for _, tt := range tests {
-		for name, take := range map[string]func(context.Context, string, string) (api.Savepoint, error){
+		for name, take := range map[string]func(context.Context, string, string) (api.SavepointTrigger, error){
 			"Savepoint": c.Savepoint, "Stop": c.Stop,
 		} {
 			t.Run(tt.name+" "+name, func(t *testing.T) {
 				sp, err := take(ctx, tt.id, tt.dir)
 				var e *client.Error
-				if !errors.As(err, &e) || !errors.Is(err, tt.is) || e.Message != tt.message || sp != (api.Savepoint{}) {
+				if !errors.As(err, &e) || !errors.Is(err, tt.is) || e.Message != tt.message || sp != (api.SavepointTrigger{}) {
 					t.Errorf("got %+v, %v; want an *Error wrapping %v with %q", sp, err, tt.is, tt.message)
 				}
 			})

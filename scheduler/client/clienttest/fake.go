@@ -36,7 +36,9 @@ type Fake struct {
 	// taken, by path.
 	savepoints []SavepointCall
 	taken      map[string]shape
-	fail       error
+	// nextTrigger numbers the savepoint triggers.
+	nextTrigger int
+	fail        error
 	// observed are the jobs' failures and log lines (observe.go), by id.
 	observed map[string]*observed
 	// modules are the pushed modules by digest, pushes the digest of
@@ -63,8 +65,10 @@ type fakeJob struct {
 	// (FailSavepoints), savepointScript the savepoints they return
 	// (ScriptSavepoints); lastSavepoint is the ID of the latest one.
 	savepointErrs   []error
-	savepointScript []api.Savepoint
+	savepointScript []api.SavepointTrigger
 	lastSavepoint   int64
+	// triggers are the savepoints of Savepoint and Stop, by trigger id.
+	triggers map[string]*api.SavepointTrigger
 }
 
 // step is one state a job goes through on a later Job call: a scripted

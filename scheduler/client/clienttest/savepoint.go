@@ -31,66 +31,104 @@ type shape struct {
 	uids           []string
 }
 
-// Savepoint checks the request as the scheduler would and returns a
-// savepoint of job id at once: the next one that ScriptSavepoints queued
-// for the job, or else one whose ID is one more than the job's newest
-// checkpoint or savepoint and whose Path is <dir>/savepoint-<prefix>-<ID>,
-// where prefix is the job id's first 6 characters, with
-// DefaultSavepointDir for an empty dir, as the scheduler names it. The job
-// keeps running.
+// Savepoint checks the request as the scheduler would and returns its
+// trigger, IN_PROGRESS, at once; the trigger ids are trigger-1,
+// trigger-2, … in the order of the calls. The savepoint completes when
+// SavepointStatus is first asked about it: as the next one that
+// ScriptSavepoints queued for the job (which may be FAILED), or else one
+// whose ID is one more than the job's newest checkpoint or savepoint and
+// whose Path is <dir>/savepoint-<prefix>-<ID>, where prefix is the job
+// id's first 6 characters, with DefaultSavepointDir for an empty dir, as
+// the scheduler names it. The job keeps running.
 //
 // The errors wrap api.ErrNotFound for an unknown job; api.ErrConflict for a
 // job that is not RUNNING, takes no checkpoints or is being rescaled; and
 // api.ErrBadRequest for a dir that is not a file:// or s3:// URL.
 // FailSavepoints scripts other outcomes.
-func (f *Fake) Savepoint(_ context.Context, id, dir string) (api.Savepoint, error) {
+func (f *Fake) Savepoint(_ context.Context, id, dir string) (api.SavepointTrigger, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.savepoint(id, dir, false)
 }
 
-// Stop takes a savepoint as Savepoint does and then moves the job to
-// FINISHED, with the message "stopped with savepoint <path>"; its errors
-// are Savepoint's, and a refused Stop leaves the job running.
-func (f *Fake) Stop(_ context.Context, id, dir string) (api.Savepoint, error) {
+// Stop starts a savepoint as Savepoint does; once it completes (see
+// Savepoint), the job moves to FINISHED, with the message "stopped with
+// savepoint <path>". Its errors are Savepoint's, and a refused Stop leaves
+// the job running.
+func (f *Fake) Stop(_ context.Context, id, dir string) (api.SavepointTrigger, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	sp, err := f.savepoint(id, dir, true)
-	if err != nil {
-		return api.Savepoint{}, err
-	}
-	j, _ := f.lookup(id)
-	f.setState(j, api.JobFinished, "stopped with savepoint "+sp.Path)
-	return sp, nil
+	return f.savepoint(id, dir, true)
 }
 
-// savepoint records a call of Savepoint or Stop and takes the savepoint.
-// f.mu is held.
-func (f *Fake) savepoint(id, dir string, stop bool) (api.Savepoint, error) {
+// SavepointStatus returns a trigger of Savepoint or Stop, completing it
+// if it was in progress (see Savepoint). The error wraps api.ErrNotFound
+// for an unknown job or trigger.
+func (f *Fake) SavepointStatus(_ context.Context, id, trigger string) (api.SavepointTrigger, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	j, err := f.find(id)
 	if err != nil {
-		return api.Savepoint{}, err
+		return api.SavepointTrigger{}, err
+	}
+	t, ok := j.triggers[trigger]
+	if !ok {
+		return api.SavepointTrigger{}, fmt.Errorf("%w: job %s has no savepoint trigger %q", api.ErrNotFound, id, trigger)
+	}
+	if t.Status == api.SavepointInProgress {
+		f.completeTrigger(j, t)
+	}
+	return *t, nil
+}
+
+// completeTrigger ends a trigger as its job's script or the savepoints'
+// numbering says. f.mu is held.
+func (f *Fake) completeTrigger(j *fakeJob, t *api.SavepointTrigger) {
+	out := j.nextSavepoint(t.Dir)
+	t.Status, t.ID, t.Path, t.Failure = out.Status, out.ID, out.Path, out.Failure
+	if t.Status == "" {
+		t.Status = api.SavepointCompleted
+	}
+	j.lastSavepoint = max(j.lastSavepoint, t.ID)
+	if t.Status != api.SavepointCompleted {
+		return
+	}
+	if f.taken == nil {
+		f.taken = make(map[string]shape)
+	}
+	f.taken[t.Path] = shape{maxParallelism: j.spec.MaxParallelism, uids: uids(j.spec)}
+	if t.Stop && j.status.State == api.JobRunning {
+		f.setState(j, api.JobFinished, "stopped with savepoint "+t.Path)
+	}
+}
+
+// savepoint records a call of Savepoint or Stop and triggers the
+// savepoint. f.mu is held.
+func (f *Fake) savepoint(id, dir string, stop bool) (api.SavepointTrigger, error) {
+	j, err := f.find(id)
+	if err != nil {
+		return api.SavepointTrigger{}, err
 	}
 	f.savepoints = append(f.savepoints, SavepointCall{Job: id, Dir: dir, Stop: stop})
 	if len(j.savepointErrs) > 0 {
 		err, j.savepointErrs = j.savepointErrs[0], j.savepointErrs[1:]
 		if err != nil {
-			return api.Savepoint{}, err
+			return api.SavepointTrigger{}, err
 		}
 	}
 	if err := j.canSavepoint(); err != nil {
-		return api.Savepoint{}, err
+		return api.SavepointTrigger{}, err
 	}
 	if err := checkURL("savepoint dir", dir); err != nil {
-		return api.Savepoint{}, err
+		return api.SavepointTrigger{}, err
 	}
-	sp := j.nextSavepoint(dir)
-	j.lastSavepoint = max(j.lastSavepoint, sp.ID)
-	if f.taken == nil {
-		f.taken = make(map[string]shape)
+	f.nextTrigger++
+	t := &api.SavepointTrigger{Trigger: fmt.Sprintf("trigger-%d", f.nextTrigger), Status: api.SavepointInProgress, Dir: dir, Stop: stop}
+	if j.triggers == nil {
+		j.triggers = make(map[string]*api.SavepointTrigger)
 	}
-	f.taken[sp.Path] = shape{maxParallelism: j.spec.MaxParallelism, uids: uids(j.spec)}
-	return sp, nil
+	j.triggers[t.Trigger] = t
+	return *t, nil
 }
 
 // canSavepoint reports why j cannot take a savepoint now, if it cannot.
@@ -110,7 +148,7 @@ func (j *fakeJob) canSavepoint() error {
 
 // nextSavepoint returns the savepoint that j takes next into dir: the next
 // scripted one, or a synthesized one.
-func (j *fakeJob) nextSavepoint(dir string) api.Savepoint {
+func (j *fakeJob) nextSavepoint(dir string) api.SavepointTrigger {
 	if len(j.savepointScript) > 0 {
 		sp := j.savepointScript[0]
 		j.savepointScript = j.savepointScript[1:]
@@ -125,7 +163,7 @@ func (j *fakeJob) nextSavepoint(dir string) api.Savepoint {
 	}
 	n++
 	prefix := j.status.ID[:min(6, len(j.status.ID))]
-	return api.Savepoint{ID: n, Path: fmt.Sprintf("%s/savepoint-%s-%d", strings.TrimRight(dir, "/"), prefix, n)}
+	return api.SavepointTrigger{Status: api.SavepointCompleted, ID: n, Path: fmt.Sprintf("%s/savepoint-%s-%d", strings.TrimRight(dir, "/"), prefix, n)}
 }
 
 // quoted writes names quoted and joined by commas.
@@ -196,10 +234,11 @@ func (f *Fake) checkRestore(s api.Submission, job *jobspec.Job) error {
 	return nil
 }
 
-// ScriptSavepoints makes the next len(sps) successful calls of Savepoint or
-// Stop for job id return sps in turn instead of a synthesized savepoint. It
+// ScriptSavepoints makes the next len(sps) savepoints of job id that
+// complete end as sps say in turn (their Status, ID, Path and Failure; an
+// empty Status is COMPLETED) instead of as a synthesized savepoint. It
 // panics for an unknown id.
-func (f *Fake) ScriptSavepoints(id string, sps ...api.Savepoint) {
+func (f *Fake) ScriptSavepoints(id string, sps ...api.SavepointTrigger) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	j, err := f.lookup(id)

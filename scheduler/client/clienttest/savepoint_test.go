@@ -10,38 +10,62 @@ import (
 )
 
 // TestSavepointIDs checks the savepoints the Fake synthesizes and scripts:
-// each one's ID follows the newest checkpoint or savepoint.
+// each one's ID follows the newest checkpoint or savepoint, and a trigger
+// stays IN_PROGRESS until it is polled.
 func TestSavepointIDs(t *testing.T) {
 	f := submitted(t)
 	f.AddCheckpoint("job-1", api.CheckpointStatus{ID: 4, Status: api.CheckpointCompleted})
-	f.ScriptSavepoints("job-1", api.Savepoint{ID: 9, Path: "s3://b/scripted"})
-	var got []api.Savepoint
-	for _, dir := range []string{"", "s3://b/sp/", "file:///sp"} {
-		sp, err := f.Savepoint(t.Context(), "job-1", dir)
+	f.ScriptSavepoints("job-1", api.SavepointTrigger{ID: 9, Path: "s3://b/scripted"})
+	take := func(stop bool, dir string) savepointOutcome {
+		t.Helper()
+		trigger := f.Savepoint
+		if stop {
+			trigger = f.Stop
+		}
+		tr, err := trigger(t.Context(), "job-1", dir)
+		if err != nil || tr.Status != api.SavepointInProgress || tr.Stop != stop {
+			t.Fatalf("trigger %+v, %v", tr, err)
+		}
+		if job, _ := f.Job(t.Context(), "job-1"); job.State != api.JobRunning {
+			t.Fatalf("job %s before its savepoint completed", job.State)
+		}
+		done, err := f.SavepointStatus(t.Context(), "job-1", tr.Trigger)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, sp)
+		return savepointOutcome{done.Trigger, done.Status, done.ID, done.Path}
+	}
+	var got []savepointOutcome
+	for _, dir := range []string{"", "s3://b/sp/", "file:///sp"} {
+		got = append(got, take(false, dir))
 	}
 	f.AddCheckpoint("job-1", api.CheckpointStatus{ID: 20, Status: api.CheckpointInProgress})
-	sp, err := f.Stop(t.Context(), "job-1", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, sp)
-	want := []api.Savepoint{{ID: 9, Path: "s3://b/scripted"}, {ID: 10, Path: "s3://b/sp/savepoint-job-1-10"},
-		{ID: 11, Path: "file:///sp/savepoint-job-1-11"}, {ID: 21, Path: DefaultSavepointDir + "/savepoint-job-1-21"}}
+	got = append(got, take(true, ""))
+	want := []savepointOutcome{{"trigger-1", api.SavepointCompleted, 9, "s3://b/scripted"},
+		{"trigger-2", api.SavepointCompleted, 10, "s3://b/sp/savepoint-job-1-10"},
+		{"trigger-3", api.SavepointCompleted, 11, "file:///sp/savepoint-job-1-11"},
+		{"trigger-4", api.SavepointCompleted, 21, DefaultSavepointDir + "/savepoint-job-1-21"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 	job, _ := f.Job(t.Context(), "job-1")
-	if job.State != api.JobFinished || job.Message != "stopped with savepoint "+sp.Path || job.EndedAt == nil {
+	if job.State != api.JobFinished || job.Message != "stopped with savepoint "+want[3].path || job.EndedAt == nil {
 		t.Errorf("after Stop: %+v", job)
 	}
 	calls := f.Savepoints()
 	if len(calls) != 4 || calls[1] != (SavepointCall{Job: "job-1", Dir: "s3://b/sp/"}) || !calls[3].Stop {
 		t.Errorf("calls %+v", calls)
 	}
+	if _, err := f.SavepointStatus(t.Context(), "job-1", "nope"); !errors.Is(err, api.ErrNotFound) {
+		t.Errorf("unknown trigger: %v", err)
+	}
+}
+
+// savepointOutcome is what TestSavepointIDs compares of a trigger.
+type savepointOutcome struct {
+	trigger, status string
+	id              int64
+	path            string
 }
 
 // TestSavepointRefused checks what the Fake refuses as the scheduler does,
@@ -93,7 +117,11 @@ func TestSavepointRefused(t *testing.T) {
 // job it came from, as the scheduler would.
 func TestSubmitFromSavepoint(t *testing.T) {
 	f := submitted(t)
-	sp, err := f.Savepoint(t.Context(), "job-1", "file:///sp")
+	tr, err := f.Savepoint(t.Context(), "job-1", "file:///sp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := f.SavepointStatus(t.Context(), "job-1", tr.Trigger)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,10 +120,25 @@ type Rescale struct {
 	Operators   map[string]int `json:",omitempty"`
 }
 
-// Savepoint is lifecycle.Machine.Savepoint.
+// Savepoint is lifecycle.Machine.Savepoint. Trigger, Dir and Stop are
+// empty in logs written before savepoints were polled.
 type Savepoint struct {
-	At  time.Time
-	Job string
+	At      time.Time
+	Job     string
+	Trigger string `json:",omitempty"`
+	Dir     string `json:",omitempty"`
+	Stop    bool   `json:",omitempty"`
+}
+
+// SavepointDone is lifecycle.Machine.SavepointDone: the copy of
+// checkpoint ID into savepoint Trigger ended, at Path or with Failure.
+type SavepointDone struct {
+	At      time.Time
+	Job     string
+	Trigger string
+	ID      int64
+	Path    string `json:",omitempty"`
+	Failure string `json:",omitempty"`
 }
 
 // Unpin is lifecycle.Machine.Unpin; At is only recorded.
@@ -205,6 +220,7 @@ func (MetadataWritten) command()   {}
 func (Rescale) command()           {}
 func (Savepoint) command()         {}
 func (Unpin) command()             {}
+func (SavepointDone) command()     {}
 func (StopWithSavepoint) command() {}
 func (Cancel) command()            {}
 func (Module) command()            {}
@@ -218,7 +234,7 @@ var types = map[string]Command{
 	"submit": Submit{}, "status": TaskStatus{}, "unreachable": DeployUnreachable{}, "ack": Ack{}, "decline": Decline{},
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
 	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
-	"member": Member{}, "dropmodule": DropModule{},
+	"member": Member{}, "dropmodule": DropModule{}, "savepointdone": SavepointDone{},
 }
 
 // names is types inverted.

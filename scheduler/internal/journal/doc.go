@@ -6,8 +6,9 @@
 // Every event of a lifecycle.Machine has a command here — a plain struct
 // with the event's time and its arguments, as data: Register, Heartbeat,
 // LoseTaskManager, Lead, Tick, Submit, TaskStatus, DeployUnreachable, Ack,
-// Decline, MetadataWritten, Rescale, Savepoint, Unpin, StopWithSavepoint
-// and Cancel — and one more, Module, which changes no job: it replicates
+// Decline, MetadataWritten, Rescale, Savepoint, SavepointDone and Cancel
+// (and Unpin and StopWithSavepoint, which only logs written before
+// SavepointDone hold) — and one more, Module, which changes no job: it replicates
 // a job's Wasm module so that whichever scheduler leads can serve it (the
 // FSM keeps the modules, by digest, for a scheduler that restores a
 // snapshot). Encode turns one into bytes (JSON in an envelope naming its

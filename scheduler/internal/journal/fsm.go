@@ -142,7 +142,9 @@ func (f *FSM) apply(c Command) *Result {
 	case Rescale:
 		r.Actions, r.Err = m.Rescale(c.At, c.Job, c.Parallelism, c.Operators)
 	case Savepoint:
-		r.Savepoint, r.Actions, r.Err = m.Savepoint(c.At, c.Job)
+		r.Savepoint, r.Actions, r.Err = m.Savepoint(c.At, c.Job, lifecycle.SavepointRequest{Trigger: c.Trigger, Dir: c.Dir, Stop: c.Stop})
+	case SavepointDone:
+		r.Actions = m.SavepointDone(c.At, c.Job, c.Trigger, c.ID, c.Path, c.Failure)
 	case Unpin:
 		m.Unpin(c.Job, c.ID)
 	case StopWithSavepoint:

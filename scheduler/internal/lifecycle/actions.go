@@ -73,12 +73,14 @@ type DeleteFiles struct {
 // can be closed.
 type CloseTaskManager struct{ TaskManager string }
 
-// SavepointReady tells that the checkpoint a savepoint asked for has
-// completed (Metadata) or failed (nil). A completed one stays pinned until
-// Unpin.
+// SavepointReady tells that checkpoint ID, which savepoint Trigger waits
+// for, has completed: copy it into Dir, then report SavepointDone. It
+// stays pinned until then.
 type SavepointReady struct {
 	Job      string
 	ID       int64
+	Trigger  string
+	Dir      string
 	Metadata *ckmeta.Metadata
 }
 

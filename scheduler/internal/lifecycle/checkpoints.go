@@ -31,8 +31,9 @@ type checkpoints struct {
 	retain    int
 	completed []*ckmeta.Metadata // oldest first
 	history   []*api.CheckpointStatus
-	// savepoints are checkpoints a savepoint waits for.
-	savepoints map[int64]bool
+	// triggers are the savepoints asked for, oldest first, at most
+	// MaxSavepointTriggers.
+	triggers []*api.SavepointTrigger
 	// pinned are checkpoints being copied into savepoints: their files
 	// stay until the copy is done.
 	pinned map[int64]*ckmeta.Metadata
@@ -152,7 +153,7 @@ func (m *Machine) recordCheckpoint(j *Job, st *api.CheckpointStatus) {
 
 func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
 	m.rescaleFailed(j, id, reason)
-	m.savepointEnded(j, id, nil)
+	m.savepointEnded(j, id, nil, reason)
 	if st := j.ckpt.status(id); st != nil && st.Status == api.CheckpointInProgress {
 		j.Stats.CheckpointsFailed++
 		st.Status, st.Message = api.CheckpointFailed, reason
@@ -259,7 +260,7 @@ func (m *Machine) MetadataWritten(now time.Time, jobID string, attempt int, md *
 		}
 	}
 	m.log.Info("checkpoint completed", "job", j.ID, "checkpoint", md.ID)
-	m.savepointEnded(j, md.ID, md)
+	m.savepointEnded(j, md.ID, md, "")
 	m.retire(j)
 	if attempt == j.Attempt && (j.State == api.JobRunning || j.State == api.JobDeploying) {
 		m.notifyTasks(j, md.ID)

@@ -8,8 +8,8 @@
 // out the actions each event returns: deploy a task on a task manager,
 // cancel an attempt's tasks, trigger a checkpoint, write a completed
 // checkpoint's metadata, tell the tasks it is complete, delete files no
-// checkpoint needs, close a lost task manager's connection, hand a
-// savepoint's checkpoint to whoever asked for it. Every change of a job's
+// checkpoint needs, close a lost task manager's connection, copy a
+// savepoint's completed checkpoint into the savepoint. Every change of a job's
 // state or message that enters its history is returned as a JobState
 // action too (a waiting job's "waiting for slots" message does not).
 //
@@ -73,6 +73,20 @@
 // server reports the metadata written (MetadataWritten): then it retains
 // it, retires older ones (DeleteFiles) and notifies the tasks.
 //
+// # Savepoints
+//
+// A savepoint is a trigger kept in the job's checkpointing (savepoint.go):
+// Savepoint takes a checkpoint at once and records the trigger, named by
+// the caller, IN_PROGRESS; a job keeps its last MaxSavepointTriggers. If
+// the checkpoint fails, so does the trigger, with the checkpoint's reason.
+// If it completes, it is pinned (retention keeps its files) and a
+// SavepointReady action asks the server to copy it; the server reports the
+// copy's end with SavepointDone, which completes or fails the trigger,
+// unpins the checkpoint and, for a stop, finishes the job. The triggers
+// are part of the machine's state, so of every snapshot: Lead fails a
+// trigger whose checkpoint it abandons, and one whose copy was under way,
+// which the previous leader may or may not have finished.
+//
 // # Failover
 //
 // The machine's state is rebuilt on a scheduler that restarts, or that
@@ -131,7 +145,7 @@
 // storing its modules, opening checkpoint storage and loading a savepoint
 // before Submit; the gRPC connections to task managers; the RPCs and
 // store writes the actions ask for; copying a completed checkpoint into a
-// savepoint and waiting for it; and rendering a job's status for the REST
+// savepoint; and rendering a job's status for the REST
 // API from the Machine's read-only views. A rescale's new plan comes from
 // the Replan function the submission carries (the server parses the spec
 // again), so the machine does not depend on the spec's format.

@@ -57,6 +57,7 @@ func (m *Machine) Lead(now time.Time) []Action {
 		j := m.jobs[id]
 		if j.ckpt != nil {
 			m.abandonCheckpoints(j)
+			m.abandonCopies(j)
 		}
 		if j.State == api.JobDeploying || j.State == api.JobRunning {
 			j.awaiting = m.attemptTMs(j)

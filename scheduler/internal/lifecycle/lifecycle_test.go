@@ -14,6 +14,7 @@ import (
 	"github.com/floe-stream/floe/internal/ckmeta"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
+	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
 )
 
@@ -42,8 +43,11 @@ import (
 //	decline attempt=N id=N task=S/T reason=X
 //	written id=N [err=X]                  the metadata write of checkpoint N
 //	rescale par=N
-//	savepoint
-//	stop-savepoint path=X
+//	savepoint [trigger=T] [dir=D] [stop]
+//	savepoint-done trigger=T id=N [path=P] [failure=F]
+//	                                      the copy of checkpoint N ended
+//	savepoint-status trigger=T
+//	stop-savepoint path=X                 an old log's stop
 //	cancel
 //	state                                 the job, its tasks and checkpoints
 //	exceptions                            the job's failures, oldest first
@@ -192,11 +196,21 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		par := intArg(t, d, "par")
 		h.rec(func(m *Machine) { acts, err = m.Rescale(now, job, par, nil) })
 	case "savepoint":
+		req := SavepointRequest{Trigger: optArg(t, d, "trigger"), Dir: optArg(t, d, "dir"), Stop: d.HasArg("stop")}
 		var id int64
-		h.rec(func(m *Machine) { id, acts, err = m.Savepoint(now, job) })
+		h.rec(func(m *Machine) { id, acts, err = m.Savepoint(now, job, req) })
 		if err == nil {
 			acts = append([]Action{fmt.Sprintf("savepoint checkpoint %d", id)}, acts...)
 		}
+	case "savepoint-done":
+		trig, id, path, failure := strArg(t, d, "trigger"), int64(intArg(t, d, "id")), optArg(t, d, "path"), optArg(t, d, "failure")
+		h.rec(func(m *Machine) { acts = m.SavepointDone(now, job, trig, id, path, failure) })
+	case "savepoint-status":
+		st, err := h.m.SavepointTrigger(job, strArg(t, d, "trigger"))
+		if err != nil {
+			return fmt.Sprintf("error: %v\n", err)
+		}
+		return triggerString(st)
 	case "stop-savepoint":
 		path := strArg(t, d, "path")
 		h.rec(func(m *Machine) { acts = m.StopWithSavepoint(now, job, path) })
@@ -471,11 +485,7 @@ func (h *harness) render(acts []Action) string {
 		case CloseTaskManager:
 			fmt.Fprintf(&sb, "close %s", a.TaskManager)
 		case SavepointReady:
-			if a.Metadata == nil {
-				fmt.Fprintf(&sb, "savepoint checkpoint %d failed", a.ID)
-			} else {
-				fmt.Fprintf(&sb, "savepoint checkpoint %d ready", a.ID)
-			}
+			fmt.Fprintf(&sb, "copy checkpoint %d into savepoint %s at %q", a.ID, a.Trigger, a.Dir)
 		case JobState:
 			fmt.Fprintf(&sb, "job %s %s: %s", a.Job, a.State, a.Message)
 		default:
@@ -520,6 +530,9 @@ func (h *harness) state(id string) string {
 			done = append(done, strconv.FormatInt(md.ID, 10))
 		}
 		fmt.Fprintf(&sb, "completed [%s] pending %v\n", strings.Join(done, " "), j.ckpt.coord.Pending())
+		for _, tr := range j.ckpt.triggers {
+			sb.WriteString("  " + triggerString(*tr))
+		}
 		for _, c := range j.Checkpoints() {
 			fmt.Fprintf(&sb, "  checkpoint %d %s attempt %d", c.ID, c.Status, c.Attempt)
 			if c.Message != "" {
@@ -566,6 +579,29 @@ func reportedTasks(t *testing.T, input string) []Reported {
 		out = append(out, Reported{Task: TaskID{Job: f[0], Attempt: attempt, Stage: a, Subtask: b}, State: f[3], Err: strings.Join(f[4:], " ")})
 	}
 	return out
+}
+
+// optArg returns the value of an optional argument, or "".
+func optArg(t *testing.T, d *datadriven.TestData, key string) string {
+	if !d.HasArg(key) {
+		return ""
+	}
+	return strArg(t, d, key)
+}
+
+// triggerString prints a savepoint trigger on one line.
+func triggerString(st api.SavepointTrigger) string {
+	s := fmt.Sprintf("savepoint %s %s checkpoint %d", st.Trigger, st.Status, st.ID)
+	if st.Stop {
+		s += " stop"
+	}
+	if st.Path != "" {
+		s += " at " + st.Path
+	}
+	if st.Failure != "" {
+		s += ": " + st.Failure
+	}
+	return s + "\n"
 }
 
 func strArg(t *testing.T, d *datadriven.TestData, key string) string {

@@ -68,8 +68,8 @@ type checkpointsState struct {
 	Retain      int
 	Completed   []metadataState
 	History     []*api.CheckpointStatus
-	Savepoints  []int64         `json:",omitempty"`
-	Pinned      []metadataState `json:",omitempty"`
+	Triggers    []*api.SavepointTrigger `json:",omitempty"`
+	Pinned      []metadataState         `json:",omitempty"`
 }
 
 // metadataState is a checkpoint's metadata with its Store, which the
@@ -119,7 +119,7 @@ func jobToState(j *Job) jobState {
 	}
 	if c := j.ckpt; c != nil {
 		cs := &checkpointsState{Coordinator: c.coord.State(), Store: c.store, Retain: c.retain, History: c.history,
-			Savepoints: slices.Sorted(maps.Keys(c.savepoints))}
+			Triggers: c.triggers}
 		for _, md := range c.completed {
 			cs.Completed = append(cs.Completed, metadataState{Metadata: md, Store: md.Store})
 		}
@@ -211,12 +211,7 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 			md.Metadata.Store = md.Store
 			c.completed = append(c.completed, md.Metadata)
 		}
-		if len(cs.Savepoints) > 0 {
-			c.savepoints = map[int64]bool{}
-			for _, id := range cs.Savepoints {
-				c.savepoints[id] = true
-			}
-		}
+		c.triggers = cs.Triggers
 		if len(cs.Pinned) > 0 {
 			c.pinned = map[int64]*ckmeta.Metadata{}
 			for _, md := range cs.Pinned {

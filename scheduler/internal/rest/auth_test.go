@@ -170,6 +170,8 @@ func TestRoles(t *testing.T) {
 		{"viewer cannot cancel", viewerToken, cancelCall, 403, "token vic has role viewer; DELETE /v1/jobs/{id} needs operator"},
 		{"viewer cannot rescale", viewerToken, rescaleCall, 403, "needs operator"},
 		{"viewer cannot savepoint", viewerToken, call{http.MethodPost, "/v1/jobs/ID/savepoints", `{}`}, 403, "needs operator"},
+		// The trigger is unknown: the 404 is the service's answer, past the role check.
+		{"viewer polls a savepoint", viewerToken, call{http.MethodGet, "/v1/jobs/ID/savepoints/t1", ""}, 404, ""},
 		{"viewer cannot stop", viewerToken, call{http.MethodPost, "/v1/jobs/ID/stop", `{}`}, 403, "needs operator"},
 		{"viewer reads an open state", viewerToken, call{http.MethodGet, "/v1/jobs/ID/state/open/k", ""}, 200, ""},
 		{"viewer batch-reads an open state", viewerToken, call{http.MethodPost, "/v1/jobs/ID/state/open:batchGet", `{"keys": ["k"]}`}, 200, ""},
@@ -184,6 +186,8 @@ func TestRoles(t *testing.T) {
 		{"operator submits", operatorToken, submitCall, 201, ""},
 		// The job takes no checkpoints: the 409 is the service's answer.
 		{"operator rescales", operatorToken, rescaleCall, 409, ""},
+		{"operator triggers a savepoint", operatorToken, call{http.MethodPost, "/v1/jobs/ID/savepoints", `{}`}, 409, ""},
+		{"operator polls a savepoint", operatorToken, call{http.MethodGet, "/v1/jobs/ID/savepoints/t1", ""}, 404, ""},
 		{"operator reads a closed state", operatorToken, call{http.MethodGet, "/v1/jobs/ID/state/closed/k", ""}, 200, ""},
 		{"operator cannot join", operatorToken, joinCall, 403, "token olga has role operator; PUT /v1/cluster/members/{id} needs admin"},
 		{"operator cancels", operatorToken, cancelCall, 200, ""},

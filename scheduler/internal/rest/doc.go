@@ -20,10 +20,12 @@
 // only starts the rescale, and the job's history reports how it ends.
 //
 // Taking a savepoint (savepoint.go), POST /v1/jobs/{id}/savepoints, and
-// stopping a job with one, POST /v1/jobs/{id}/stop, answer 200 with the
-// savepoint only once it is complete, which can take minutes for a job with
-// much state: the request waits up to Options.SavepointTimeout. A stop
-// without "savepoint": true cancels the job, as DELETE /v1/jobs/{id} does.
+// stopping a job with one, POST /v1/jobs/{id}/stop, answer 202 at once with
+// the savepoint's trigger and its URL in Location; GET
+// /v1/jobs/{id}/savepoints/{trigger}, open to viewers, polls it until it
+// is COMPLETED or FAILED, which can take minutes for a job with much
+// state. A stop without "savepoint": true cancels the job, as DELETE
+// /v1/jobs/{id} does.
 //
 // Reading queryable state (state.go) takes a key as one percent-decoded path
 // segment, GET /v1/jobs/{id}/state/{name}/{key}, or several in a JSON body,

@@ -24,9 +24,6 @@ type Options struct {
 	// Logger receives a line for every response with a 5xx status; nil
 	// discards them.
 	Logger *slog.Logger
-	// SavepointTimeout bounds how long a request for a savepoint waits for
-	// it; 0 or less means DefaultSavepointTimeout.
-	SavepointTimeout time.Duration
 	// MaxBatchKeys caps the keys one batchGet of queryable state may ask
 	// for; 0 or less means DefaultMaxBatchKeys.
 	MaxBatchKeys int
@@ -50,36 +47,27 @@ type Options struct {
 // task, so an unbounded batch could stall the job it reads.
 const DefaultMaxBatchKeys = 10000
 
-// DefaultSavepointTimeout is how long a request for a savepoint waits for
-// it when Options leaves SavepointTimeout zero: 10 minutes, as a savepoint
-// copies all of a job's state.
-const DefaultSavepointTimeout = 10 * time.Minute
-
 // handler serves the API for one Service.
 type handler struct {
-	svc              api.Service
-	maxUpload        int64
-	log              *slog.Logger
-	savepointTimeout time.Duration
-	maxBatchKeys     int
-	users            Authenticator
-	viewerState      ViewerStateFunc
+	svc          api.Service
+	maxUpload    int64
+	log          *slog.Logger
+	maxBatchKeys int
+	users        Authenticator
+	viewerState  ViewerStateFunc
 }
 
 // New returns a handler that serves the API of svc on the paths of Routes,
 // answers other paths with 404 and other methods with 405, always with a
 // JSON body. The handler is safe for concurrent use if svc is.
 func New(svc api.Service, opts Options) http.Handler {
-	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, savepointTimeout: opts.SavepointTimeout, maxBatchKeys: opts.MaxBatchKeys,
+	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, maxBatchKeys: opts.MaxBatchKeys,
 		users: opts.Users, viewerState: opts.ViewerState}
 	if h.maxBatchKeys <= 0 {
 		h.maxBatchKeys = DefaultMaxBatchKeys
 	}
 	if h.maxUpload <= 0 {
 		h.maxUpload = DefaultMaxUpload
-	}
-	if h.savepointTimeout <= 0 {
-		h.savepointTimeout = DefaultSavepointTimeout
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -149,7 +149,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"CheckpointSubtaskStatus": reflect.TypeFor[api.CheckpointSubtaskStatus](),
 		"StateValue":              reflect.TypeFor[api.StateValue](),
 		"RescaleRequest":          reflect.TypeFor[api.RescaleRequest](),
-		"Savepoint":               reflect.TypeFor[api.Savepoint](),
+		"SavepointTrigger":        reflect.TypeFor[api.SavepointTrigger](),
 		"SavepointRequest":        reflect.TypeFor[rest.SavepointRequest](),
 		"StopRequest":             reflect.TypeFor[rest.StopRequest](),
 		"ClusterStatus":           reflect.TypeFor[api.ClusterStatus](),

@@ -46,6 +46,13 @@ type errorBody struct {
 	Error string `json:"error"`
 }
 
+// located is an endpoint's body with the Location header of its answer:
+// where to poll what a 202 started.
+type located struct {
+	body     any
+	location string
+}
+
 // respond writes body with status, or err as an error body with its status
 // code. It logs responses with a 5xx status.
 func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, body any, err error) {
@@ -54,6 +61,10 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request, status int, bo
 	}
 	if status >= 500 {
 		h.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	if l, ok := body.(located); ok {
+		w.Header().Set("Location", l.location)
+		body = l.body
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

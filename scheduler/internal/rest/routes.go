@@ -44,6 +44,7 @@ var table = []binding{
 	{Route{http.MethodGet, "/v1/jobs/{id}/exceptions", auth.Operator}, (*handler).exceptions, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/logs", auth.Operator}, (*handler).logs, false},
 	{Route{http.MethodPost, "/v1/jobs/{id}/savepoints", auth.Operator}, (*handler).savepoint, false},
+	{Route{http.MethodGet, "/v1/jobs/{id}/savepoints/{trigger}", auth.Viewer}, (*handler).savepointStatus, false},
 	{Route{http.MethodPost, "/v1/jobs/{id}/stop", auth.Operator}, (*handler).stop, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}", auth.Operator}, (*handler).stateGet, true},
 	{Route{http.MethodPost, "/v1/jobs/{id}/state/{name}:batchGet", auth.Operator}, (*handler).stateBatchGet, true},

@@ -2,9 +2,8 @@ package rest
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/floe-stream/floe/scheduler/api"
 )
@@ -33,20 +32,21 @@ type stopRequest struct {
 	Dir       string `json:"dir,omitempty"`
 }
 
-// savepoint takes a savepoint of a job and answers 200 with it once it is
-// complete. The body is optional.
+// savepoint starts a savepoint of a job and answers 202 with its trigger
+// at once, and the trigger's URL in Location. The body is optional.
 func (h *handler) savepoint(r *http.Request) (int, any, error) {
 	var req savepointRequest
 	if err := decodeOptionalBody(r.Body, &req, savepointShape); err != nil {
 		return 0, nil, err
 	}
-	return h.awaitSavepoint(r, req.Dir, h.svc.Savepoint)
+	return h.triggerSavepoint(r, req.Dir, h.svc.Savepoint)
 }
 
 // stop stops a job: with "savepoint": true after a savepoint, answering
-// 200 with the savepoint; otherwise it cancels the job as DELETE
-// /v1/jobs/{id} does, answering 200 with the job's status. The body is
-// optional; without one, the job is cancelled.
+// 202 with its trigger as POST /v1/jobs/{id}/savepoints does (the job
+// stops once the savepoint is complete); otherwise it cancels the job as
+// DELETE /v1/jobs/{id} does, answering 200 with the job's status. The body
+// is optional; without one, the job is cancelled.
 func (h *handler) stop(r *http.Request) (int, any, error) {
 	var req stopRequest
 	if err := decodeOptionalBody(r.Body, &req, stopShape); err != nil {
@@ -54,27 +54,30 @@ func (h *handler) stop(r *http.Request) (int, any, error) {
 	}
 	switch {
 	case req.Savepoint:
-		return h.awaitSavepoint(r, req.Dir, h.svc.Stop)
+		return h.triggerSavepoint(r, req.Dir, h.svc.Stop)
 	case req.Dir != "":
 		return 0, nil, badRequest(`"dir" needs "savepoint": true in the body %s; without a savepoint, stop cancels the job`, stopShape)
 	}
 	return h.cancel(r)
 }
 
-// takeFunc is the Service's Savepoint or Stop.
-type takeFunc func(ctx context.Context, id, dir string) (api.Savepoint, error)
+// savepointStatus answers 200 with a savepoint trigger of a job.
+func (h *handler) savepointStatus(r *http.Request) (int, any, error) {
+	t, err := h.svc.SavepointStatus(r.Context(), r.PathValue("id"), r.PathValue("trigger"))
+	return http.StatusOK, t, err
+}
 
-// awaitSavepoint calls take for the job of r with dir, waiting at most
-// h.savepointTimeout, and answers 200 with the savepoint.
-func (h *handler) awaitSavepoint(r *http.Request, dir string, take takeFunc) (int, any, error) {
-	ctx, cancel := context.WithTimeout(r.Context(), h.savepointTimeout)
-	defer cancel()
+// triggerFunc is the Service's Savepoint or Stop.
+type triggerFunc func(ctx context.Context, id, dir string) (api.SavepointTrigger, error)
+
+// triggerSavepoint calls trigger for the job of r with dir and answers 202
+// with the trigger, located at GET /v1/jobs/{id}/savepoints/{trigger}.
+func (h *handler) triggerSavepoint(r *http.Request, dir string, trigger triggerFunc) (int, any, error) {
 	id := r.PathValue("id")
-	sp, err := take(ctx, id, dir)
-	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.Context().Err() == nil {
-		// NB: the job goes on, and so may the savepoint's checkpoint; only
-		// this request gives up on it.
-		return 0, nil, fmt.Errorf("savepoint of job %s not complete after %v: %w", id, h.savepointTimeout, err)
+	t, err := trigger(r.Context(), id, dir)
+	if err != nil {
+		return 0, nil, err
 	}
-	return http.StatusOK, sp, err
+	loc := "/v1/jobs/" + url.PathEscape(id) + "/savepoints/" + url.PathEscape(t.Trigger)
+	return http.StatusAccepted, located{body: t, location: loc}, nil
 }

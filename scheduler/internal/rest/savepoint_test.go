@@ -1,21 +1,20 @@
 package rest_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client/clienttest"
 	"github.com/floe-stream/floe/scheduler/internal/rest"
 )
 
+// TestSavepoint checks that a savepoint answers 202 at once with its
+// trigger and where to poll it, and that the poll reports it complete.
 func TestSavepoint(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -31,14 +30,17 @@ func TestSavepoint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := withCheckpoints(t, rest.Options{})
-			var out api.Savepoint
-			decode(t, e.do("POST", "/v1/jobs/job-1/savepoints", strings.NewReader(tt.body), "application/json"), http.StatusOK, &out)
-			if out.ID != 1 || out.Path != tt.path {
-				t.Errorf("got %+v, want id 1 and path %s", out, tt.path)
+			out := trigger(t, e, "savepoints", tt.body)
+			if out.Status != api.SavepointInProgress || out.Stop {
+				t.Errorf("trigger %+v, want IN_PROGRESS", out)
 			}
 			want := []clienttest.SavepointCall{{Job: "job-1", Dir: tt.dir}}
 			if calls := e.fake.Savepoints(); !slices.Equal(calls, want) {
 				t.Errorf("the service was asked %+v, want %+v", calls, want)
+			}
+			done := poll(t, e, out.Trigger)
+			if done.Status != api.SavepointCompleted || done.ID != 1 || done.Path != tt.path {
+				t.Errorf("got %+v, want COMPLETED, id 1 and path %s", done, tt.path)
 			}
 			if job, _ := e.fake.Job(t.Context(), "job-1"); job.State != api.JobRunning {
 				t.Errorf("after a savepoint the job is %s", job.State)
@@ -47,8 +49,48 @@ func TestSavepoint(t *testing.T) {
 	}
 }
 
-// TestStop checks both ways to stop: with a savepoint, which answers with
-// it, and without, which cancels.
+// trigger posts body to /v1/jobs/job-1/<path> and checks the 202: its
+// trigger, and a Location that names it.
+func trigger(t *testing.T, e *env, path, body string) api.SavepointTrigger {
+	t.Helper()
+	rec := e.do("POST", "/v1/jobs/job-1/"+path, strings.NewReader(body), "application/json")
+	var out api.SavepointTrigger
+	decode(t, rec, http.StatusAccepted, &out)
+	if out.Trigger == "" {
+		t.Fatalf("no trigger in %s", rec.Body)
+	}
+	if loc, want := rec.Header().Get("Location"), "/v1/jobs/job-1/savepoints/"+out.Trigger; loc != want {
+		t.Errorf("Location %q, want %q", loc, want)
+	}
+	return out
+}
+
+// poll gets a savepoint trigger of job-1.
+func poll(t *testing.T, e *env, trigger string) api.SavepointTrigger {
+	t.Helper()
+	var out api.SavepointTrigger
+	decode(t, e.do("GET", "/v1/jobs/job-1/savepoints/"+trigger, nil, ""), http.StatusOK, &out)
+	return out
+}
+
+// TestSavepointStatusUnknown checks the 404s of a poll.
+func TestSavepointStatusUnknown(t *testing.T) {
+	e := withCheckpoints(t, rest.Options{})
+	for path, want := range map[string]string{
+		"/v1/jobs/job-1/savepoints/nope": `not found: job job-1 has no savepoint trigger "nope"`,
+		"/v1/jobs/nope/savepoints/t":     `not found: no job "nope"`,
+	} {
+		var out struct{ Error string }
+		decode(t, e.do("GET", path, nil, ""), http.StatusNotFound, &out)
+		if out.Error != want {
+			t.Errorf("GET %s: %q, want %q", path, out.Error, want)
+		}
+	}
+}
+
+// TestStop checks both ways to stop: with a savepoint, which answers 202
+// with its trigger and stops the job once it is complete, and without,
+// which cancels.
 func TestStop(t *testing.T) {
 	tests := []struct {
 		name, body string
@@ -65,16 +107,20 @@ func TestStop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := withCheckpoints(t, rest.Options{})
-			rec := e.do("POST", "/v1/jobs/job-1/stop", strings.NewReader(tt.body), "application/json")
 			if tt.calls != nil {
-				var out api.Savepoint
-				decode(t, rec, http.StatusOK, &out)
-				if out.ID != 1 || !strings.HasSuffix(out.Path, "/savepoint-job-1-1") {
-					t.Errorf("got %+v", out)
+				out := trigger(t, e, "stop", tt.body)
+				if out.Status != api.SavepointInProgress || !out.Stop {
+					t.Errorf("trigger %+v", out)
+				}
+				if job, _ := e.fake.Job(t.Context(), "job-1"); job.State != api.JobRunning {
+					t.Errorf("the job is %s before its savepoint completed", job.State)
+				}
+				if done := poll(t, e, out.Trigger); done.ID != 1 || !strings.HasSuffix(done.Path, "/savepoint-job-1-1") {
+					t.Errorf("got %+v", done)
 				}
 			} else {
 				var out api.JobStatus
-				decode(t, rec, http.StatusOK, &out)
+				decode(t, e.do("POST", "/v1/jobs/job-1/stop", strings.NewReader(tt.body), "application/json"), http.StatusOK, &out)
 				if out.ID != "job-1" || out.State != api.JobCanceled {
 					t.Errorf("got %+v, want the status of the canceled job", out)
 				}
@@ -136,10 +182,10 @@ func TestSavepointErrors(t *testing.T) {
 			"conflict: job job-2 takes no checkpoints; submit it with --checkpoint-interval to take savepoints"},
 		{"bad dir, as the service reports it", func(*testing.T, *env) string { return "job-1" }, "/tmp/sp", 400,
 			`bad request: savepoint dir "/tmp/sp": want a file:// or s3:// URL`},
-		{"checkpoint fails", func(_ *testing.T, e *env) string {
-			e.fake.FailSavepoints("job-1", fmt.Errorf("%w: the checkpoint of the savepoint failed", api.ErrConflict))
+		{"cannot checkpoint now", func(_ *testing.T, e *env) string {
+			e.fake.FailSavepoints("job-1", fmt.Errorf("%w: job job-1 cannot take a checkpoint now", api.ErrConflict))
 			return "job-1"
-		}, "", 409, "conflict: the checkpoint of the savepoint failed"},
+		}, "", 409, "conflict: job job-1 cannot take a checkpoint now"},
 		{"service failure", func(_ *testing.T, e *env) string {
 			e.fake.FailSavepoints("job-1", errors.New("bucket on fire"))
 			return "job-1"
@@ -172,61 +218,4 @@ func TestStopEndedJob(t *testing.T) {
 	if want := "conflict: job job-1 has already ended (FINISHED)"; out.Error != want {
 		t.Errorf("error %q, want %q", out.Error, want)
 	}
-}
-
-// slowService takes savepoints that never complete: its Savepoint and Stop
-// report the deadline of their context and wait for it to end.
-type slowService struct {
-	*clienttest.Fake
-	deadlines chan time.Duration
-}
-
-func (s slowService) Savepoint(ctx context.Context, _, _ string) (api.Savepoint, error) {
-	return s.wait(ctx)
-}
-
-func (s slowService) Stop(ctx context.Context, _, _ string) (api.Savepoint, error) {
-	return s.wait(ctx)
-}
-
-func (s slowService) wait(ctx context.Context) (api.Savepoint, error) {
-	d, _ := ctx.Deadline()
-	s.deadlines <- time.Until(d)
-	<-ctx.Done()
-	return api.Savepoint{}, fmt.Errorf("savepoint: %w", ctx.Err())
-}
-
-// TestSavepointTimeout checks that a request waits for a savepoint up to
-// Options.SavepointTimeout, and then fails with a message that says so.
-func TestSavepointTimeout(t *testing.T) {
-	for path, body := range map[string]string{"savepoints": "", "stop": `{"savepoint": true}`} {
-		t.Run(path, func(t *testing.T) {
-			svc := slowService{clienttest.NewFake(), make(chan time.Duration, 1)}
-			e := &env{fake: svc.Fake, h: rest.New(svc, rest.Options{SavepointTimeout: 20 * time.Millisecond})}
-			var out struct{ Error string }
-			decode(t, e.do("POST", "/v1/jobs/job-1/"+path, strings.NewReader(body), ""), 500, &out)
-			if want := "savepoint of job job-1 not complete after 20ms: savepoint: context deadline exceeded"; out.Error != want {
-				t.Errorf("error %q, want %q", out.Error, want)
-			}
-			<-svc.deadlines
-		})
-	}
-}
-
-// TestSavepointDefaultTimeout checks that the service has 10 minutes by
-// default, and that a client that goes away ends the wait sooner.
-func TestSavepointDefaultTimeout(t *testing.T) {
-	svc := slowService{clienttest.NewFake(), make(chan time.Duration, 1)}
-	ctx, cancel := context.WithCancel(t.Context())
-	req := httptest.NewRequestWithContext(ctx, "POST", "/v1/jobs/job-1/savepoints", nil)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rest.New(svc, rest.Options{}).ServeHTTP(httptest.NewRecorder(), req)
-	}()
-	if d := <-svc.deadlines; d < 9*time.Minute || d > rest.DefaultSavepointTimeout {
-		t.Errorf("the service was given %v, want 10m", d)
-	}
-	cancel()
-	<-done
 }

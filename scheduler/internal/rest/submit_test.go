@@ -101,8 +101,7 @@ func TestSubmitErrors(t *testing.T) {
 // unless allowNonRestoredState drops it.
 func TestSubmitFromSavepoint(t *testing.T) {
 	e := withCheckpoints(t, rest.Options{})
-	var sp api.Savepoint
-	decode(t, e.do("POST", "/v1/jobs/job-1/savepoints", nil, ""), http.StatusOK, &sp)
+	sp := poll(t, e, trigger(t, e, "savepoints", "").Trigger)
 	renamed := part{"spec", "job.yaml", strings.Replace(spec, "uid: upper", "uid: upper2", 1)}
 	ops := part{"ops", "ops.wasm", "wasm"}
 	from := part{"fromSavepoint", "", sp.Path}

@@ -325,7 +325,14 @@
     });
     const savepoint = el('button', {id: 'savepoint', type: 'button'}, 'Take savepoint');
     savepoint.addEventListener('click', () => act(savepoint, 'Taking a savepoint', async () => {
-      const sp = await api('POST', jobPath(id) + '/savepoints');
+      // The scheduler answers at once with a trigger: poll it until the
+      // savepoint is complete or has failed.
+      let sp = await api('POST', jobPath(id) + '/savepoints');
+      while (sp.status === 'IN_PROGRESS') {
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        sp = await api('GET', jobPath(id) + '/savepoints/' + encodeURIComponent(sp.trigger));
+      }
+      if (sp.status !== 'COMPLETED') throw new Error(sp.failure || sp.status);
       return `Savepoint ${sp.id} at ${sp.path}`;
     }));
     const rescale = el('button', {id: 'rescale', type: 'button'}, 'Rescale');
