@@ -456,6 +456,9 @@ func (h *harness) render(acts []Action) string {
 			}
 		case CancelTasks:
 			fmt.Fprintf(&sb, "cancel tasks of attempt %d on %s", a.Attempt, a.TaskManager)
+			if a.Check {
+				sb.WriteString(", checking it is reachable")
+			}
 		case TriggerCheckpoint:
 			fmt.Fprintf(&sb, "trigger checkpoint %d of attempt %d on %s", a.ID, a.Attempt, a.TaskManager)
 		case WriteMetadata:

@@ -12,12 +12,12 @@ import (
 // heartbeat times out. Blaming that survivor would mislead, so the machine
 // remembers such a failure as the job's suspect (the failed attempt's peer
 // task manager), has the driver check the peer at once (CancelTasks is
-// sent to it anyway; a driver that finds it unreachable loses it), and if
-// the peer is lost within a heartbeat timeout of the failure, rewrites the
-// failure's reason — the job's message, if it still is the failure's, its
-// history entry and its exception — to name the lost task manager first,
-// how it was found lost, then the symptom. A peer that stays alive leaves
-// the original message.
+// sent to it anyway, marked Check; a driver that finds it unreachable
+// loses it), and if the peer is lost within a heartbeat timeout and
+// interval of the failure, rewrites the failure's reason — the job's
+// message, if it still is the failure's, its history entry and its
+// exception — to name the lost task manager first, how it was found lost,
+// then the symptom. A peer that stays alive leaves the original message.
 //
 // The transport names a channel's peer as "task manager ID at ADDR" in the
 // message of a broken channel (host/transport); peerNamed finds it.
@@ -86,6 +86,13 @@ func (m *Machine) suspectPeer(j *Job, attemptTMs []string, reporter, task, msg, 
 		j.suspect = nil
 		return
 	}
+	// NB: the failed attempt's cancel to the peer doubles as its check.
+	for i, a := range m.acts {
+		if c, ok := a.(CancelTasks); ok && c.TaskManager == peer {
+			c.Check = true
+			m.acts[i] = c
+		}
+	}
 	j.suspect = &suspect{
 		Peer:      peer,
 		At:        m.now,
@@ -104,7 +111,9 @@ func (m *Machine) blamePeer(j *Job, tm, reason string) {
 		return
 	}
 	j.suspect = nil
-	if m.now.Sub(s.At) > m.cfg.HeartbeatTimeout {
+	// NB: a peer silent since just before the failure is found lost a
+	// heartbeat timeout later, plus up to a tick: allow an interval more.
+	if m.now.Sub(s.At) > m.cfg.HeartbeatTimeout+m.cfg.HeartbeatInterval {
 		return
 	}
 	blamed := reason + "; " + s.Symptom
