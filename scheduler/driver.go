@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/floe-stream/floe/internal/ckmeta"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
@@ -29,8 +31,22 @@ func (s *Server) exec(acts []lifecycle.Action) {
 			s.execDeploy(a)
 		case lifecycle.CancelTasks:
 			req := &floev1.CancelTasksRequest{JobId: a.Job, Attempt: int32(a.Attempt), Term: term}
+			var addr string
+			if a.Check {
+				if tm := s.machine().TaskManager(a.TaskManager); tm != nil {
+					addr = tm.Addr
+				}
+			}
 			s.call(a.TaskManager, func(ctx context.Context, tm *taskManager) {
-				if _, err := tm.client.CancelTasks(ctx, req); err != nil && s.ctx.Err() == nil {
+				_, err := tm.client.CancelTasks(ctx, req)
+				switch {
+				case err == nil || s.ctx.Err() != nil:
+				case a.Check && status.Code(err) == codes.Unavailable:
+					// A task's channel with it broke and it cannot be
+					// called: it is gone, whatever its heartbeat says.
+					s.event(journal.LoseTaskManager{At: s.now(), TaskManager: tm.id, Reason: lifecycle.Unreachable(tm.id, addr, status.Convert(err).Message())})
+					s.wake()
+				default:
 					s.log.Warn("canceling tasks", "tm", tm.id, "job", req.JobId, "err", err)
 				}
 			})

@@ -316,7 +316,11 @@ func (tm *TaskManager) sender(ch *floev1.ChannelID, ep *floev1.Endpoint) (exchan
 	if err != nil {
 		return nil, nil, err
 	}
-	s := transport.NewSender(conn, ch)
+	// NB: both ends name the other in a broken channel's error, so that
+	// the scheduler can blame a lost task manager, not the survivor.
+	s := transport.NewSender(conn, ch, transport.WithPeers(
+		transport.Peer{TaskManager: tm.taskManagerID(), Addr: tm.Addr()},
+		transport.Peer{TaskManager: ep.TaskManagerId, Addr: ep.RpcAddr}))
 	return s, func() { s.Close() }, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/floe-stream/floe/host/exchange"
@@ -35,6 +36,8 @@ type Sender struct {
 	client      floev1.ExchangeClient
 	id          *floev1.ChannelID
 	openTimeout time.Duration
+	// to is the receiving task manager, from the sending one.
+	to, from Peer
 
 	ctx    context.Context // parent of the stream; cancelled by Close
 	cancel context.CancelFunc
@@ -63,6 +66,13 @@ type SenderOption func(*Sender)
 // the receiving task manager is unavailable.
 func WithOpenTimeout(d time.Duration) SenderOption {
 	return func(s *Sender) { s.openTimeout = d }
+}
+
+// WithPeers names the task managers at both ends of the channel: to, the
+// receiving one, in the Sender's errors, and from, the sending one, in the
+// receiver's errors when the channel breaks.
+func WithPeers(from, to Peer) SenderOption {
+	return func(s *Sender) { s.from, s.to = from, to }
 }
 
 // NewSender returns the sending end of channel id, over conn to the task
@@ -111,7 +121,7 @@ func (s *Sender) Send(ctx context.Context, m exchange.Message) error {
 		err = s.sendBatch(ctx)
 	}
 	if err != nil {
-		s.err = fmt.Errorf("%s: %w", channelName(s.id), err)
+		s.err = fmt.Errorf("%s: %w", sendingName(s.id, s.to), err)
 		if s.att != nil {
 			s.att.cancel()
 		}
@@ -316,7 +326,7 @@ func (s *Sender) tryOpen(ctx context.Context) error {
 	sctx, cancel := context.WithCancel(s.ctx)
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	stream, err := s.client.Transfer(sctx)
+	stream, err := s.client.Transfer(metadata.AppendToOutgoingContext(sctx, mdTaskManager, s.from.TaskManager, mdAddr, s.from.Addr))
 	if err == nil {
 		err = stream.Send(&floev1.TransferMessage{Kind: &floev1.TransferMessage_Open{Open: s.id}})
 		if err == io.EOF {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/floe-stream/floe/host/exchange"
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
@@ -184,7 +185,7 @@ func (s *Server) Transfer(stream floev1.Exchange_TransferServer) error {
 	}
 	err = s.serve(stream, r, ch)
 	if err != nil && !errors.Is(err, ErrReleased) {
-		err = fmt.Errorf("%w: %s: %w", ErrChannelBroken, channelName(id), err)
+		err = fmt.Errorf("%w: %s: %w", ErrChannelBroken, receivingName(id, sendingPeer(stream.Context())), err)
 		r.fail(err)
 	}
 	return toStatus(err)
@@ -281,4 +282,17 @@ func read(stream floev1.Exchange_TransferServer, r *receiver, ch *channel) error
 			return fmt.Errorf("%w: unexpected %T", errProtocol, k)
 		}
 	}
+}
+
+// sendingPeer returns the sending task manager of a channel's stream, as
+// its Sender named it (WithPeers).
+func sendingPeer(ctx context.Context) Peer {
+	md, _ := metadata.FromIncomingContext(ctx)
+	first := func(key string) string {
+		if v := md.Get(key); len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	return Peer{TaskManager: first(mdTaskManager), Addr: first(mdAddr)}
 }

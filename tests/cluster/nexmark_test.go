@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/tests/nexmark"
 )
 
@@ -35,11 +36,24 @@ func TestWindowsAcrossTaskManagerKill(t *testing.T) {
 	victim := job.Vertices[len(job.Vertices)-1].Subtasks[0].TaskManager
 	p := c.taskManager(victim)
 	t.Logf("SIGKILL %s (%s) with the job %s, attempt %d", p.name, victim, job.State, job.Attempt)
+	killed := time.Now()
 	p.kill()
 	c.startTaskManager(3)
 	c.wait(id, 3*time.Minute)
-	if job := c.job(id); job.Attempt < 2 {
-		t.Errorf("attempt %d at the end: the kill did not fail the job", job.Attempt)
+	end := c.job(id)
+	if end.Attempt < 2 {
+		t.Errorf("attempt %d at the end: the kill did not fail the job", end.Attempt)
+	}
+	// The failed attempt is blamed on the killed task manager, not on the
+	// survivor whose task saw its channel break first.
+	i := slices.IndexFunc(end.History, func(e api.Event) bool { return e.State == api.JobRestarting && e.Time.After(killed) })
+	switch {
+	case i < 0:
+		t.Errorf("no restart after the kill in the history: %+v", end.History)
+	case !strings.Contains(end.History[i].Message, "after: task manager "+victim+" at ") || !strings.Contains(end.History[i].Message, " lost"):
+		t.Errorf("the failure after the kill does not blame %s, the killed task manager: %q", victim, end.History[i].Message)
+	default:
+		t.Logf("the failure after the kill: %s", end.History[i].Message)
 	}
 	var got []string
 	files, _ := filepath.Glob(filepath.Join(out, "part-*"))

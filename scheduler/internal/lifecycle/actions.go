@@ -1,6 +1,10 @@
 package lifecycle
 
-import "github.com/floe-stream/floe/internal/ckmeta"
+import (
+	"fmt"
+
+	"github.com/floe-stream/floe/internal/ckmeta"
+)
 
 // Action is something the driver must do: one of the types below.
 type Action any
@@ -35,6 +39,16 @@ type CancelTasks struct {
 	Job         string
 	Attempt     int
 	TaskManager string
+	// Check tells that the task manager is suspected lost (a task's
+	// channel with it broke): if the call finds it unreachable, the driver
+	// feeds LoseTaskManager with a reason that says so (Unreachable).
+	Check bool
+}
+
+// Unreachable is LoseTaskManager's reason for a task manager at addr that
+// a call found unreachable, saying why.
+func Unreachable(tm, addr, why string) string {
+	return fmt.Sprintf("task manager %s at %s lost: unreachable: %s", tm, addr, why)
 }
 
 // TriggerCheckpoint asks a task manager to start checkpoint ID at its

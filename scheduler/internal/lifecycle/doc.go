@@ -139,6 +139,11 @@
 // last MaxExceptions, counting the older ones dropped, each message cut
 // to MaxExceptionMessage bytes. A stale report is no failure of the job.
 //
+// A task failed by a broken channel names the task manager at the
+// channel's other end; the machine has it checked (its CancelTasks is
+// marked Check) and, if that task manager is lost soon after, rewrites
+// the failure to blame it, how it was found lost first (lostpeer.go).
+//
 // # What stays in the server
 //
 // The server keeps what is I/O: parsing and validating a submission,

@@ -90,6 +90,9 @@ type Job struct {
 	// registered again since Lead, by id; the attempt is adopted once none
 	// is left.
 	awaiting []string
+	// suspect is the last failed attempt's broken channel whose peer task
+	// manager may be to blame (lostpeer.go), or nil.
+	suspect *suspect
 }
 
 // Task is what the machine knows of one subtask.
@@ -373,7 +376,11 @@ func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states [
 		task := TaskID{Attempt: id.Attempt, Stage: id.Stage, Subtask: id.Subtask}
 		m.exception(j, &task, tmID, failure, msg)
 		stage := j.Plan.Stages[id.Stage]
-		m.failAttempt(j, fmt.Sprintf("task %s (%d/%d) on %s failed: %s", stage.Name, id.Subtask+1, stage.Parallelism, tmID, msg))
+		name := fmt.Sprintf("%s (%d/%d)", stage.Name, id.Subtask+1, stage.Parallelism)
+		reason := fmt.Sprintf("task %s on %s failed: %s", name, tmID, msg)
+		tms := m.attemptTMs(j)
+		m.failAttempt(j, reason)
+		m.suspectPeer(j, tms, tmID, name, msg, reason)
 	case api.TaskRunning:
 		if j.State == api.JobDeploying && j.all(api.TaskRunning, api.TaskFinished, api.TaskEnding) {
 			if j.Started.IsZero() {

@@ -29,7 +29,9 @@ import (
 //	                                      JOB ATTEMPT S/T STATE [ERROR]
 //	lead                                  the scheduler becomes leader
 //	heartbeat tm=ID
-//	lose tm=ID reason=X                   its connection broke
+//	lose tm=ID [reason=X]                 its connection broke; a reason
+//	                                      with spaces goes on the lines
+//	                                      after the command
 //	submit stages=P,P,... [restart=(N,D)] [backoff=(INITIAL,MAX,RESET)]
 //	       [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
 //	                                      restart is fixedDelay, backoff
@@ -124,7 +126,10 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.rec(func(m *Machine) { known = m.Heartbeat(now, tm) })
 		return fmt.Sprintf("known %t\n", known)
 	case "lose":
-		tm, reason := strArg(t, d, "tm"), strArg(t, d, "reason")
+		tm, reason := strArg(t, d, "tm"), strings.TrimSpace(d.Input)
+		if d.HasArg("reason") {
+			reason = strArg(t, d, "reason")
+		}
 		h.rec(func(m *Machine) { acts = m.LoseTaskManager(now, tm, reason) })
 	case "submit":
 		sub := h.submission(t, d, job)
@@ -465,6 +470,9 @@ func (h *harness) render(acts []Action) string {
 			}
 		case CancelTasks:
 			fmt.Fprintf(&sb, "cancel tasks of attempt %d on %s", a.Attempt, a.TaskManager)
+			if a.Check {
+				sb.WriteString(", checking it is reachable")
+			}
 		case TriggerCheckpoint:
 			fmt.Fprintf(&sb, "trigger checkpoint %d of attempt %d on %s", a.ID, a.Attempt, a.TaskManager)
 		case WriteMetadata:

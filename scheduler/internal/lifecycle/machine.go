@@ -168,6 +168,7 @@ func (m *Machine) loseTaskManager(tm *TaskManager, reason string) {
 	m.emit(CloseTaskManager{TaskManager: tm.ID})
 	for _, id := range m.order {
 		j := m.jobs[id]
+		m.blamePeer(j, tm.ID, reason)
 		if (j.State == api.JobDeploying || j.State == api.JobRunning) && j.uses(tm.ID) {
 			m.exception(j, nil, tm.ID, nil, reason)
 			m.failAttempt(j, reason)

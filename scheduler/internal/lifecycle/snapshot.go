@@ -60,6 +60,7 @@ type jobState struct {
 	Rescale             *rescaleState      `json:",omitempty"`
 	Stats               Stats              `json:",omitzero"`
 	Exceptions          *Exceptions        `json:",omitempty"`
+	Suspect             *suspect           `json:",omitempty"`
 }
 
 type checkpointsState struct {
@@ -109,7 +110,7 @@ func jobToState(j *Job) jobState {
 		State: j.State, Message: j.Message, Attempt: j.Attempt, Restarts: j.Restarts, RestartAt: j.RestartAt,
 		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, HistoryDropped: j.HistoryDropped, Tasks: j.Tasks,
 		LastPlacement: j.LastPlacement, Placement: j.placement, Awaiting: j.awaiting, States: j.States,
-		FinalSent: j.finalSent, Stats: j.Stats}
+		FinalSent: j.finalSent, Stats: j.Stats, Suspect: j.suspect}
 	for _, t := range slices.SortedFunc(maps.Keys(j.finishedSources), compareTasks) {
 		if t.Stage == 0 {
 			s.FinishedSources = append(s.FinishedSources, t.Subtask)
@@ -178,7 +179,7 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		State: s.State, Message: s.Message, Attempt: s.Attempt, Restarts: s.Restarts, RestartAt: s.RestartAt,
 		Backoff: s.Backoff, RunningSince: s.RunningSince, Submitted: s.Submitted, Started: s.Started, Ended: s.Ended, History: s.History, HistoryDropped: s.HistoryDropped, Tasks: s.Tasks,
 		LastPlacement: s.LastPlacement, States: s.States, replan: sub.Replan, placement: s.Placement,
-		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats}
+		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats, suspect: s.Suspect}
 	if s.Exceptions != nil {
 		j.Exceptions = *s.Exceptions
 	}
