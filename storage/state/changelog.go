@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"unsafe"
 
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv"
@@ -13,9 +14,15 @@ import (
 
 // changeLog is a kv.Store that remembers which keys changed since the last
 // snapshot, so a snapshot can hold only those: an incremental checkpoint.
+// A store that tracks its changes itself (kv.ChangeTracker, as pebblekv
+// does) remembers the keys, and the log only the range deletions.
 type changeLog struct {
 	kv.Store
-	on      bool
+	on bool
+	// keys is whether Set and Delete record their key in changed: on,
+	// unless tracker does it.
+	keys    bool
+	tracker kv.ChangeTracker
 	changed map[string]struct{}
 	ranges  [][2][]byte
 }
@@ -27,14 +34,14 @@ func (c *changeLog) mark(k []byte) {
 }
 
 func (c *changeLog) Set(k, v []byte) error {
-	if c.on {
+	if c.keys {
 		c.mark(k)
 	}
 	return c.Store.Set(k, v)
 }
 
 func (c *changeLog) Delete(k []byte) error {
-	if c.on {
+	if c.keys {
 		c.mark(k)
 	}
 	return c.Store.Delete(k)
@@ -54,6 +61,9 @@ func (c *changeLog) reset() {
 	// NB: clear keeps the map's room for the next interval's keys.
 	clear(c.changed)
 	c.ranges = nil
+	if c.on && c.tracker != nil {
+		c.tracker.TrackChanges()
+	}
 }
 
 // TrackChanges starts remembering which keys change, so WriteSnapshot can
@@ -61,19 +71,24 @@ func (c *changeLog) reset() {
 // every key written until a snapshot resets it.
 func (b *Backend) TrackChanges() {
 	b.log.on = true
+	b.log.tracker, _ = b.log.Store.(kv.ChangeTracker)
+	b.log.keys = b.log.tracker == nil
 	b.log.reset()
 }
 
 // WriteSnapshot writes the state to w: every entry when full, otherwise the
-// operations that turn the previous snapshot's state into the current one.
-// It then starts a new change log. The caller closes w.
+// operations that turn the previous snapshot's state into the current one
+// (TakeDelta, then Delta.Write). It then starts a new change log. The
+// caller closes w.
 func (b *Backend) WriteSnapshot(w *snapshot.Writer, full bool) error {
-	var err error
-	if full {
-		err = b.log.Store.Scan(nil, nil, func(k, v []byte) error { return w.Add(snapshot.Put, k, v) })
-	} else {
-		err = b.writeDelta(w)
+	if !full {
+		d, err := b.TakeDelta()
+		if err != nil {
+			return err
+		}
+		return d.Write(w)
 	}
+	err := b.log.Store.Scan(nil, nil, func(k, v []byte) error { return w.Add(snapshot.Put, k, v) })
 	if err != nil {
 		return fmt.Errorf("state: snapshot: %w", err)
 	}
@@ -81,43 +96,94 @@ func (b *Backend) WriteSnapshot(w *snapshot.Writer, full bool) error {
 	return nil
 }
 
-// deltaOp is one operation of a delta, held until they are sorted.
-type deltaOp struct {
-	op         snapshot.Op
-	key, value []byte
+// Delta is what changed since the previous snapshot, copied out of the
+// store: the range deletions and the current state of every changed key.
+// It is the synchronous part of an incremental snapshot; writing it
+// (Delta.Write) sorts and encodes it and may run on another goroutine
+// while the Backend goes on changing.
+type Delta struct {
+	ops []deltaOp
+	// buf holds the keys and values of the operations, so that copying
+	// them out costs a few allocations per snapshot rather than two per
+	// key, and ops hold no pointers for the garbage collector to trace.
+	buf []byte
 }
 
-// writeDelta writes the range deletions and the current state of every
-// changed key, in key order; at equal keys a range deletion comes first, so
-// a later put survives it.
-func (b *Backend) writeDelta(w *snapshot.Writer) error {
-	ops := make([]deltaOp, 0, len(b.log.ranges)+len(b.log.changed))
+// deltaOp is one operation of a delta, held until they are sorted: its key
+// is buf[off:mid] and its value, or a range deletion's upper bound,
+// buf[mid:end].
+type deltaOp struct {
+	op            snapshot.Op
+	off, mid, end int
+}
+
+// add appends an operation on key and value to d.
+func (d *Delta) add(op snapshot.Op, key, value []byte) {
+	off := len(d.buf)
+	d.buf = append(append(d.buf, key...), value...)
+	d.ops = append(d.ops, deltaOp{op: op, off: off, mid: off + len(key), end: len(d.buf)})
+}
+
+// TakeDelta copies the changes since the previous snapshot out of the
+// store and starts a new change log. The Delta shares nothing with the
+// Backend. When it fails, the next snapshot must be a full one.
+func (b *Backend) TakeDelta() (*Delta, error) {
+	d := &Delta{ops: make([]deltaOp, 0, len(b.log.ranges)+len(b.log.changed))}
 	for _, r := range b.log.ranges {
-		ops = append(ops, deltaOp{snapshot.DeleteRange, r[0], r[1]})
+		d.add(snapshot.DeleteRange, r[0], r[1])
 	}
-	for k := range b.log.changed {
-		v, ok, err := b.log.Store.Get([]byte(k))
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			ops = append(ops, deltaOp{snapshot.Put, []byte(k), bytes.Clone(v)})
-		default:
-			ops = append(ops, deltaOp{snapshot.Delete, []byte(k), nil})
+	if b.log.tracker != nil {
+		err := b.log.tracker.Changes(func(k, v []byte, ok bool) error {
+			if ok {
+				d.add(snapshot.Put, k, v)
+			} else {
+				d.add(snapshot.Delete, k, nil)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("state: snapshot: %w", err)
 		}
 	}
+	for k := range b.log.changed {
+		key := unsafe.Slice(unsafe.StringData(k), len(k))
+		v, ok, err := b.log.Store.Get(key)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("state: snapshot: %w", err)
+		case ok:
+			d.add(snapshot.Put, key, v)
+		default:
+			d.add(snapshot.Delete, key, nil)
+		}
+	}
+	b.log.reset()
+	return d, nil
+}
+
+// Len returns the number of operations of d.
+func (d *Delta) Len() int { return len(d.ops) }
+
+// Write writes d to w in key order; at equal keys a range deletion comes
+// first, so a later put survives it. The caller closes w. Write may run on
+// any goroutine, once.
+func (d *Delta) Write(w *snapshot.Writer) error {
 	// NB: keys of puts and deletes are unique, and range deletions at one
 	// key commute, so a plain sort by (key, range deletion first) is the
 	// order; sort.SliceStable's reflection made it most of a snapshot's time.
-	slices.SortFunc(ops, func(a, b deltaOp) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
+	slices.SortFunc(d.ops, func(a, b deltaOp) int {
+		if c := bytes.Compare(d.buf[a.off:a.mid], d.buf[b.off:b.mid]); c != 0 {
 			return c
 		}
 		return rangeFirst(a.op) - rangeFirst(b.op)
 	})
-	for _, o := range ops {
-		if err := w.Add(o.op, o.key, o.value); err != nil {
-			return err
+	for _, o := range d.ops {
+		var v []byte
+		if o.op != snapshot.Delete {
+			v = d.buf[o.mid:o.end]
+		}
+		if err := w.Add(o.op, d.buf[o.off:o.mid], v); err != nil {
+			return fmt.Errorf("state: snapshot: %w", err)
 		}
 	}
 	return nil

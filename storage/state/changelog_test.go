@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/kv"
 	"github.com/floe-stream/floe/storage/kv/memkv"
+	"github.com/floe-stream/floe/storage/kv/pebblekv"
 	"github.com/floe-stream/floe/storage/snapshot"
 	"github.com/floe-stream/floe/storage/state"
 )
@@ -30,9 +32,34 @@ func dump(t *testing.T, b *state.Backend, r keygroup.Range) string {
 // full snapshot and then deltas, and checks that restoring the chain up to
 // each snapshot, for any range of key groups, gives exactly the state of
 // those key groups at that snapshot.
+//
+// It runs on memkv, whose changes the Backend tracks, and on pebblekv, which
+// tracks them itself (kv.ChangeTracker), with a cache so small that changed
+// keys are evicted before the snapshot reports them.
 func TestSnapshotChainsRestoreEveryCheckpoint(t *testing.T) {
+	for _, store := range []struct {
+		name string
+		open func(t *testing.T) kv.Store
+	}{
+		{"memkv", func(*testing.T) kv.Store { return memkv.New() }},
+		{"pebblekv", func(t *testing.T) kv.Store {
+			s, err := pebblekv.Open(t.TempDir(), pebblekv.Options{CacheEntries: 8, MaxDirty: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			src := state.New(store.open(t))
+			defer src.Close()
+			testSnapshotChains(t, src)
+		})
+	}
+}
+
+func testSnapshotChains(t *testing.T, src *state.Backend) {
 	r := rand.New(rand.NewPCG(5, 6))
-	src := state.New(memkv.New())
 	src.TrackChanges()
 	val, _ := src.Value("op/v")
 	lst, _ := src.List("op/l")
