@@ -182,7 +182,7 @@ func (t *Task) keyGroups() keygroup.Range {
 
 // snapshot takes checkpoint id: it sends the barrier on, records the
 // source's position, seals the sink's output and captures the keyed state
-// (captureState), and leaves writing a delta, the upload and the
+// (captureState), and leaves writing the snapshot file, the upload and the
 // acknowledgement to a background job so that records keep flowing. The
 // jobs run one after another, in checkpoint order.
 func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
@@ -228,51 +228,39 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 	return nil
 }
 
-// keyedSnapshot is the keyed state of a checkpoint between the task loop
-// and the background job that writes and uploads it: a local file already
-// written (full snapshots) or a delta copied out of the state.
+// keyedSnapshot is the keyed state of a checkpoint between the task loop,
+// which takes it, and the background job that writes and uploads it.
 type keyedSnapshot struct {
-	full  bool
-	local string
-	size  int64
-	delta *state.Delta
+	full    bool
+	capture *state.Capture
 }
 
-// captureState is the synchronous part of a snapshot: a full snapshot is
-// written to a local file, since it reads the whole store; a delta is only
-// copied out, and written by finishSnapshot while records flow.
+// captureState is the synchronous part of a snapshot: it takes the state
+// out of the store (state.Backend.TakeSnapshot), full when there is no
+// chain to build on, the chain is long, or a snapshot failed; a delta
+// otherwise. finishSnapshot writes it while records flow.
 func (t *Task) captureState(id int64) (*keyedSnapshot, error) {
 	c := t.ckpt
 	full := c.sinceFull == 0 || c.sinceFull >= maxChain || c.broken.Swap(false)
+	t.stateGate.lock()
+	capture, err := t.state.TakeSnapshot(full)
+	t.stateGate.unlock()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %d: taking snapshot: %w", id, err)
+	}
 	if full {
 		c.sinceFull = 0
 	}
-	var snap *keyedSnapshot
-	var err error
-	t.stateGate.lock()
-	if full {
-		snap, err = t.writeLocal(func(w *snapshot.Writer) error { return t.state.WriteSnapshot(w, true) })
-	} else {
-		var d *state.Delta
-		d, err = t.state.TakeDelta()
-		snap = &keyedSnapshot{delta: d}
-	}
-	t.stateGate.unlock()
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint %d: writing snapshot: %w", id, err)
-	}
-	if full {
-		snap.full = true
-	}
 	c.sinceFull++
-	return snap, nil
+	return &keyedSnapshot{full: full, capture: capture}, nil
 }
 
-// writeLocal writes a snapshot file with fill to the temporary directory.
-func (t *Task) writeLocal(fill func(w *snapshot.Writer) error) (*keyedSnapshot, error) {
+// writeLocal writes a snapshot file with fill to the temporary directory
+// and returns its name and size.
+func (t *Task) writeLocal(fill func(w *snapshot.Writer) error) (string, int64, error) {
 	f, err := os.CreateTemp(t.ckpt.cfg.TempDir, "snapshot-*")
 	if err != nil {
-		return nil, err
+		return "", 0, err
 	}
 	w := snapshot.NewWriter(f)
 	err = fill(w)
@@ -284,13 +272,13 @@ func (t *Task) writeLocal(fill func(w *snapshot.Writer) error) (*keyedSnapshot, 
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return nil, err
+		return "", 0, err
 	}
-	return &keyedSnapshot{local: f.Name(), size: w.Size()}, nil
+	return f.Name(), w.Size(), nil
 }
 
 // finishSnapshot runs in the background, after the previous checkpoint's
-// job: it writes a delta to a local file, adds the file to the chain,
+// job: it writes the keyed state to a local file, adds the file to the chain,
 // uploads it and acknowledges. A delta whose chain lost a file declines:
 // the next snapshot is full (broken).
 func (t *Task) finishSnapshot(id int64, snap *keyedSnapshot, st ckmeta.SubtaskState) {
@@ -310,29 +298,23 @@ func (t *Task) finishSnapshot(id int64, snap *keyedSnapshot, st ckmeta.SubtaskSt
 	c.cfg.Ack(id, st)
 }
 
-// storeKeyed writes snap's file if it is a delta, uploads it and adds it
-// to the chain.
+// storeKeyed writes snap to a local file, uploads it and adds it to the
+// chain.
 func (t *Task) storeKeyed(id int64, snap *keyedSnapshot, st *ckmeta.SubtaskState) error {
 	c := t.ckpt
 	if snap.full {
 		c.chain, c.failed = nil, false
 	} else if c.failed {
-		if snap.local != "" {
-			os.Remove(snap.local)
-		}
-		return fmt.Errorf("checkpoint %d: an earlier snapshot of its chain failed", id)
+		return errors.Join(fmt.Errorf("checkpoint %d: an earlier snapshot of its chain failed", id), snap.capture.Discard())
 	}
-	if snap.delta != nil {
-		w, err := t.writeLocal(snap.delta.Write)
-		if err != nil {
-			return fmt.Errorf("checkpoint %d: writing snapshot: %w", id, err)
-		}
-		snap.local, snap.size = w.local, w.size
+	local, size, err := t.writeLocal(snap.capture.Write)
+	if err != nil {
+		return fmt.Errorf("checkpoint %d: writing snapshot: %w", id, errors.Join(err, snap.capture.Discard()))
 	}
-	defer os.Remove(snap.local)
+	defer os.Remove(local)
 	file := ckmeta.File{Path: ckmeta.SnapshotPath(c.cfg.JobID, t.spec.Stage, t.spec.Subtask, c.cfg.Attempt, id),
-		Size: snap.size, Full: snap.full}
-	if err := t.put(snap.local, file.Path); err != nil {
+		Size: size, Full: snap.full}
+	if err := t.put(local, file.Path); err != nil {
 		return fmt.Errorf("uploading %s: %w", file.Path, err)
 	}
 	c.chain = append(slices.Clip(c.chain), file)

@@ -44,3 +44,22 @@ type ChangeTracker interface {
 	// owner's next snapshot must be a full one.
 	Changes(fn func(key, value []byte, present bool) error) error
 }
+
+// Snapshotter is a Store that can take a consistent read-only view of what
+// it holds, for a checkpoint to read while the Store goes on changing.
+type Snapshotter interface {
+	Store
+	// Snapshot returns a view of every write made so far. The caller must
+	// close it before closing the Store. The view may be read on another
+	// goroutine while the Store is used.
+	Snapshot() (View, error)
+}
+
+// View is a Snapshotter's read-only view. It is used by one goroutine at a
+// time.
+type View interface {
+	// Scan is Store.Scan on the view.
+	Scan(start, end []byte, fn func(k, v []byte) error) error
+	// Close releases the view.
+	Close() error
+}

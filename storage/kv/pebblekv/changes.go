@@ -73,3 +73,47 @@ func (s *Store) reportRemoved(k string, fn func(key, value []byte, present bool)
 	err = fn(key, val, true)
 	return errors.Join(err, closer.Close())
 }
+
+// Snapshot implements kv.Snapshotter. It writes the dirty entries back and
+// takes a Pebble snapshot, which holds every write so far and costs
+// nothing until Pebble compacts the keys it pins.
+func (s *Store) Snapshot() (kv.View, error) {
+	if s.closed {
+		return nil, kv.ErrClosed
+	}
+	if err := s.writeBack(); err != nil {
+		return nil, err
+	}
+	return &view{snap: s.db.NewSnapshot()}, nil
+}
+
+// view is a Store's kv.View: a Pebble snapshot.
+type view struct {
+	snap *pebble.Snapshot
+}
+
+// Scan implements kv.View.
+func (v *view) Scan(start, end []byte, fn func(k, v []byte) error) error {
+	it, err := v.snap.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return fmt.Errorf("pebblekv: scan snapshot: %w", err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key(), it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("pebblekv: scan snapshot: %w", err)
+	}
+	return nil
+}
+
+// Close implements kv.View.
+func (v *view) Close() error {
+	if err := v.snap.Close(); err != nil {
+		return fmt.Errorf("pebblekv: close snapshot: %w", err)
+	}
+	return nil
+}

@@ -32,6 +32,7 @@ type Store struct {
 var (
 	_ kv.Observable    = (*Store)(nil)
 	_ kv.ChangeTracker = (*Store)(nil)
+	_ kv.Snapshotter   = (*Store)(nil)
 )
 
 // Stats are counters of a Store's cache, for tests and metrics.
