@@ -76,7 +76,9 @@ func (b *Backend) TrackChanges() {
 
 // Restore applies the operations of the key groups in rng from a snapshot
 // to the store, bypassing the change log. Apply a full snapshot, then its
-// deltas in order. It returns the bytes it read.
+// deltas in order, before TrackChanges: a store that tracks its own
+// changes (kv.ChangeTracker) would otherwise put the restored keys in the
+// next delta, which is correct but large. It returns the bytes it read.
 func (b *Backend) Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error) {
 	n, err := snapshot.Read(r, size, rng, func(op snapshot.Op, k, v []byte) error {
 		switch op {
