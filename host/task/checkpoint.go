@@ -57,8 +57,19 @@ type checkpointer struct {
 	triggers chan int64
 	commits  chan int64
 	wake     chan<- struct{}
-	chain    []ckmeta.File
-	broken   atomic.Bool // an upload failed: the next snapshot is full
+	// sinceFull counts the snapshots taken since the last full one, 0
+	// when there is none to build on; the task loop owns it.
+	sinceFull int
+	broken    atomic.Bool // a snapshot failed: the next one is full
+	// prev is closed when the latest snapshot's background job is done;
+	// each job waits for the one before, so that files join the chain and
+	// checkpoints are acknowledged in order.
+	prev chan struct{}
+	// chain and failed belong to the background jobs: the files a delta
+	// builds on, and whether one of them failed since the last full
+	// snapshot, so that the deltas on it cannot be restored.
+	chain  []ckmeta.File
+	failed bool
 	// alignStart is when the checkpoint being aligned saw its first
 	// barrier.
 	alignStart time.Time
@@ -170,9 +181,10 @@ func (t *Task) keyGroups() keygroup.Range {
 }
 
 // snapshot takes checkpoint id: it sends the barrier on, records the
-// source's position and seals the sink's output, writes the keyed state to
-// a local file, and leaves the upload and the acknowledgement to a
-// goroutine so that records keep flowing.
+// source's position, seals the sink's output and captures the keyed state
+// (captureState), and leaves writing the snapshot file, the upload and the
+// acknowledgement to a background job so that records keep flowing. The
+// jobs run one after another, in checkpoint order.
 func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
 	start := t.env.Now()
 	if t.router != nil {
@@ -195,41 +207,63 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 			return fmt.Errorf("checkpoint %d: %w", id, err)
 		}
 	}
-	var local string
-	var file ckmeta.File
+	var snap *keyedSnapshot
 	if t.state != nil {
-		if local, file, err = t.writeSnapshot(id); err != nil {
+		if snap, err = t.captureState(id); err != nil {
+			t.ckpt.broken.Store(true)
 			t.ckpt.cfg.Decline(id, err.Error())
 			return nil
 		}
-		t.ckpt.chain = append(slices.Clip(t.ckpt.chain), file)
 	}
-	st.Keyed = t.ckpt.chain
-	for _, f := range st.Keyed {
-		st.FullBytes += f.Size
-	}
-	st.IncrementalBytes = file.Size
 	st.SyncMillis = t.env.Now().Sub(start).Milliseconds()
-	t.spawn(func() { t.upload(id, local, file, st) })
+	prev, done := t.ckpt.prev, make(chan struct{})
+	t.ckpt.prev = done
+	t.spawn(func() {
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		t.finishSnapshot(id, snap, st)
+	})
 	return nil
 }
 
-// writeSnapshot writes the keyed state to a local file: full when there is
-// no chain to build on, the chain is long, or an upload failed; a delta
-// otherwise.
-func (t *Task) writeSnapshot(id int64) (string, ckmeta.File, error) {
-	full := len(t.ckpt.chain) == 0 || len(t.ckpt.chain) >= maxChain || t.ckpt.broken.Swap(false)
-	if full {
-		t.ckpt.chain = nil
+// keyedSnapshot is the keyed state of a checkpoint between the task loop,
+// which takes it, and the background job that writes and uploads it.
+type keyedSnapshot struct {
+	full    bool
+	capture *state.Capture
+}
+
+// captureState is the synchronous part of a snapshot: it takes the state
+// out of the store (state.Backend.TakeSnapshot), full when there is no
+// chain to build on, the chain is long, or a snapshot failed; a delta
+// otherwise. finishSnapshot writes it while records flow.
+func (t *Task) captureState(id int64) (*keyedSnapshot, error) {
+	c := t.ckpt
+	full := c.sinceFull == 0 || c.sinceFull >= maxChain || c.broken.Swap(false)
+	t.stateGate.lock()
+	capture, err := t.state.TakeSnapshot(full)
+	t.stateGate.unlock()
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %d: taking snapshot: %w", id, err)
 	}
+	if full {
+		c.sinceFull = 0
+	}
+	c.sinceFull++
+	return &keyedSnapshot{full: full, capture: capture}, nil
+}
+
+// writeLocal writes a snapshot file with fill to the temporary directory
+// and returns its name and size.
+func (t *Task) writeLocal(fill func(w *snapshot.Writer) error) (string, int64, error) {
 	f, err := os.CreateTemp(t.ckpt.cfg.TempDir, "snapshot-*")
 	if err != nil {
-		return "", ckmeta.File{}, err
+		return "", 0, err
 	}
 	w := snapshot.NewWriter(f)
-	t.stateGate.lock()
-	err = t.state.WriteSnapshot(w, full)
-	t.stateGate.unlock()
+	err = fill(w)
 	if err == nil {
 		err = w.Close()
 	}
@@ -238,23 +272,54 @@ func (t *Task) writeSnapshot(id int64) (string, ckmeta.File, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return "", ckmeta.File{}, fmt.Errorf("writing snapshot: %w", err)
+		return "", 0, err
 	}
-	path := ckmeta.SnapshotPath(t.ckpt.cfg.JobID, t.spec.Stage, t.spec.Subtask, t.ckpt.cfg.Attempt, id)
-	return f.Name(), ckmeta.File{Path: path, Size: w.Size(), Full: full}, nil
+	return f.Name(), w.Size(), nil
 }
 
-// upload stores the snapshot file, if any, and acknowledges.
-func (t *Task) upload(id int64, local string, file ckmeta.File, st ckmeta.SubtaskState) {
-	if local != "" {
-		defer os.Remove(local)
-		if err := t.put(local, file.Path); err != nil {
-			t.ckpt.broken.Store(true)
-			t.ckpt.cfg.Decline(id, fmt.Sprintf("uploading %s: %v", file.Path, err))
+// finishSnapshot runs in the background, after the previous checkpoint's
+// job: it writes the keyed state to a local file, adds the file to the chain,
+// uploads it and acknowledges. A delta whose chain lost a file declines:
+// the next snapshot is full (broken).
+func (t *Task) finishSnapshot(id int64, snap *keyedSnapshot, st ckmeta.SubtaskState) {
+	c := t.ckpt
+	if snap != nil {
+		if err := t.storeKeyed(id, snap, &st); err != nil {
+			c.failed = true
+			c.broken.Store(true)
+			c.cfg.Decline(id, err.Error())
 			return
 		}
 	}
-	t.ckpt.cfg.Ack(id, st)
+	st.Keyed = c.chain
+	for _, f := range st.Keyed {
+		st.FullBytes += f.Size
+	}
+	c.cfg.Ack(id, st)
+}
+
+// storeKeyed writes snap to a local file, uploads it and adds it to the
+// chain.
+func (t *Task) storeKeyed(id int64, snap *keyedSnapshot, st *ckmeta.SubtaskState) error {
+	c := t.ckpt
+	if snap.full {
+		c.chain, c.failed = nil, false
+	} else if c.failed {
+		return errors.Join(fmt.Errorf("checkpoint %d: an earlier snapshot of its chain failed", id), snap.capture.Discard())
+	}
+	local, size, err := t.writeLocal(snap.capture.Write)
+	if err != nil {
+		return fmt.Errorf("checkpoint %d: writing snapshot: %w", id, errors.Join(err, snap.capture.Discard()))
+	}
+	defer os.Remove(local)
+	file := ckmeta.File{Path: ckmeta.SnapshotPath(c.cfg.JobID, t.spec.Stage, t.spec.Subtask, c.cfg.Attempt, id),
+		Size: size, Full: snap.full}
+	if err := t.put(local, file.Path); err != nil {
+		return fmt.Errorf("uploading %s: %w", file.Path, err)
+	}
+	c.chain = append(slices.Clip(c.chain), file)
+	st.IncrementalBytes = file.Size
+	return nil
 }
 
 func (t *Task) put(local, path string) error {
@@ -289,7 +354,7 @@ func (t *Task) restore(ctx context.Context, r *ckmeta.Restore) error {
 		if r.Store == "" {
 			// A chain in another store (a savepoint) cannot be extended
 			// with deltas here: the next snapshot is full.
-			t.ckpt.chain = r.Chain
+			t.ckpt.chain, t.ckpt.sinceFull = r.Chain, len(r.Chain)
 		}
 	}
 	if t.source != nil && r.Source != nil {

@@ -43,10 +43,11 @@ type StateBackend interface {
 	// Flush makes buffered writes durable; Close flushes and releases.
 	Flush() error
 	Close() error
-	// TrackChanges, WriteSnapshot and Restore are checkpointing: see
+	// TrackChanges, WriteSnapshot, TakeSnapshot and Restore are checkpointing: see
 	// storage/state.Backend.
 	TrackChanges()
 	WriteSnapshot(w *snapshot.Writer, full bool) error
+	TakeSnapshot(full bool) (*state.Capture, error)
 	Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error)
 	// ScanRange reads the state of key groups r: see
 	// storage/state.Backend.

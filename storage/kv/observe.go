@@ -25,3 +25,41 @@ type Observable interface {
 	// documentation for what observing costs.
 	Observe(o Observer) error
 }
+
+// ChangeTracker is a Store that remembers which keys were written since it
+// last reported them, so that its owner can snapshot only those (an
+// incremental checkpoint) without keeping a set of keys of its own.
+type ChangeTracker interface {
+	Store
+	// TrackChanges starts remembering the keys that Set and Delete write,
+	// and forgets those remembered so far. DeleteRange is not tracked:
+	// its owner records ranges itself.
+	TrackChanges()
+	// Changes calls fn once for every key written since TrackChanges or
+	// the previous Changes, in no order, with its current value and
+	// whether it has one, and forgets it. key and value are valid only
+	// during the call, which must not call the Store. An error from fn
+	// or the Store stops Changes and is returned; which of the keys not
+	// yet reported are still remembered is then unspecified, so the
+	// owner's next snapshot must be a full one.
+	Changes(fn func(key, value []byte, present bool) error) error
+}
+
+// Snapshotter is a Store that can take a consistent read-only view of what
+// it holds, for a checkpoint to read while the Store goes on changing.
+type Snapshotter interface {
+	Store
+	// Snapshot returns a view of every write made so far. The caller must
+	// close it before closing the Store. The view may be read on another
+	// goroutine while the Store is used.
+	Snapshot() (View, error)
+}
+
+// View is a Snapshotter's read-only view. It is used by one goroutine at a
+// time.
+type View interface {
+	// Scan is Store.Scan on the view.
+	Scan(start, end []byte, fn func(k, v []byte) error) error
+	// Close releases the view.
+	Close() error
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv"
@@ -13,9 +12,15 @@ import (
 
 // changeLog is a kv.Store that remembers which keys changed since the last
 // snapshot, so a snapshot can hold only those: an incremental checkpoint.
+// A store that tracks its changes itself (kv.ChangeTracker, as pebblekv
+// does) remembers the keys, and the log only the range deletions.
 type changeLog struct {
 	kv.Store
-	on      bool
+	on bool
+	// keys is whether Set and Delete record their key in changed: on,
+	// unless tracker does it.
+	keys    bool
+	tracker kv.ChangeTracker
 	changed map[string]struct{}
 	ranges  [][2][]byte
 }
@@ -27,14 +32,14 @@ func (c *changeLog) mark(k []byte) {
 }
 
 func (c *changeLog) Set(k, v []byte) error {
-	if c.on {
+	if c.keys {
 		c.mark(k)
 	}
 	return c.Store.Set(k, v)
 }
 
 func (c *changeLog) Delete(k []byte) error {
-	if c.on {
+	if c.keys {
 		c.mark(k)
 	}
 	return c.Store.Delete(k)
@@ -54,6 +59,9 @@ func (c *changeLog) reset() {
 	// NB: clear keeps the map's room for the next interval's keys.
 	clear(c.changed)
 	c.ranges = nil
+	if c.on && c.tracker != nil {
+		c.tracker.TrackChanges()
+	}
 }
 
 // TrackChanges starts remembering which keys change, so WriteSnapshot can
@@ -61,79 +69,16 @@ func (c *changeLog) reset() {
 // every key written until a snapshot resets it.
 func (b *Backend) TrackChanges() {
 	b.log.on = true
+	b.log.tracker, _ = b.log.Store.(kv.ChangeTracker)
+	b.log.keys = b.log.tracker == nil
 	b.log.reset()
-}
-
-// WriteSnapshot writes the state to w: every entry when full, otherwise the
-// operations that turn the previous snapshot's state into the current one.
-// It then starts a new change log. The caller closes w.
-func (b *Backend) WriteSnapshot(w *snapshot.Writer, full bool) error {
-	var err error
-	if full {
-		err = b.log.Store.Scan(nil, nil, func(k, v []byte) error { return w.Add(snapshot.Put, k, v) })
-	} else {
-		err = b.writeDelta(w)
-	}
-	if err != nil {
-		return fmt.Errorf("state: snapshot: %w", err)
-	}
-	b.log.reset()
-	return nil
-}
-
-// deltaOp is one operation of a delta, held until they are sorted.
-type deltaOp struct {
-	op         snapshot.Op
-	key, value []byte
-}
-
-// writeDelta writes the range deletions and the current state of every
-// changed key, in key order; at equal keys a range deletion comes first, so
-// a later put survives it.
-func (b *Backend) writeDelta(w *snapshot.Writer) error {
-	ops := make([]deltaOp, 0, len(b.log.ranges)+len(b.log.changed))
-	for _, r := range b.log.ranges {
-		ops = append(ops, deltaOp{snapshot.DeleteRange, r[0], r[1]})
-	}
-	for k := range b.log.changed {
-		v, ok, err := b.log.Store.Get([]byte(k))
-		switch {
-		case err != nil:
-			return err
-		case ok:
-			ops = append(ops, deltaOp{snapshot.Put, []byte(k), bytes.Clone(v)})
-		default:
-			ops = append(ops, deltaOp{snapshot.Delete, []byte(k), nil})
-		}
-	}
-	// NB: keys of puts and deletes are unique, and range deletions at one
-	// key commute, so a plain sort by (key, range deletion first) is the
-	// order; sort.SliceStable's reflection made it most of a snapshot's time.
-	slices.SortFunc(ops, func(a, b deltaOp) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return rangeFirst(a.op) - rangeFirst(b.op)
-	})
-	for _, o := range ops {
-		if err := w.Add(o.op, o.key, o.value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// rangeFirst orders a range deletion before a put or delete at its key.
-func rangeFirst(op snapshot.Op) int {
-	if op == snapshot.DeleteRange {
-		return 0
-	}
-	return 1
 }
 
 // Restore applies the operations of the key groups in rng from a snapshot
 // to the store, bypassing the change log. Apply a full snapshot, then its
-// deltas in order. It returns the bytes it read.
+// deltas in order, before TrackChanges: a store that tracks its own
+// changes (kv.ChangeTracker) would otherwise put the restored keys in the
+// next delta, which is correct but large. It returns the bytes it read.
 func (b *Backend) Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error) {
 	n, err := snapshot.Read(r, size, rng, func(op snapshot.Op, k, v []byte) error {
 		switch op {

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/floe-stream/floe/storage/keygroup"
+	"github.com/floe-stream/floe/storage/kv"
 	"github.com/floe-stream/floe/storage/kv/memkv"
+	"github.com/floe-stream/floe/storage/kv/pebblekv"
 	"github.com/floe-stream/floe/storage/snapshot"
 	"github.com/floe-stream/floe/storage/state"
 )
@@ -27,19 +29,44 @@ func dump(t *testing.T, b *state.Backend, r keygroup.Range) string {
 }
 
 // TestSnapshotChainsRestoreEveryCheckpoint changes state at random, takes a
-// full snapshot and then deltas, and checks that restoring the chain up to
-// each snapshot, for any range of key groups, gives exactly the state of
-// those key groups at that snapshot.
+// full snapshot and then deltas (a full one again at the sixth), each
+// written only after more changes, and checks that restoring the chain up
+// to each snapshot, for any range of key groups, gives exactly the state
+// of those key groups when the snapshot was taken.
+//
+// It runs on memkv, whose changes the Backend tracks, and on pebblekv, which
+// tracks them itself (kv.ChangeTracker), with a cache so small that changed
+// keys are evicted before the snapshot reports them.
 func TestSnapshotChainsRestoreEveryCheckpoint(t *testing.T) {
+	for _, store := range []struct {
+		name string
+		open func(t *testing.T) kv.Store
+	}{
+		{"memkv", func(*testing.T) kv.Store { return memkv.New() }},
+		{"pebblekv", func(t *testing.T) kv.Store {
+			s, err := pebblekv.Open(t.TempDir(), pebblekv.Options{CacheEntries: 8, MaxDirty: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}},
+	} {
+		t.Run(store.name, func(t *testing.T) {
+			src := state.New(store.open(t))
+			defer src.Close()
+			testSnapshotChains(t, src)
+		})
+	}
+}
+
+func testSnapshotChains(t *testing.T, src *state.Backend) {
 	r := rand.New(rand.NewPCG(5, 6))
-	src := state.New(memkv.New())
 	src.TrackChanges()
 	val, _ := src.Value("op/v")
 	lst, _ := src.List("op/l")
 	mp, _ := src.Map("op/m")
-	var chain [][]byte
-	for cp := 0; cp < 8; cp++ {
-		for i := 0; i < 300; i++ {
+	change := func(n int) {
+		for i := 0; i < n; i++ {
 			key := []byte(fmt.Sprint("k", r.IntN(40)))
 			kg := keygroup.Of(key, 16)
 			switch r.IntN(7) {
@@ -57,20 +84,38 @@ func TestSnapshotChainsRestoreEveryCheckpoint(t *testing.T) {
 				must(t, mp.Delete(kg, key, []byte(fmt.Sprint("mk", r.IntN(5)))))
 			}
 		}
+	}
+	ranges := []keygroup.Range{{Start: 0, End: 16}, {Start: 0, End: 5}, {Start: 5, End: 11}, {Start: 11, End: 16}}
+	var chain [][]byte
+	for cp := 0; cp < 8; cp++ {
+		change(300)
+		// The state is taken, then changed before it is written, as a
+		// task writes snapshots while it processes records: the file
+		// must hold the state as taken.
+		c, err := src.TakeSnapshot(cp == 0 || cp == 5)
+		must(t, err)
+		var want []string
+		for _, rng := range ranges {
+			want = append(want, dump(t, src, rng))
+		}
+		change(50)
 		var buf bytes.Buffer
 		w := snapshot.NewWriter(&buf)
-		must(t, src.WriteSnapshot(w, cp == 0))
+		must(t, c.Write(w))
 		must(t, w.Close())
 		chain = append(chain, buf.Bytes())
-		for _, rng := range []keygroup.Range{{Start: 0, End: 16}, {Start: 0, End: 5}, {Start: 5, End: 11}, {Start: 11, End: 16}} {
+		if cp == 5 {
+			chain = chain[len(chain)-1:]
+		}
+		for i, rng := range ranges {
 			dst := state.New(memkv.New())
 			for _, f := range chain {
 				if _, err := dst.Restore(bytes.NewReader(f), int64(len(f)), rng); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got, want := dump(t, dst, keygroup.Range{Start: 0, End: 16}), dump(t, src, rng); got != want {
-				t.Fatalf("checkpoint %d, key groups %v: restored\n%s\nwant\n%s", cp, rng, got, want)
+			if got := dump(t, dst, keygroup.Range{Start: 0, End: 16}); got != want[i] {
+				t.Fatalf("checkpoint %d, key groups %v: restored\n%s\nwant\n%s", cp, rng, got, want[i])
 			}
 		}
 	}

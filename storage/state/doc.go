@@ -36,4 +36,14 @@
 // call on the Backend. List.Get and Map.Iter copy the state before calling
 // back, so their callbacks may use the Backend freely; ScanRange does not,
 // and its callback must not call the Backend.
+//
+// # Snapshots
+//
+// With TrackChanges on, a snapshot is full or a delta since the previous
+// one. TakeSnapshot is the part that runs on the Backend's goroutine: it
+// takes the state out of the store (a delta's keys and values copied, a
+// full snapshot as a view of a kv.Snapshotter store), and Capture.Write
+// encodes it on any goroutine while the Backend goes on changing. Stores
+// that track their changed keys (kv.ChangeTracker) spare the Backend a set
+// of keys of its own.
 package state

@@ -96,7 +96,7 @@ func benchCheckpointedThroughput(e *env) (Result, error) {
 		"checkpoint_mean_sync_ms": c.meanSyncMillis, "checkpoint_max_sync_ms": c.maxSyncMillis, "checkpoint_max_alignment_ms": c.maxAlignMillis,
 		"target_ratio": 0.9,
 	}
-	res.Summary = fmt.Sprintf("keyed count (pebble, %d keys) at %s records/s with a checkpoint every %s, %s records/s without: %.0f%% (target >= 90%%); %d records per run; %d checkpoints completed (%d failed), mean %.0fms, max %dms, mean upload %s, processing paused %.0fms per checkpoint (max %dms) to write the snapshot",
+	res.Summary = fmt.Sprintf("keyed count (pebble, %d keys) at %s records/s with a checkpoint every %s, %s records/s without: %.0f%% (target >= 90%%); %d records per run; %d checkpoints completed (%d failed), mean %.0fms, max %dms, mean upload %s, processing paused %.0fms per checkpoint (max %dms) to take the snapshot",
 		countKeys, human(res.RecordsPerSec), checkpointEvery, human(res.NativeRecordsPerSec), 100*res.Ratio, records, n, c.failed, c.meanMillis, c.maxMillis, mib(int64(c.meanIncremental)), c.meanSyncMillis, c.maxSyncMillis)
 	return res, nil
 }
@@ -108,7 +108,7 @@ type ckptStats struct {
 	maxMillis       int64
 	meanIncremental float64
 	maxFull         int64
-	// maxSyncMillis is the longest a subtask paused processing to write
+	// maxSyncMillis is the longest a subtask paused processing to take
 	// its snapshot; maxAlignMillis the longest it waited for barriers.
 	maxSyncMillis, maxAlignMillis int64
 	// meanSyncMillis is the mean, over checkpoints, of the longest pause.

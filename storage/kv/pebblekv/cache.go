@@ -19,6 +19,9 @@ const (
 	// flagFiltered marks a key that the store's key filter holds, so
 	// that writing it back need not add it again.
 	flagFiltered
+	// flagChanged marks a key written since the store last reported its
+	// changes (kv.ChangeTracker).
+	flagChanged
 )
 
 // maxKeptValueCap is the largest value buffer an evicted slot keeps for
@@ -66,6 +69,12 @@ type cache struct {
 	// mostly read, modified and written back, so the write's lookup is
 	// usually of the same key and can skip the hash map.
 	last int32
+	// changed lists the slots of the entries that got flagChanged, in no
+	// order; a slot may repeat or have been reused since, so only entries
+	// with the flag count.
+	changed []int32
+	// removed holds the keys of changed entries removed from the cache.
+	removed map[string]struct{}
 }
 
 // newCache returns a cache that holds at most capacity entries and, unless
@@ -160,10 +169,25 @@ func (c *cache) evictOne() bool {
 	return false
 }
 
+// markChanged records that e, which is cached, was written.
+func (c *cache) markChanged(e *entry) {
+	if e.flags&flagChanged != 0 {
+		return
+	}
+	e.flags |= flagChanged
+	c.changed = append(c.changed, e.slot)
+}
+
 // remove frees slot i, keeping a small value buffer for the next user.
 func (c *cache) remove(i int32) {
 	e := &c.entries[i]
 	delete(c.index, e.key)
+	if e.flags&flagChanged != 0 {
+		if c.removed == nil {
+			c.removed = map[string]struct{}{}
+		}
+		c.removed[e.key] = struct{}{}
+	}
 	c.bytes -= entryOverhead + int64(len(e.key))
 	val := e.val[:0]
 	if cap(val) > maxKeptValueCap {

@@ -51,6 +51,11 @@
 // keeping a second copy that nothing reads.) Close flushes, so a Store
 // reopened on the same directory sees every write.
 //
+// For incremental checkpoints the cache entries also remember which keys
+// were written since the last snapshot (kv.ChangeTracker), and Snapshot
+// writes the dirty entries back and takes a Pebble snapshot that another
+// goroutine can read (kv.Snapshotter).
+//
 // # Memory
 //
 // A Store keeps to Options.MemoryBytes: Pebble's two memtables take an

@@ -23,11 +23,17 @@ type Store struct {
 	maxDirty       int
 	stats          Stats
 	// obs is told of every change; nil when none is. See Observe.
-	obs    kv.Observer
-	closed bool
+	obs kv.Observer
+	// tracking is whether writes are remembered for Changes.
+	tracking bool
+	closed   bool
 }
 
-var _ kv.Observable = (*Store)(nil)
+var (
+	_ kv.Observable    = (*Store)(nil)
+	_ kv.ChangeTracker = (*Store)(nil)
+	_ kv.Snapshotter   = (*Store)(nil)
+)
 
 // Stats are counters of a Store's cache, for tests and metrics.
 type Stats struct {
@@ -265,6 +271,9 @@ func (s *Store) insert(key []byte) (*entry, error) {
 // entries.
 func (s *Store) dirtied(e *entry) error {
 	s.cache.markDirty(e)
+	if s.tracking {
+		s.cache.markChanged(e)
+	}
 	if len(s.cache.dirty) < s.maxDirty {
 		return nil
 	}
