@@ -73,7 +73,7 @@ func (c *cluster) startGroup(n int) []*member {
 		m.args = []string{"scheduler", "--rest-addr", m.rest, "--rpc-addr", m.rpc,
 			"--data-dir", filepath.Join(c.dir, m.name),
 			"--heartbeat-interval", heartbeatInterval, "--heartbeat-timeout", heartbeatTimeout,
-			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "500ms"}
+			"--ha-addr", m.raft, "--ha-peers", strings.Join(peers, ","), "--ha-election-timeout", "1s"}
 		if c.certs != "" {
 			m.args = append(m.args, "--tls-dir", filepath.Join(c.certs, "scheduler"), "--allowed-paths", filepath.Dir(c.dir))
 		}

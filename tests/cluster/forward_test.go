@@ -57,7 +57,7 @@ func TestFollowerForwardsWrites(t *testing.T) {
 	in := newInput(t, 20_000, 41)
 	out := filepath.Join(t.TempDir(), "out")
 	spec := wordcountSpec(t, "follower-forwards", "")
-	id := c.submit(spec, "--set", "input="+in.path, "--set", "output="+out)
+	id := c.submitThroughElections("follower-forwards", spec, "--set", "input="+in.path, "--set", "output="+out)
 	c.wait(id, 2*time.Minute)
 	in.check(t, out, 1)
 
