@@ -307,6 +307,31 @@ func (c *cluster) submit(args ...string) string {
 	return strings.TrimSpace(r.stdout)
 }
 
+// submitThroughElections submits a job named name like submit, but a
+// submission refused as unavailable because leadership moved while it was
+// in flight (a loaded machine can miss an election timeout) is looked for
+// among the jobs, as it may have committed, and sent again if it did not.
+func (c *cluster) submitThroughElections(name string, args ...string) string {
+	c.t.Helper()
+	for try := 1; ; try++ {
+		r := c.floe(time.Minute, append([]string{"job", "submit"}, args...)...)
+		if r.code == 0 && jobID.MatchString(r.stdout) {
+			return strings.TrimSpace(r.stdout)
+		}
+		if try == 5 || !strings.Contains(r.stderr, "unavailable") {
+			c.t.Fatalf("floe job submit: exit %d, stdout %q, want a job id\n%s", r.code, r.stdout, r.stderr)
+		}
+		time.Sleep(time.Second)
+		if jobs, err := c.client.Jobs(context.Background()); err == nil {
+			for _, j := range jobs {
+				if j.Name == name {
+					return j.ID
+				}
+			}
+		}
+	}
+}
+
 // wait runs floe job wait and fails the test unless the job finished.
 func (c *cluster) wait(id string, timeout time.Duration) {
 	c.t.Helper()
