@@ -1,0 +1,50 @@
+package autoscale
+
+import "time"
+
+// Config is a job's autoscaling policy.
+type Config struct {
+	// Enabled turns the autoscaler on for the job; a disabled policy
+	// always decides no change.
+	Enabled bool
+	// MinParallelism and MaxParallelism bound every vertex's parallelism;
+	// zero means no bound (1 and the vertex's key groups).
+	MinParallelism, MaxParallelism int
+	// TargetUtilization is the busy share the busiest subtask of each
+	// vertex should run at, in (0, 1]; zero means 0.7.
+	TargetUtilization float64
+	// Stabilization is how much time the samples of every subtask must
+	// cover, since the last rescale, before a decision is made; zero means
+	// one minute.
+	Stabilization time.Duration
+	// Cooldown is how long after a rescale no decision is made; zero means
+	// 30 seconds.
+	Cooldown time.Duration
+	// MaxScaleUpFactor bounds a scale up to floor(p × factor); zero means
+	// no bound. MaxScaleDownFactor bounds a scale down to
+	// ceil(p / factor); zero means no bound. Both are at least 1.
+	MaxScaleUpFactor, MaxScaleDownFactor float64
+	// CatchUp is the time in which the sources' backlog should be worked
+	// off, on top of their input rate; zero ignores the backlog.
+	CatchUp time.Duration
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultTargetUtilization = 0.7
+	DefaultStabilization     = time.Minute
+	DefaultCooldown          = 30 * time.Second
+)
+
+func (c Config) withDefaults() Config {
+	if c.TargetUtilization == 0 {
+		c.TargetUtilization = DefaultTargetUtilization
+	}
+	if c.Stabilization == 0 {
+		c.Stabilization = DefaultStabilization
+	}
+	if c.Cooldown == 0 {
+		c.Cooldown = DefaultCooldown
+	}
+	return c
+}

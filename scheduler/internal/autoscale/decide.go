@@ -1,0 +1,163 @@
+package autoscale
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Decide decides the parallelism of each vertex of a job at time now.
+// samples may hold samples of any age: only those lying wholly inside the
+// window (the Stabilization before now, and after lastRescale) count.
+// lastRescale is zero if the job was never rescaled. The error is for
+// inputs that are not a job (an input that is not an earlier vertex).
+func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
+	lastRescale, now time.Time) (Decision, error) {
+	cfg = cfg.withDefaults()
+	d := Decision{At: now}
+	if !cfg.Enabled {
+		d.Reason = "no change: autoscaler disabled"
+		return d, nil
+	}
+	if !lastRescale.IsZero() && now.Sub(lastRescale) < cfg.Cooldown {
+		d.Reason = fmt.Sprintf("no change: within cooldown (%s since the last rescale, cooldown %s)",
+			now.Sub(lastRescale), cfg.Cooldown)
+		return d, nil
+	}
+	from := now.Add(-cfg.Stabilization)
+	if lastRescale.After(from) {
+		from = lastRescale
+	}
+	stats := aggregate(samples, from, now)
+	if msg := coverage(cfg, vertices, stats); msg != "" {
+		d.Reason = "no change: not enough metrics: " + msg
+		return d, nil
+	}
+	required := map[int]float64{}
+	ratio := map[int]float64{}
+	for _, v := range vertices {
+		vd, err := decideVertex(cfg, v, stats, required, ratio)
+		if err != nil {
+			return Decision{}, err
+		}
+		required[v.ID], ratio[v.ID] = vd.Required, vd.OutputRatio
+		d.Vertices = append(d.Vertices, vd)
+	}
+	capSlots(&d, cluster)
+	d.Reason = reason(d)
+	return d, nil
+}
+
+func reason(d Decision) string {
+	r := "no change: every vertex is at its computed parallelism"
+	for _, v := range d.Vertices {
+		if v.New != v.Current {
+			d.Change = true
+			r = "rescale"
+		}
+	}
+	if d.SlotsMissing > 0 {
+		r += fmt.Sprintf("; %d slots missing: the computed parallelism needs %d", d.SlotsMissing, d.SlotsNeeded)
+	}
+	return r
+}
+
+// coverage returns why the window is not covered, or "".
+func coverage(cfg Config, vertices []Vertex, stats map[key]*window) string {
+	for _, v := range vertices {
+		for s := 0; s < v.Parallelism; s++ {
+			w := stats[key{v.ID, s}]
+			var got time.Duration
+			if w != nil {
+				got = w.covered
+			}
+			if got < cfg.Stabilization {
+				return fmt.Sprintf("vertex %d subtask %d covers %s of %s", v.ID, s, got, cfg.Stabilization)
+			}
+		}
+	}
+	return ""
+}
+
+// decideVertex computes one vertex's parallelism before the slot cap.
+func decideVertex(cfg Config, v Vertex, stats map[key]*window,
+	required, ratio map[int]float64) (VertexDecision, error) {
+	vd := VertexDecision{ID: v.ID, Name: v.Name, Current: v.Parallelism}
+	load := measure(v, stats)
+	vd.Observed, vd.OutputRatio = load.observed, load.ratio
+	vd.Busiest, vd.Busy, vd.BackPressure, vd.Idle = load.busiest, load.busy, load.bp, load.idle
+	vd.LoadShare, vd.HotShare, vd.TrueRate = load.share, load.hot, load.trueRate
+	if v.Source {
+		vd.InputRate, vd.Backlog = load.inputRate, load.backlog
+		vd.Required = load.inputRate
+		if cfg.CatchUp > 0 {
+			vd.Required += load.backlog / cfg.CatchUp.Seconds()
+		}
+	} else {
+		if len(v.Inputs) == 0 {
+			return vd, fmt.Errorf("autoscale: vertex %d is no source and has no inputs", v.ID)
+		}
+		for _, in := range v.Inputs {
+			r, ok := required[in]
+			if !ok {
+				return vd, fmt.Errorf("autoscale: input %d of vertex %d is not an earlier vertex", in, v.ID)
+			}
+			vd.Required += r * ratio[in]
+		}
+	}
+	var note string
+	vd.Computed, note = Parallelism(vd.Required, vd.TrueRate, vd.HotShare, cfg.TargetUtilization, v.Parallelism)
+	if note != "" {
+		vd.Notes = append(vd.Notes, note)
+	}
+	vd.New = vd.Computed
+	bound(cfg, v, &vd)
+	return vd, nil
+}
+
+// Parallelism is the smallest parallelism at which the busiest subtask runs
+// at or under the target utilization u, for a vertex that must process
+// required records per second, whose busiest subtask processes trueRate
+// records per busy second, and of whose records the share hot sits in key
+// groups that cannot be split (current is kept when nothing is measured).
+//
+// The rule for skew: at parallelism n the busiest subtask is taken to get
+// the hot share whole plus an even 1/n of the rest, so its load is
+// required × (hot + (1−hot)/n), and n is the smallest with that load ≤
+// trueRate × u:
+//
+//	n = ceil(required × (1−hot) / (trueRate × u − required × hot))
+//
+// With no skew (hot = 0) this is FLIP-271's ceil(required / (trueRate × u)).
+// If the hot share alone is more than one subtask can take at the target
+// (required × hot ≥ trueRate × u), no parallelism helps the busiest subtask;
+// n is then what the rest needs, ceil(required × (1−hot) / (trueRate × u)),
+// and the note says the skew is the limit.
+func Parallelism(required, trueRate, hot, u float64, current int) (int, string) {
+	switch {
+	case required <= 0:
+		return 1, "no load: no records to process"
+	case trueRate <= 0 || math.IsInf(trueRate, 0) || math.IsNaN(trueRate):
+		return current, "no true rate measured: keeping the parallelism"
+	}
+	capacity := trueRate * u
+	if required*hot >= capacity {
+		n := ceil(required * (1 - hot) / capacity)
+		return n, fmt.Sprintf("skew: %s of the records sit in the busiest subtask's hot key groups,"+
+			" %s rec/s where one subtask takes %s at the target; more parallelism does not help it",
+			pct(hot), num(required*hot), num(capacity))
+	}
+	return ceil(required * (1 - hot) / (capacity - required*hot)), ""
+}
+
+// ceil rounds up, forgiving the float error of an exact quotient.
+func ceil(x float64) int {
+	n := int(math.Ceil(x - 1e-9))
+	if n < 1 {
+		return 1
+	}
+	return n
+}
+
+func num(x float64) string { return fmt.Sprintf("%.4g", x) }
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }

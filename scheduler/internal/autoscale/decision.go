@@ -1,0 +1,47 @@
+package autoscale
+
+import "time"
+
+// Decision is what Decide chose, with the inputs it chose from, so it can be
+// recorded and shown (GET /v1/jobs/{id}/autoscaler, once wired).
+type Decision struct {
+	At time.Time
+	// Change is whether any vertex's parallelism changes.
+	Change bool
+	// Reason says why in one sentence: disabled, within cooldown, not
+	// enough metrics, no change, rescale, and whether slots are missing.
+	Reason string
+	// Vertices is empty when no decision was computed (disabled, cooldown,
+	// not enough metrics).
+	Vertices []VertexDecision
+	// SlotsNeeded is the slots the computed parallelism needs (the largest
+	// vertex, as slots are shared by one subtask of each vertex);
+	// SlotsMissing how many of them the cluster does not have.
+	SlotsNeeded, SlotsMissing int
+}
+
+// VertexDecision is one vertex's new parallelism and why.
+type VertexDecision struct {
+	ID   int
+	Name string
+	// Current is the parallelism now, Computed what the formula asks for,
+	// New what is chosen after the bounds.
+	Current, Computed, New int
+	// Required is the records per second the vertex must process:
+	// for a source InputRate + Backlog / CatchUp, for the others its
+	// inputs' Required × their OutputRatio.
+	Required           float64
+	InputRate, Backlog float64
+	// Observed is the records per second the vertex processed in the
+	// window; OutputRatio its records out per record in.
+	Observed, OutputRatio float64
+	// Busiest is the subtask with the largest busy share; Busy,
+	// BackPressure and Idle are its shares, LoadShare its share of the
+	// vertex's records, HotShare the part of the vertex's records taken as
+	// unsplittable, TrueRate its records per busy second.
+	Busiest                                                 int
+	Busy, BackPressure, Idle, LoadShare, HotShare, TrueRate float64
+	// Notes are the rules that bound the result (skew, factors, limits,
+	// slots), in the order they applied.
+	Notes []string
+}
