@@ -44,11 +44,12 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 		d.Vertices = append(d.Vertices, vd)
 	}
 	capSlots(&d, cluster)
-	d.Reason = reason(d)
+	d.Reason = reason(&d)
 	return d, nil
 }
 
-func reason(d Decision) string {
+// reason sets d.Change and returns the decision's reason.
+func reason(d *Decision) string {
 	r := "no change: every vertex is at its computed parallelism"
 	for _, v := range d.Vertices {
 		if v.New != v.Current {
@@ -57,7 +58,7 @@ func reason(d Decision) string {
 		}
 	}
 	if d.SlotsMissing > 0 {
-		r += fmt.Sprintf("; %d slots missing: the computed parallelism needs %d", d.SlotsMissing, d.SlotsNeeded)
+		r += fmt.Sprintf("; not enough slots: the computed parallelism needs %d, %d missing", d.SlotsNeeded, d.SlotsMissing)
 	}
 	return r
 }
@@ -130,9 +131,11 @@ func decideVertex(cfg Config, v Vertex, stats map[key]*window,
 //
 // With no skew (hot = 0) this is FLIP-271's ceil(required / (trueRate × u)).
 // If the hot share alone is more than one subtask can take at the target
-// (required × hot ≥ trueRate × u), no parallelism helps the busiest subtask;
-// n is then what the rest needs, ceil(required × (1−hot) / (trueRate × u)),
-// and the note says the skew is the limit.
+// (required × hot ≥ trueRate × u), no parallelism brings the busiest subtask
+// to the target, and fewer subtasks only load it more: n is then
+// max(current, ceil(required × (1−hot) / (trueRate × u))) — never down,
+// and up only as far as the splittable rest needs — and the note says the
+// skew is the limit.
 func Parallelism(required, trueRate, hot, u float64, current int) (int, string) {
 	switch {
 	case required <= 0:
@@ -142,7 +145,7 @@ func Parallelism(required, trueRate, hot, u float64, current int) (int, string) 
 	}
 	capacity := trueRate * u
 	if required*hot >= capacity {
-		n := ceil(required * (1 - hot) / capacity)
+		n := max(current, ceil(required*(1-hot)/capacity))
 		return n, fmt.Sprintf("skew: %s of the records sit in the busiest subtask's hot key groups,"+
 			" %s rec/s where one subtask takes %s at the target; more parallelism does not help it",
 			pct(hot), num(required*hot), num(capacity))
@@ -159,5 +162,10 @@ func ceil(x float64) int {
 	return n
 }
 
-func num(x float64) string { return fmt.Sprintf("%.4g", x) }
+func num(x float64) string {
+	if x >= 1e4 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.4g", x)
+}
 func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
