@@ -194,24 +194,7 @@ func TestCoProcessSurvivesALostTaskManagerExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 2 })
-	st, _ := c.Scheduler.Job(context.Background(), id)
-	victim := st.Vertices[2].Subtasks[0].TaskManager
-	c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
-	waitFor(t, func() bool {
-		st, _ = c.Scheduler.Job(context.Background(), id)
-		return api.Terminal(st.State)
-	})
-	if st.State != api.JobFinished || st.Attempt < 2 {
-		t.Fatalf("job %s after %d attempts: %s", st.State, st.Attempt, st.Message)
-	}
-	restored := false
-	for _, e := range st.History {
-		restored = restored || strings.Contains(e.Message, "restoring checkpoint")
-	}
-	if !restored {
-		t.Errorf("no restore in the history: %+v", st.History)
-	}
+	loseTaskManagerMidJob(t, c, id, 2)
 	checkJoin(t, filepath.Join(dir, "out"), want)
 }
 
