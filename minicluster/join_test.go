@@ -1,0 +1,175 @@
+package minicluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// joinsSpec runs the two built-in joins over two keyed file streams of
+// "key,ts,id" lines, at parallelism 2 (the right source at 1, so that
+// each join reads hash edges of two widths): an interval join, a tumbling
+// inner window join and a session left outer window join, each into its
+// own sink.
+const joinsSpec = `
+name: joins
+parallelism: 2
+params: {rate: "0"}
+sources:
+  - type: file
+    uid: left
+    path: "${dir}/left.txt"
+    rate: "${rate}"
+    timestamps: {field: "csv:1", format: unix-ms}
+    watermarks: {maxOutOfOrderness: 1s, interval: 10ms}
+  - type: file
+    uid: right
+    parallelism: 1
+    path: "${dir}/right.txt"
+    rate: "${rate}"
+    timestamps: {field: "csv:1", format: unix-ms}
+    watermarks: {maxOutOfOrderness: 1s, interval: 10ms}
+operators:
+  - {type: keyBy, uid: kl, key: "csv:0", input: left}
+  - {type: keyBy, uid: kr, key: "csv:0", input: right}
+  - {type: intervalJoin, uid: interval, inputs: [kl, kr], between: [-300ms, +500ms], separator: "|"}
+  - type: windowJoin
+    uid: tumbling
+    inputs: [kl, kr]
+    window: {type: tumbling, size: 1s}
+    separator: "|"
+  - type: windowJoin
+    uid: session
+    inputs: [kl, kr]
+    join: leftOuter
+    window: {type: session, gap: 60ms}
+    separator: "|"
+sinks:
+  - {type: file, uid: out-interval, input: interval, path: "${dir}/interval"}
+  - {type: file, uid: out-tumbling, input: tumbling, path: "${dir}/tumbling"}
+  - {type: file, uid: out-session, input: session, path: "${dir}/session"}
+`
+
+// joinEvent is one generated line.
+type joinEvent struct {
+	key  string
+	ts   int64
+	line string
+}
+
+// joinsJob writes n lines per side, each side out of order by up to 400ms
+// (less than the watermarks' 1s, so no record is late), and returns the
+// submission with what each join must emit, computed here by brute force.
+func joinsJob(t *testing.T, dir string, n int) (api.Submission, map[string][]string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(18, 5))
+	gen := func(side string) []joinEvent {
+		evs := make([]joinEvent, n)
+		for i := range evs {
+			k := fmt.Sprintf("k%d", rng.IntN(50))
+			ts := int64(1_700_000_000_000) + int64(i)*5 + rng.Int64N(400)
+			evs[i] = joinEvent{k, ts, fmt.Sprintf("%s,%d,%s%d", k, ts, side, i)}
+		}
+		return evs
+	}
+	left, right := gen("L"), gen("R")
+	for name, evs := range map[string][]joinEvent{"left.txt": left, "right.txt": right} {
+		var sb strings.Builder
+		for _, e := range evs {
+			sb.WriteString(e.line + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(sb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string][]string{}
+	for _, l := range left {
+		for _, r := range right {
+			if l.key == r.key && l.ts-300 <= r.ts && r.ts <= l.ts+500 {
+				want["interval"] = append(want["interval"], l.line+"|"+r.line)
+			}
+			if l.key == r.key && l.ts/1000 == r.ts/1000 {
+				want["tumbling"] = append(want["tumbling"], l.line+"|"+r.line)
+			}
+		}
+	}
+	want["session"] = bruteSessions(left, right, 60)
+	for k, w := range want {
+		if len(w) == 0 {
+			t.Fatalf("the brute force finds no %s pair", k)
+		}
+	}
+	return api.Submission{Spec: []byte(joinsSpec), Params: map[string]string{"dir": dir}}, want
+}
+
+// bruteSessions is the session left outer join: per key, both sides' lines
+// sorted by time, a new session wherever two are gap or more apart.
+func bruteSessions(left, right []joinEvent, gap int64) []string {
+	type tagged struct {
+		joinEvent
+		left bool
+	}
+	byKey := map[string][]tagged{}
+	for _, e := range left {
+		byKey[e.key] = append(byKey[e.key], tagged{e, true})
+	}
+	for _, e := range right {
+		byKey[e.key] = append(byKey[e.key], tagged{e, false})
+	}
+	var out []string
+	emit := func(s []tagged) {
+		var ls, rs []string
+		for _, e := range s {
+			if e.left {
+				ls = append(ls, e.line)
+			} else {
+				rs = append(rs, e.line)
+			}
+		}
+		for _, l := range ls {
+			if len(rs) == 0 {
+				out = append(out, l+"|")
+			}
+			for _, r := range rs {
+				out = append(out, l+"|"+r)
+			}
+		}
+	}
+	for _, es := range byKey {
+		slices.SortFunc(es, func(a, b tagged) int { return int(a.ts - b.ts) })
+		start := 0
+		for i := 1; i <= len(es); i++ {
+			if i == len(es) || es[i].ts-es[i-1].ts >= gap {
+				emit(es[start:i])
+				start = i
+			}
+		}
+	}
+	return out
+}
+
+// TestJoinsMatchBruteForce runs both joins at parallelism 2 with
+// checkpoints over out-of-order input and checks each output, line for
+// line, against the brute force.
+func TestJoinsMatchBruteForce(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := joinsJob(t, dir, 4000)
+	// 4000 lines at 4000/s per subtask: about a second of input, so that
+	// checkpoints are taken while the joins hold rows.
+	sub.Params["rate"] = "4000"
+	sub.CheckpointInterval = 100 * time.Millisecond
+	st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 4}, sub)
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	for _, name := range []string{"interval", "tumbling", "session"} {
+		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), want[name]) })
+	}
+}
