@@ -1,7 +1,9 @@
 package minicluster
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
@@ -171,5 +174,77 @@ func TestJoinsMatchBruteForce(t *testing.T) {
 	}
 	for _, name := range []string{"interval", "tumbling", "session"} {
 		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), want[name]) })
+	}
+}
+
+// TestJoinsSurviveALostTaskManagerExactlyOnce stops the task manager of a
+// join subtask after two checkpoints: the restored attempt gets the joins'
+// buffered rows, windows and timers back from the checkpoint, and every
+// pair is committed exactly once.
+func TestJoinsSurviveALostTaskManagerExactlyOnce(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := joinsJob(t, dir, 6000)
+	// 6000 lines at 2000/s: about 3 s of input.
+	sub.Params["rate"] = "2000"
+	sub.Spec = append(sub.Spec, "\nrestartStrategy: {type: fixedDelay, attempts: 3, delay: 200ms}\n"...)
+	sub.CheckpointInterval = 200 * time.Millisecond
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 4,
+		HeartbeatTimeout: 2 * time.Second, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loseTaskManagerMidJob(t, c, id, 2) // the interval join's stage
+	for _, name := range []string{"interval", "tumbling", "session"} {
+		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), want[name]) })
+	}
+}
+
+// TestJoinFunctionRunsInWasm runs both joins with a Wasm join function
+// (udfs/pairjoin's swap, which writes "RIGHT<-LEFT", and "LEFT<-none" for
+// an unmatched left row) instead of the built-in concatenation.
+func TestJoinFunctionRunsInWasm(t *testing.T) {
+	dir := t.TempDir()
+	root, err := wasmbuild.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "pairjoin"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, _ := joinsJob(t, dir, 800)
+	spec := strings.Replace(string(sub.Spec), "operators:", "modules: {pair: pairjoin.wasm}\noperators:", 1)
+	spec = strings.ReplaceAll(spec, `separator: "|"`, "module: pair\n    function: swap")
+	spec = strings.Replace(spec, `between: [-300ms, +500ms], module: pair
+    function: swap}`, "between: [-300ms, +500ms], module: pair, function: swap}", 1)
+	sub.Spec = []byte(spec)
+	sub.Modules = map[string][]byte{"pair": mod}
+	// The same input as joinsJob's brute force, in the function's format.
+	_, want := joinsJob(t, t.TempDir(), 800)
+	st, _ := runJob(t, Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 1, Slots: 4}, sub)
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	for _, name := range []string{"interval", "tumbling", "session"} {
+		var swapped []string
+		for _, w := range want[name] {
+			l, r, _ := strings.Cut(w, "|")
+			if r == "" {
+				swapped = append(swapped, l+"<-none")
+			} else {
+				swapped = append(swapped, r+"<-"+l)
+			}
+		}
+		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), swapped) })
 	}
 }
