@@ -248,3 +248,47 @@ func TestJoinFunctionRunsInWasm(t *testing.T) {
 		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), swapped) })
 	}
 }
+
+// TestJoinsRescaleWhileRunning rescales both joins 2 -> 3 while they run:
+// their rows, windows and timers move by key group to the new subtasks,
+// and every pair is still committed exactly once.
+func TestJoinsRescaleWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	sub, want := joinsJob(t, dir, 8000)
+	// 8000 lines at 1500/s: about 5 s of input, so that the rescale comes
+	// before the sources end even on a busy machine.
+	sub.Params["rate"] = "1500"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
+	if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Parallelism: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var st api.JobStatus
+	rescaled := false
+	waitFor(t, func() bool {
+		st, _ = c.Scheduler.Job(context.Background(), id)
+		for _, e := range st.History {
+			// right keeps the parallelism its spec gives it.
+			rescaled = rescaled || strings.HasPrefix(e.Message, "rescaled to 3/1/3/3/3:")
+		}
+		return api.Terminal(st.State)
+	})
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	if !rescaled {
+		t.Errorf("no rescale to 3/1/3/3/3 in the history: %+v", st.History)
+	}
+	for _, name := range []string{"interval", "tumbling", "session"} {
+		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), want[name]) })
+	}
+}
