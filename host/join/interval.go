@@ -2,9 +2,11 @@ package join
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/timer"
@@ -33,6 +35,9 @@ type Interval struct {
 	late      record.Batch
 	lateCount int64
 	pairs     []Pair
+	// groups and order group a batch's records by key (ProcessInput).
+	groups map[string]int
+	order  [][]int
 }
 
 // NewInterval returns an interval join keeping its rows in rows and its
@@ -41,7 +46,7 @@ func NewInterval(cfg IntervalConfig, fn Combiner, rows udf.MapState, timers *tim
 	if cfg.Lower > cfg.Upper {
 		return nil, fmt.Errorf("join: the lower bound (%dms) is above the upper bound (%dms)", cfg.Lower, cfg.Upper)
 	}
-	return &Interval{cfg: cfg, fn: fn, rows: rows, timers: timers, watermark: record.NoTimestamp}, nil
+	return &Interval{cfg: cfg, fn: fn, rows: rows, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}}, nil
 }
 
 // SetWatermark tells the operator its event time.
@@ -66,9 +71,13 @@ func (o *Interval) Process(ctx context.Context, in, out *record.Batch) error {
 
 // ProcessInput joins a batch of input 0 (left) or 1 (right): each record
 // with the other side's rows it falls in the interval of, then buffers it.
+// The records of one key in a batch match none of each other (they are of
+// one side), so each key's rows are read once per batch.
 func (o *Interval) ProcessInput(ctx context.Context, input int, in, out *record.Batch) error {
 	side := Side(input)
 	o.pairs = o.pairs[:0]
+	clear(o.groups)
+	o.order = o.order[:0]
 	for i := range in.Records {
 		r := &in.Records[i]
 		if r.Timestamp == record.NoTimestamp {
@@ -81,7 +90,16 @@ func (o *Interval) ProcessInput(ctx context.Context, input int, in, out *record.
 			}
 			continue
 		}
-		if err := o.add(side, r); err != nil {
+		g, ok := o.groups[string(r.Key)]
+		if !ok {
+			g = len(o.order)
+			o.groups[string(r.Key)] = g
+			o.order = append(o.order, nil)
+		}
+		o.order[g] = append(o.order[g], i)
+	}
+	for _, idx := range o.order {
+		if err := o.addKey(side, in, idx); err != nil {
 			return err
 		}
 	}
@@ -92,43 +110,66 @@ func (o *Interval) ProcessInput(ctx context.Context, input int, in, out *record.
 // which promises no more records at or before it.
 func isLate(ts, wm int64) bool { return wm != record.NoTimestamp && ts <= wm }
 
-// add matches r, of side s, with the other side's rows and buffers it.
-func (o *Interval) add(s Side, r *record.Record) error {
-	lo, hi := r.Timestamp+o.cfg.Lower, r.Timestamp+o.cfg.Upper // right times a left r matches
-	if s == Right {
-		lo, hi = r.Timestamp-o.cfg.Upper, r.Timestamp-o.cfg.Lower
-	}
-	var seq uint64
-	err := o.rows.Iter(r.KeyGroup, r.Key, func(mk, v []byte) error {
+// buffered is a row of the other side, as one key's batch matches it.
+type buffered struct {
+	ts    int64
+	value []byte
+}
+
+// addKey matches the records idx of in, all of one key and of side s,
+// with the other side's rows of that key, and buffers them.
+func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
+	first := &in.Records[idx[0]]
+	var other []buffered // by time, as the map iterates
+	seqs := map[int64]uint64{}
+	err := o.rows.Iter(first.KeyGroup, first.Key, func(mk, v []byte) error {
 		rs, ts, n, err := decodeIntervalKey(mk)
-		if err != nil {
-			return err
-		}
 		switch {
-		case rs == s && ts == r.Timestamp:
-			seq = max(seq, n+1)
-		case rs != s && lo <= ts && ts <= hi:
-			p := Pair{Key: bytes.Clone(r.Key), KeyGroup: r.KeyGroup, HasRight: true, Timestamp: max(ts, r.Timestamp)}
-			if s == Left {
-				p.Left, p.Right = bytes.Clone(r.Value), bytes.Clone(v)
-			} else {
-				p.Left, p.Right = bytes.Clone(v), bytes.Clone(r.Value)
-			}
-			o.pairs = append(o.pairs, p)
+		case err != nil:
+			return err
+		case rs == s:
+			seqs[ts] = max(seqs[ts], n+1)
+		default:
+			other = append(other, buffered{ts, bytes.Clone(v)})
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	cleanup := o.cleanupTime(s, r.Timestamp)
-	if isLate(cleanup, o.watermark) {
-		return nil // no record of the other side can still match it
+	for _, i := range idx {
+		r := &in.Records[i]
+		lo, hi := r.Timestamp+o.cfg.Lower, r.Timestamp+o.cfg.Upper // right times a left r matches
+		if s == Right {
+			lo, hi = r.Timestamp-o.cfg.Upper, r.Timestamp-o.cfg.Lower
+		}
+		from, _ := slices.BinarySearchFunc(other, lo, func(b buffered, t int64) int { return cmp.Compare(b.ts, t) })
+		for _, b := range other[from:] {
+			if b.ts > hi {
+				break
+			}
+			p := Pair{Key: r.Key, KeyGroup: r.KeyGroup, HasRight: true, Timestamp: max(b.ts, r.Timestamp)}
+			if s == Left {
+				p.Left, p.Right = r.Value, b.value
+			} else {
+				p.Left, p.Right = b.value, r.Value
+			}
+			o.pairs = append(o.pairs, p)
+		}
+		cleanup := o.cleanupTime(s, r.Timestamp)
+		if isLate(cleanup, o.watermark) {
+			continue // no record of the other side can still match it
+		}
+		seq := seqs[r.Timestamp]
+		seqs[r.Timestamp] = seq + 1
+		if err := o.rows.Put(r.KeyGroup, r.Key, intervalKey(s, r.Timestamp, seq), r.Value); err != nil {
+			return err
+		}
+		if err := o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, cleanup); err != nil {
+			return err
+		}
 	}
-	if err := o.rows.Put(r.KeyGroup, r.Key, intervalKey(s, r.Timestamp, seq), r.Value); err != nil {
-		return err
-	}
-	return o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, cleanup)
+	return nil
 }
 
 // cleanupTime is the watermark from which a row of side s at ts can match
