@@ -206,8 +206,9 @@ func TestJoinsSurviveALostTaskManagerExactlyOnce(t *testing.T) {
 }
 
 // TestJoinFunctionRunsInWasm runs both joins with a Wasm join function
-// (udfs/pairjoin's swap, which writes "RIGHT<-LEFT", and "LEFT<-none" for
-// an unmatched left row) instead of the built-in concatenation.
+// (udfs/pairjoin's swap, which writes "RIGHT<-LEFT", and "LEFT<-none" to
+// its side output for an unmatched left row) instead of the built-in
+// concatenation.
 func TestJoinFunctionRunsInWasm(t *testing.T) {
 	dir := t.TempDir()
 	root, err := wasmbuild.RepoRoot()
@@ -227,6 +228,8 @@ func TestJoinFunctionRunsInWasm(t *testing.T) {
 	spec = strings.ReplaceAll(spec, `separator: "|"`, "module: pair\n    function: swap")
 	spec = strings.Replace(spec, `between: [-300ms, +500ms], module: pair
     function: swap}`, "between: [-300ms, +500ms], module: pair, function: swap}", 1)
+	spec = strings.Replace(spec, "window: {type: session, gap: 60ms}",
+		"window: {type: session, gap: 60ms}\n    sideOutputs: {unmatched: {type: file, path: \"${dir}/unmatched\"}}", 1)
 	sub.Spec = []byte(spec)
 	sub.Modules = map[string][]byte{"pair": mod}
 	// The same input as joinsJob's brute force, in the function's format.
@@ -235,18 +238,26 @@ func TestJoinFunctionRunsInWasm(t *testing.T) {
 	if st.State != api.JobFinished {
 		t.Fatalf("job %s: %s", st.State, st.Message)
 	}
+	var unmatched []string
 	for _, name := range []string{"interval", "tumbling", "session"} {
 		var swapped []string
 		for _, w := range want[name] {
 			l, r, _ := strings.Cut(w, "|")
 			if r == "" {
-				swapped = append(swapped, l+"<-none")
+				unmatched = append(unmatched, l+"<-none")
 			} else {
 				swapped = append(swapped, r+"<-"+l)
 			}
 		}
 		t.Run(name, func(t *testing.T) { checkJoin(t, filepath.Join(dir, name), swapped) })
 	}
+	// The function's own side output goes where the join's sideOutputs
+	// route it, next to the join's late output.
+	slices.Sort(unmatched)
+	if len(unmatched) == 0 {
+		t.Fatal("the brute force finds no unmatched left row")
+	}
+	checkLines(t, filepath.Join(dir, "unmatched"), unmatched)
 }
 
 // TestJoinsRescaleWhileRunning rescales both joins 2 -> 3 while they run:
@@ -398,4 +409,3 @@ func TestJoinsSendLateRecordsToTheirSideOutputs(t *testing.T) {
 		})
 	}
 }
-

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/floe-stream/floe/host/join"
 	"github.com/floe-stream/floe/host/record"
@@ -86,4 +87,23 @@ func (t *Task) joinOperator(ctx context.Context, op *jobspec.Operator) (Operator
 		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
 	}
 	return joinOp{core, in}, nil
+}
+
+// SideOutputs returns the join's late output, if any, then the side
+// outputs of its join function, if any.
+func (j joinOp) SideOutputs() []string {
+	names := j.joinCore.SideOutputs()
+	if j.in == nil {
+		return names
+	}
+	return append(slices.Clip(names), j.in.SideOutputs()...)
+}
+
+// SideOutput returns the batch of side output port (1-based, in the order
+// of SideOutputs).
+func (j joinOp) SideOutput(port int) *record.Batch {
+	if n := len(j.joinCore.SideOutputs()); port > n {
+		return j.in.SideOutput(port - n)
+	}
+	return j.joinCore.SideOutput(port)
 }

@@ -2,7 +2,8 @@
 // intervalJoin or windowJoin with module and function, docs/jobs.md): the
 // host hands it one record per joined pair, whose value frames the pair
 // (sdk/ABI.md, "Join functions"), and it emits "RIGHT<-LEFT", or
-// "LEFT<-none" for a left outer join's left row without a match. It writes
+// "LEFT<-none" to the side output "unmatched" for a left outer join's left
+// row without a match. It writes
 // the pair the other way round from the built-in concatenation, so that a
 // test can tell which of the two ran.
 package main
@@ -25,7 +26,7 @@ func swap(rec []byte, out floe.Emitter) error {
 		return err
 	}
 	if !hasRight {
-		out.Emit(append(append([]byte(nil), left...), "<-none"...))
+		out.EmitTo("unmatched", append(append([]byte(nil), left...), "<-none"...))
 		return nil
 	}
 	v := append(append([]byte(nil), right...), "<-"...)

@@ -26,19 +26,19 @@ func TestSwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		in   []byte
-		want string
+		in           []byte
+		output, want string
 	}{
-		{frame("l1", "r1", true), "r1<-l1"},
-		{frame("", "r", true), "r<-"},
-		{frame("lonely", "", false), "lonely<-none"},
+		{frame("l1", "r1", true), "main", "r1<-l1"},
+		{frame("", "r", true), "main", "r<-"},
+		{frame("lonely", "", false), "unmatched", "lonely<-none"},
 	} {
 		out, err := h.Process(floetest.Record{Value: c.in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out) != 1 || string(out[0].Value) != c.want {
-			t.Errorf("swap(%q) = %v, want %q", c.in, out, c.want)
+		if len(out) != 1 || string(out[0].Value) != c.want || out[0].Output != c.output {
+			t.Errorf("swap(%q) = %v, want %s %q", c.in, out, c.output, c.want)
 		}
 	}
 	if _, err := h.Process(floetest.Record{Value: []byte{9, 0, 0, 0, 1}}); err == nil {
