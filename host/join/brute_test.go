@@ -40,8 +40,9 @@ func generate(rng *rand.Rand, n int, bound int64) []event {
 // run feeds evs through h in batches of random sizes, advancing the
 // watermark after each batch to what a bounded-out-of-orderness generator
 // with the given bound would emit, and finally to the end of time. It
-// returns every output record and the events that were late on arrival.
-func run(t *testing.T, rng *rand.Rand, h *harness, evs []event, bound int64) (got []string, late map[string]bool) {
+// returns every output record and the events that were late on arrival
+// (behind the watermark). after, if given, runs after each record.
+func run(t *testing.T, rng *rand.Rand, h *harness, evs []event, bound int64, after ...func()) (got []string, late map[string]bool) {
 	t.Helper()
 	late = map[string]bool{}
 	wm, maxTs := int64(math.MinInt64), int64(math.MinInt64)
@@ -57,6 +58,9 @@ func run(t *testing.T, rng *rand.Rand, h *harness, evs []event, bound int64) (go
 			}
 			got = append(got, lines(out)...)
 			maxTs = max(maxTs, e.ts)
+			for _, fn := range after {
+				fn()
+			}
 		}
 		i += n
 		wm = max(wm, maxTs-bound-1)
@@ -216,5 +220,44 @@ func compare(t *testing.T, what string, got, want []string) {
 	}
 	if len(want) == 0 {
 		t.Errorf("%s: the brute force finds no pair; the test checks nothing", what)
+	}
+}
+
+// TestTumblingLateBruteForce checks a tumbling window join over input
+// disordered by more than the watermark allows: a record is either in its
+// one window before the window fires or late, so the output must be the
+// pairs of each window among the records the late output does not hold.
+func TestTumblingLateBruteForce(t *testing.T) {
+	spec := window.Spec{Kind: window.Tumbling, Size: 10}
+	for seed := range uint64(10) {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		evs := generate(rng, 300, 12)
+		h, err := newHarness(t, func(rows udf.MapState, q *timer.Queue) (joiner, error) {
+			return NewWindow(WindowConfig{Spec: spec, Kind: LeftOuter, LateOutput: "late"}, Concat{Sep: []byte("|")}, rows, q)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lateOut []string
+		got, _ := run(t, rng, h, evs, 4, func() {
+			late := h.op.SideOutput(1)
+			for _, r := range late.Records {
+				lateOut = append(lateOut, string(r.Value))
+			}
+			late.Reset()
+		})
+		if len(lateOut) == 0 {
+			t.Fatalf("seed %d: no record was late", seed)
+		}
+		var onTime []event
+		for _, e := range evs {
+			if !slices.Contains(lateOut, e.value) {
+				onTime = append(onTime, e)
+			}
+		}
+		compare(t, fmt.Sprintf("seed %d", seed), got, bruteWindows(onTime, spec, LeftOuter))
+		if h.op.Late() != int64(len(lateOut)) {
+			t.Errorf("seed %d: %d in the late output, counted %d", seed, len(lateOut), h.op.Late())
+		}
 	}
 }
