@@ -199,7 +199,9 @@ func (b *builder) checkArity(path string, op *Operator) {
 		b.p.add(path+".inputs", "a union needs two or more inputs, got %d", n)
 	case op.Type == OperatorCoProcess && n != 2:
 		b.p.add(path+".inputs", "a coProcess reads exactly two inputs, one per function, got %d (a union before an input merges several)", n)
-	case op.Type != OperatorUnion && op.Type != OperatorCoProcess && n > 1:
+	case op.Type.TwoInput() && n != 2:
+		b.p.add(path+".inputs", "%s reads exactly two inputs, left then right, got %d (a union before an input merges several)", article(op.Type), n)
+	case op.Type != OperatorUnion && !op.Type.TwoInput() && n > 1:
 		b.p.add(path+".inputs", "a %s reads one input, got %d: put a union before it", op.Type, n)
 	}
 }

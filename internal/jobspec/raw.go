@@ -68,6 +68,11 @@ type rawOperator struct {
 	Aggregate       Scalar                    `yaml:"aggregate"`
 	Process         Scalar                    `yaml:"process"`
 	SideOutputs     map[string]*rawSideOutput `yaml:"sideOutputs"`
+	// Joins (join.go): an intervalJoin's bounds, a windowJoin's kind, and
+	// the separator of the built-in concatenation.
+	Between   []Scalar `yaml:"between"`
+	Join      Scalar   `yaml:"join"`
+	Separator Scalar   `yaml:"separator"`
 }
 
 // rawSink is a sink section, as rawSource is a source section.

@@ -23,10 +23,11 @@
 // reads all its input edges through one inbox, whose channels are numbered
 // by input edge (Channel), and routes its output to every output edge.
 //
-// A coProcess has two inputs, each keyed: it always heads a stage, whose
-// edges say by StepInput which of its inputs they carry (StepInputs maps
-// the inbox's channels to them), so that the task runs the function of the
-// input each batch came by.
+// A coProcess, an intervalJoin and a windowJoin have two inputs, each
+// keyed: such an operator always heads a stage, whose edges say by
+// StepInput which of its inputs they carry (StepInputs maps the inbox's
+// channels to them), so that the task runs the function of the input each
+// batch came by, or tells a join's left records from its right ones.
 //
 // Build is a pure function of the spec; the local runner, the scheduler and
 // every task manager build the same plan from the same spec.
