@@ -43,6 +43,9 @@ func describeGraph(job *Job) string {
 		if op.Type == OperatorCoProcess {
 			fmt.Fprintf(&sb, " (%s: %s, %s)", op.Module, op.Function, op.Function2)
 		}
+		if op.Broadcast != "" {
+			fmt.Fprintf(&sb, " broadcast %s (input %d)", op.Broadcast, op.BroadcastInput())
+		}
 		sb.WriteByte('\n')
 	}
 	for _, s := range job.Sinks {
