@@ -398,6 +398,9 @@ func (t *Task) openOutputs(ctx context.Context) error {
 		}
 		eo := edgeOut{keyIdx: -1}
 		part := exchange.RoundRobin
+		if e.Partitioning == plan.Broadcast {
+			part = exchange.Broadcast
+		}
 		if k := e.KeyBy; k != nil {
 			part = exchange.ByKeyGroup
 			ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
@@ -441,6 +444,9 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 		Logger:        t.env.GuestLogger.With("task", t.name, "operator", op.UID),
 		OperatorState: t.lists,
 		StatePoint:    t.stateGate.cutIn,
+	}
+	if b := op.BroadcastInput(); b >= 0 {
+		cfg.Broadcast, cfg.BroadcastInput = true, b
 	}
 	if keyed && t.state != nil {
 		cfg.Keyed = t.state

@@ -145,7 +145,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"operators: [{type: map, uid: a, modul: wordcount, function: f}]"),
 		want: []string{
 			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints)`,
-			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs, between, join, separator)`,
+			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, broadcast, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs, between, join, separator)`,
 			`line 6: operators[0].module: required`,
 		},
 	}, {

@@ -49,6 +49,9 @@ func describeGraph(job *Job) string {
 		if w := op.Window; w != nil && op.Type == OperatorWindowJoin {
 			fmt.Fprintf(&sb, " (window %s size %v slide %v gap %v lateness %v)", w.Kind, w.Size, w.Slide, w.Gap, w.AllowedLateness)
 		}
+		if op.Broadcast != "" {
+			fmt.Fprintf(&sb, " broadcast %s (input %d)", op.Broadcast, op.BroadcastInput())
+		}
 		sb.WriteByte('\n')
 	}
 	for _, s := range job.Sinks {

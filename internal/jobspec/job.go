@@ -144,6 +144,11 @@ type Operator struct {
 	// Function2 is the function a coProcess runs on the records of its
 	// second input; empty for every other operator type.
 	Function2 string
+	// Broadcast is, for a coProcess with a broadcast input, the uid of
+	// that input (one of Inputs): its records go to every subtask and
+	// its function may write broadcast state (broadcast.go). Empty
+	// otherwise.
+	Broadcast string
 	// Key says how a keyBy derives each record's key; it is the zero
 	// KeySelector for every other operator type.
 	Key KeySelector

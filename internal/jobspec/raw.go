@@ -56,7 +56,10 @@ type rawOperator struct {
 	Function    Scalar `yaml:"function"`
 	// Functions names a coProcess's two functions, one per input.
 	Functions []Scalar `yaml:"functions"`
-	Key       Scalar   `yaml:"key"`
+	// Broadcast names the input of a coProcess sent whole to every
+	// subtask (broadcast.go).
+	Broadcast Scalar `yaml:"broadcast"`
+	Key       Scalar `yaml:"key"`
 	// Input and Inputs name the steps the operator reads (graph.go).
 	Input  Scalar   `yaml:"input"`
 	Inputs []Scalar `yaml:"inputs"`

@@ -105,6 +105,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
+		b.p.only(path+".broadcast", r.Broadcast, "a coProcess (one of whose two inputs may be broadcast)")
+	} else if r.Broadcast.set {
+		op.Broadcast, _ = b.p.text(path+".broadcast", r.Broadcast)
 	}
 	if op.Type.Keyed() && !keyed {
 		b.p.add(path+".type", "%s needs a keyBy before it (keyed state needs a key)", op.Type)
