@@ -1,0 +1,168 @@
+package nexmark
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The parameters of the queries over several kinds of event.
+const (
+	// Q3Category is the category of q3's and q20's auctions.
+	Q3Category = 10
+	// Q11Gap is the gap that ends a q11 session, in ms.
+	Q11Gap = 10_000
+)
+
+// q3States are the states of q3's persons.
+var q3States = []string{"OR", "ID", "CA"}
+
+// Q0 returns every bid line, as a pass-through job of bids writes it.
+func Q0(e *Events) []string {
+	var out []string
+	for _, b := range e.Bids {
+		out = append(out, fmt.Sprintf("B,%d,%d,%d,%s,%s,%d", b.Auction, b.Bidder, b.Price, b.Channel, b.URL, b.DateTime))
+	}
+	return sorted(out)
+}
+
+// Q3 returns "name,city,state,auctionId" for each auction of category
+// Q3Category whose seller is a person of Oregon, Idaho or California.
+func Q3(e *Events) []string {
+	var out []string
+	for _, a := range e.Auctions {
+		if a.Category != Q3Category {
+			continue
+		}
+		for _, p := range e.Persons {
+			if p.ID == a.Seller && slices.Contains(q3States, p.State) {
+				out = append(out, fmt.Sprintf("%s,%s,%s,%d", p.Name, p.City, p.State, a.ID))
+			}
+		}
+	}
+	return sorted(out)
+}
+
+// Win is an auction and its winning bid.
+type Win struct {
+	Auction Auction
+	Bid     Bid
+}
+
+// Winners returns the auctions that have a winning bid, with it: of the
+// bids on the auction at or after its dateTime and at or before its
+// expires, the highest, the earliest of equal prices, the lowest bidder of
+// equal prices and times.
+func Winners(e *Events) []Win {
+	byAuction := map[int64][]Bid{}
+	for _, b := range e.Bids {
+		byAuction[b.Auction] = append(byAuction[b.Auction], b)
+	}
+	var wins []Win
+	for _, a := range e.Auctions {
+		var best *Bid
+		for i, b := range byAuction[a.ID] {
+			if b.DateTime < a.DateTime || b.DateTime > a.Expires {
+				continue
+			}
+			if best == nil || b.Price > best.Price ||
+				b.Price == best.Price && (b.DateTime < best.DateTime || b.DateTime == best.DateTime && b.Bidder < best.Bidder) {
+				best = &byAuction[a.ID][i]
+			}
+		}
+		if best != nil {
+			wins = append(wins, Win{a, *best})
+		}
+	}
+	return wins
+}
+
+// Q9 returns each auction's line without its "A," followed by
+// ",bidder,price,dateTime" of its winning bid (Winners).
+func Q9(e *Events) []string {
+	var out []string
+	for _, w := range Winners(e) {
+		a, b := w.Auction, w.Bid
+		out = append(out, fmt.Sprintf("%d,%s,%s,%d,%d,%d,%d,%d,%d,%d,%d,%d",
+			a.ID, a.ItemName, a.Description, a.InitialBid, a.Reserve, a.DateTime, a.Expires, a.Seller, a.Category,
+			b.Bidder, b.Price, b.DateTime))
+	}
+	return sorted(out)
+}
+
+// Q4 returns "windowEnd,category,average" for each category and each
+// tumbling window of WindowSize in which one of the category's auctions
+// with a winner expired: the average, rounded down, of the winning prices
+// of all the category's auctions that expired before windowEnd.
+func Q4(e *Events) []string {
+	byCategory := map[int64][]Win{}
+	for _, w := range Winners(e) {
+		byCategory[w.Auction.Category] = append(byCategory[w.Auction.Category], w)
+	}
+	var out []string
+	for category, wins := range byCategory {
+		ends := map[int64]bool{}
+		for _, w := range wins {
+			ends[tumblingStart(w.Auction.Expires, WindowSize)+WindowSize] = true
+		}
+		for end := range ends {
+			var sum, n int64
+			for _, w := range wins {
+				if w.Auction.Expires < end {
+					sum += w.Bid.Price
+					n++
+				}
+			}
+			out = append(out, fmt.Sprintf("%d,%d,%d", end, category, sum/n))
+		}
+	}
+	return sorted(out)
+}
+
+// Q11 returns "bidder,bids,start,end" for each session of each bidder: a
+// maximal run of the bidder's bids in time order in which each comes at
+// most Q11Gap after the one before; it starts at its first bid and ends
+// Q11Gap after its last. (Each bid opens a window [t, t+Q11Gap), and
+// windows that overlap or touch merge, as in Flink.)
+func Q11(e *Events) []string {
+	byBidder := map[int64][]int64{}
+	for _, b := range e.Bids {
+		byBidder[b.Bidder] = append(byBidder[b.Bidder], b.DateTime)
+	}
+	var out []string
+	for bidder, times := range byBidder {
+		slices.Sort(times)
+		start, n := times[0], 1
+		for i := 1; i <= len(times); i++ {
+			if i < len(times) && times[i]-times[i-1] <= Q11Gap {
+				n++
+				continue
+			}
+			out = append(out, fmt.Sprintf("%d,%d,%d,%d", bidder, n, start, times[i-1]+Q11Gap))
+			if i < len(times) {
+				start, n = times[i], 1
+			}
+		}
+	}
+	return sorted(out)
+}
+
+// Q20 returns each bid on an auction of category Q3Category followed by the
+// auction's fields: "auction,bidder,price,channel,url,dateTime,itemName,
+// description,initialBid,reserve,dateTime,expires,seller,category".
+func Q20(e *Events) []string {
+	auctions := map[int64]Auction{}
+	for _, a := range e.Auctions {
+		auctions[a.ID] = a
+	}
+	var out []string
+	for _, b := range e.Bids {
+		a, ok := auctions[b.Auction]
+		if !ok || a.Category != Q3Category {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d,%d,%d,%s,%s,%d,%s,%s,%d,%d,%d,%d,%d,%d",
+			b.Auction, b.Bidder, b.Price, b.Channel, b.URL, b.DateTime,
+			a.ItemName, a.Description, a.InitialBid, a.Reserve, a.DateTime, a.Expires, a.Seller, a.Category))
+	}
+	return sorted(out)
+}
