@@ -93,7 +93,10 @@ func Q9(e *Events) []string {
 // tumbling window of WindowSize in which one of the category's auctions
 // with a winner expired: the average, rounded down, of the winning prices
 // of all the category's auctions that expired before windowEnd.
-func Q4(e *Events) []string {
+func Q4(e *Events) []string { return Q4Every(e, WindowSize) }
+
+// Q4Every is Q4 with windows of size ms.
+func Q4Every(e *Events, size int64) []string {
 	byCategory := map[int64][]Win{}
 	for _, w := range Winners(e) {
 		byCategory[w.Auction.Category] = append(byCategory[w.Auction.Category], w)
@@ -102,7 +105,7 @@ func Q4(e *Events) []string {
 	for category, wins := range byCategory {
 		ends := map[int64]bool{}
 		for _, w := range wins {
-			ends[tumblingStart(w.Auction.Expires, WindowSize)+WindowSize] = true
+			ends[tumblingStart(w.Auction.Expires, size)+size] = true
 		}
 		for end := range ends {
 			var sum, n int64
