@@ -6,8 +6,7 @@ import (
 )
 
 // TestNativeJoinsEqualTheBruteForce runs the native q3, q4, q9 and q11 over
-// generated streams and compares their lines
-// with the brute force's.
+// generated streams and compares their lines with the brute force's.
 func TestNativeJoinsEqualTheBruteForce(t *testing.T) {
 	type native interface {
 		Add(line []byte, ts int64, emit func([]byte)) error
