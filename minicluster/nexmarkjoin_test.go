@@ -14,7 +14,7 @@ import (
 )
 
 // TestNexmarkJoinQueries runs the Nexmark queries that read persons,
-// auctions and bids as separate sources (udfs/nexmark: q3, q4, q9 and q20
+// auctions and bids as separate sources (udfs/nexmark: q3, q4, q6, q9 and q20
 // join two of them in a coProcess; q0 and q11 read bids alone) at
 // parallelism 2 over 200K events (q4 reads its averages every second, not
 // every 10 s, for more lines), and compares every output line with
@@ -48,6 +48,7 @@ func TestNexmarkJoinQueries(t *testing.T) {
 		{"q0", nexmark.Q0, events, n, nil},
 		{"q3", nexmark.Q3, events, n, nil},
 		{"q4", q4, events, n, map[string]string{"window_ms": "1000"}},
+		{"q6", nexmark.Q6, events, n, nil},
 		{"q9", nexmark.Q9, events, n, nil},
 		{"q11", nexmark.Q11, few, n / 4, nil},
 		{"q20", nexmark.Q20, events, n, nil},

@@ -1,6 +1,7 @@
 package nexmark
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -116,6 +117,38 @@ func Q4Every(e *Events, size int64) []string {
 				}
 			}
 			out = append(out, fmt.Sprintf("%d,%d,%d", end, category, sum/n))
+		}
+	}
+	return sorted(out)
+}
+
+// Q6Last is how many of a seller's last closed auctions q6 averages.
+const Q6Last = 10
+
+// Q6 returns "expires,seller,auctionId,average" for each auction with a
+// winner (Winners): the average, rounded down, of the winning prices of
+// its seller's last Q6Last auctions with a winner, in order of expiry and
+// then id, up to and including this one.
+func Q6(e *Events) []string {
+	bySeller := map[int64][]Win{}
+	for _, w := range Winners(e) {
+		bySeller[w.Auction.Seller] = append(bySeller[w.Auction.Seller], w)
+	}
+	var out []string
+	for seller, wins := range bySeller {
+		slices.SortFunc(wins, func(a, b Win) int {
+			if a.Auction.Expires != b.Auction.Expires {
+				return cmp.Compare(a.Auction.Expires, b.Auction.Expires)
+			}
+			return cmp.Compare(a.Auction.ID, b.Auction.ID)
+		})
+		for i, w := range wins {
+			var sum, n int64
+			for j := max(0, i-Q6Last+1); j <= i; j++ {
+				sum += wins[j].Bid.Price
+				n++
+			}
+			out = append(out, fmt.Sprintf("%d,%d,%d,%d", w.Auction.Expires, seller, w.Auction.ID, sum/n))
 		}
 	}
 	return sorted(out)

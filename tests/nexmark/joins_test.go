@@ -17,6 +17,9 @@ var (
 		"1000,lamp,old lamp,100,200,1000,5000,1000,10,1002,2500,3000",
 		"1001,desk,oak desk,500,900,9999,20000,1001,11,1002,123456789,10000",
 	}
+	// Seller 1000's auction 1000 closes at 5000 with 2500; seller 1001's
+	// 1001 at 20000 with 123456789: one close each.
+	wantQ6 = []string{"5000,1000,1000,2500", "20000,1001,1001,123456789"}
 	// 1000 (category 10) closes at 5000, in [0, 10000); 1001 (11) at
 	// 20000, in [20000, 30000).
 	wantQ4 = []string{"10000,10,2500", "30000,11,123456789"}
@@ -41,7 +44,7 @@ func TestJoinQueriesOnAHandWrittenStream(t *testing.T) {
 		name string
 		run  func(*Events) []string
 		want []string
-	}{{"q3", Q3, wantQ3}, {"q4", Q4, wantQ4}, {"q9", Q9, wantQ9}, {"q11", Q11, wantQ11}, {"q20", Q20, wantQ20}} {
+	}{{"q3", Q3, wantQ3}, {"q4", Q4, wantQ4}, {"q6", Q6, wantQ6}, {"q9", Q9, wantQ9}, {"q11", Q11, wantQ11}, {"q20", Q20, wantQ20}} {
 		if got, want := q.run(e), sortedCopy(q.want); !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", q.name, got, want)
 		}
@@ -65,5 +68,38 @@ func TestWinnerTies(t *testing.T) {
 	w := Winners(e)
 	if len(w) != 1 || w[0].Bid.Bidder != 8 {
 		t.Errorf("winners %+v, want bidder 8's bid", w)
+	}
+}
+
+// TestQ6AveragesTheLastTen checks q6's sliding average over a seller's
+// closes in order of expiry, then auction id: the 11th close drops the
+// first from the average.
+func TestQ6AveragesTheLastTen(t *testing.T) {
+	e := &Events{}
+	// Auctions 1 to 12 of seller 5, listed out of expiry order: auction i
+	// expires at 1000 + 100*(12-i), so the last listed closes first, except
+	// auction 1, which shares auction 2's expiry.
+	prices := []int64{0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120}
+	for i := int64(1); i <= 12; i++ {
+		exp := 1000 + 100*(12-i)
+		if i == 1 {
+			exp = 1000 + 100*10 // the same as auction 2's
+		}
+		e.Auctions = append(e.Auctions, Auction{ID: i, DateTime: 0, Expires: exp, Seller: 5, Category: 10})
+		e.Bids = append(e.Bids, Bid{Auction: i, Bidder: 1, Price: prices[i], DateTime: 1})
+	}
+	got := Q6(e)
+	// Closes in order: 12 (1000), 11, 10, ..., 3 (1900), then 1 and 2 at
+	// 2000, 1 first. Prices 120, 110, ..., 30, then 10, then 20.
+	want := []string{
+		"1000,5,12,120", "1100,5,11,115", "1200,5,10,110", "1300,5,9,105", "1400,5,8,100",
+		"1500,5,7,95", "1600,5,6,90", "1700,5,5,85", "1800,5,4,80", "1900,5,3,75",
+		"2000,5,1,64", "2000,5,2,55",
+	}
+	// 11th close (auction 1, price 10): the last ten are 110..30 (9 prices,
+	// sum 630) and 10: 640/10 = 64. 12th (auction 2, price 20): 100..30
+	// (8 prices, sum 520), 10 and 20: 550/10 = 55.
+	if !slices.Equal(got, sortedCopy(want)) {
+		t.Errorf("got %q\nwant %q", got, sortedCopy(want))
 	}
 }

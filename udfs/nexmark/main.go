@@ -25,6 +25,9 @@
 //     "windowEnd,category,average" at the end of each 10 s window in which
 //     one of its auctions closed, over all its auctions closed so far.
 //   - q5, hot items: sliding windows of 10 s every 2 s.
+//   - q6, average selling price by seller (q6.go): at each auction's
+//     close with a winner, the average winning price of its seller's last
+//     10 closed auctions, applied in order of expiry by event-time timers.
 //   - q7, highest bid: tumbling windows of 10 s.
 //   - q8, new users: a window join of persons and auctions.
 //   - q9, winning bids (winning.go): each auction's line and its winning
@@ -43,9 +46,7 @@
 // which the tests in minicluster and tests/cluster compare line for line
 // with these jobs' output.
 //
-// Not here yet: q6 (average selling price of a seller's last 10 closed
-// auctions: expressible as q4's winning bids keyed by seller, not written),
-// q10 (writing to partitioned files: a sink, not a query), q12
+// Not here yet: q10 (writing to partitioned files: a sink, not a query), q12
 // (processing-time windows: which window a bid falls in depends on the
 // wall clock, so only the total per bidder over all windows is
 // deterministic and checkable), q13 (a bounded side input joined with the
