@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"errors"
 
 	floe "github.com/floe-stream/floe/sdk/go"
 )
@@ -13,15 +14,17 @@ import (
 // An auction without such a bid has no winner.
 //
 // A coProcess keyed by auction id finds it: auctions through
-// q9-auction (q4-auction) and bids through q9-bid (q4-bid). An auction
-// keeps its line and its best bid so far in state and sets an event-time
-// timer at expires; when it fires, every bid up to expires has come (the
-// watermark is past it), so the best bid wins and the auction's state is
-// cleared. A bid that comes before its auction waits in a pending list,
+// q9-auction (q4-auction, q6-auction) and bids through q9-bid (q4-bid,
+// q6-bid). An auction keeps its times, its line and its best bid so far in
+// state and sets an event-time timer at expires; when it fires, every bid
+// up to expires has come (the watermark is past it), so the best bid wins,
+// and the auction keeps only its times, marked closed, for closed_ms more,
+// so that later bids for it are dropped at once. A bid that comes before
+// its auction (or after the auction is forgotten) waits in a pending list,
 // with a timer at its own dateTime: if the watermark passes that before
 // the auction comes, the auction starts later than the bid, which then
-// cannot count, so the timer drops it. A bid for an auction already closed
-// is dropped the same way.
+// cannot count, so the timer drops it. A bid reads only the 16 bytes of its
+// auction's times, not its line.
 
 func init() {
 	floe.Process("q9-auction", q9Auction)
@@ -34,9 +37,27 @@ func init() {
 	floe.OnTimer("q4-auction", func(ctx *floe.Context, t floe.Timer, emit floe.Emitter) error {
 		return closeAuction(ctx, t, emit, q4Line)
 	})
+	floe.OnOpen(func(p floe.Params) error {
+		var err error
+		closedMillis, err = p.Int("closed_ms", 60_000)
+		if err == nil && closedMillis < 1 {
+			err = errors.New("nexmark: closed_ms must be at least 1")
+		}
+		return err
+	})
 }
 
+// closedMillis is how long, in ms of event time after its expiry, a closed
+// auction is remembered (the closed_ms parameter, 60 s by default), so that
+// a bid for it is dropped at once rather than kept until the watermark
+// passes it. The result does not depend on it: a bid for an auction
+// forgotten already takes the early bids' path, whose timer drops it.
+var closedMillis int
+
 var (
+	// auctionTimes holds an auction's dateTime and expires (encodeTimes),
+	// and whether it has closed, until closedMillis after its expiry.
+	auctionTimes = floe.NewValueState("auction-times", floe.Bytes)
 	// openAuction holds an open auction's line without its "A,".
 	openAuction = floe.NewValueState("open-auction", floe.Bytes)
 	// bestBid holds the open auction's best bid so far (encodeBid).
@@ -45,6 +66,29 @@ var (
 	// auction.
 	earlyBids = floe.NewListState("early-bids", floe.Bytes)
 )
+
+// times is what a bid needs of its auction.
+type times struct {
+	start, end int64
+	closed     bool
+}
+
+func encodeTimes(dst []byte, t times) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.start))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.end))
+	if t.closed {
+		dst = append(dst, 1)
+	}
+	return dst
+}
+
+func decodeTimes(p []byte) (times, bool) {
+	if len(p) != 16 && len(p) != 17 {
+		return times{}, false
+	}
+	le := binary.LittleEndian
+	return times{int64(le.Uint64(p)), int64(le.Uint64(p[8:])), len(p) == 17}, true
+}
 
 // bid is what the winning bid needs of a bid.
 type bid struct{ price, dateTime, bidder int64 }
@@ -74,29 +118,17 @@ func decodeBid(p []byte) (bid, bool) {
 	return bid{int64(le.Uint64(p)), int64(le.Uint64(p[8:])), int64(le.Uint64(p[16:]))}, true
 }
 
-// auctionTimes returns an auction's dateTime and expires.
-func auctionTimes(a []byte) (start, end int64, ok bool) {
-	var f [auctionFields - 1][]byte // the fields after "A"
-	var v [2]int64
-	if !split(a, f[:]) || !ints(v[:], f[5], f[6]) {
-		return 0, 0, false
-	}
-	return v[0], v[1], true
-}
-
-var bidBuf []byte
+var bidBuf, timesBuf []byte
 
 // q9Auction opens an auction: it takes the bids that came before it into
 // account and sets the timer that closes it.
 func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
-	if len(ev) < 2 || ev[0] != 'A' {
+	var f [auctionFields][]byte
+	var v [2]int64
+	if !split(ev, f[:]) || !ints(v[:], f[6], f[7]) {
 		return errEvent
 	}
-	a := ev[2:]
-	start, end, ok := auctionTimes(a)
-	if !ok {
-		return errEvent
-	}
+	start, end := v[0], v[1]
 	var best bid
 	found := false
 	for _, p := range earlyBids.Get(ctx) {
@@ -106,7 +138,9 @@ func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 		}
 	}
 	earlyBids.Clear(ctx)
-	openAuction.Put(ctx, a)
+	timesBuf = encodeTimes(timesBuf[:0], times{start: start, end: end})
+	auctionTimes.Put(ctx, timesBuf)
+	openAuction.Put(ctx, ev[2:])
 	if found {
 		bidBuf = encodeBid(bidBuf[:0], best)
 		bestBid.Put(ctx, bidBuf)
@@ -125,16 +159,16 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 		return errEvent
 	}
 	b := bid{price: v[0], dateTime: v[1], bidder: v[2]}
-	a, open := openAuction.Get(ctx)
-	if !open {
+	p, known := auctionTimes.Get(ctx)
+	if !known {
 		if b.dateTime > ctx.Watermark() {
 			earlyBids.Append(ctx, encodeBid(bidBuf[:0], b))
 			ctx.RegisterEventTimer(b.dateTime)
 		}
 		return nil
 	}
-	start, end, ok := auctionTimes(a)
-	if !ok || b.dateTime < start || b.dateTime > end {
+	t, ok := decodeTimes(p)
+	if !ok || t.closed || b.dateTime < t.start || b.dateTime > t.end {
 		return nil
 	}
 	if p, ok := bestBid.Get(ctx); ok {
@@ -147,27 +181,33 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 	return nil
 }
 
-// closeAuction handles a timer of the winning-bid coProcess: at an open
-// auction's expires it emits the winner, if any, with line and clears the
-// auction; without an open auction it drops the early bids that can no
-// longer count. Other timers of an open auction are early bids' and do
-// nothing: the auction took those bids when it came.
+// closeAuction handles a timer of the winning-bid coProcess. At an open
+// auction's expires it emits the winner, if any, with line, and marks the
+// auction closed; closedMillis later it forgets the auction. Without an
+// auction it drops the early bids that can no longer count. Other timers
+// of a known auction are early bids' and do nothing: the auction took
+// those bids when it came.
 func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(a []byte, b bid) ([]byte, error)) error {
-	a, open := openAuction.Get(ctx)
-	if !open {
+	p, known := auctionTimes.Get(ctx)
+	if !known {
 		dropEarlyBids(ctx, t.Timestamp)
 		return nil
 	}
-	_, end, ok := auctionTimes(a)
+	at, ok := decodeTimes(p)
 	if !ok {
 		return errEvent
 	}
-	if t.Timestamp != end {
+	switch {
+	case at.closed && t.Timestamp == at.end+int64(closedMillis):
+		auctionTimes.Delete(ctx)
+		return nil
+	case at.closed || t.Timestamp != at.end:
 		return nil
 	}
 	if p, ok := bestBid.Get(ctx); ok {
 		b, ok := decodeBid(p)
-		if !ok {
+		a, open := openAuction.Get(ctx)
+		if !ok || !open {
 			return errEvent
 		}
 		out, err := line(a, b)
@@ -178,6 +218,10 @@ func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(
 	}
 	openAuction.Delete(ctx)
 	bestBid.Delete(ctx)
+	at.closed = true
+	timesBuf = encodeTimes(timesBuf[:0], at)
+	auctionTimes.Put(ctx, timesBuf)
+	ctx.RegisterEventTimer(at.end + int64(closedMillis))
 	return nil
 }
 

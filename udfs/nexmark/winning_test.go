@@ -17,7 +17,8 @@ import (
 // of equal prices, the lowest bidder of equal prices and times.
 func TestWinningBidOrdering(t *testing.T) {
 	h := floetest.New()
-	if err := h.OpenCoProcess("q9-auction", "q9-bid", nil); err != nil {
+	// A closed auction is remembered 50 ms past its expiry.
+	if err := h.OpenCoProcess("q9-auction", "q9-bid", map[string]string{"closed_ms": "50"}); err != nil {
 		t.Fatal(err)
 	}
 	bid := func(auction, bidder, price, ts string) floetest.Record {
@@ -51,8 +52,13 @@ func TestWinningBidOrdering(t *testing.T) {
 		t.Fatalf("output before the expiry: %q", got)
 	}
 	step(h.AdvanceWatermark(200))
-	step(h.Process2(bid("7", "6", "7000", "300"))) // after the close: waits, then dropped
-	step(h.AdvanceWatermark(1000))
+	if n := h.Timers(); n != 1 {
+		t.Errorf("%d timers after the close, want 1: the closed auction's", n)
+	}
+	step(h.Process2(bid("7", "6", "7000", "230")))  // after the close: dropped at once
+	step(h.AdvanceWatermark(1000))                  // the closed auction is forgotten
+	step(h.Process2(bid("7", "6", "7000", "1100"))) // so this one waits, then is dropped
+	step(h.AdvanceWatermark(2000))
 	want := []string{"7,item,desc,1,2,100,200,1000,10,2,50,150"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
