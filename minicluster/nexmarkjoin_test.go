@@ -1,6 +1,7 @@
 package minicluster
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,8 +15,9 @@ import (
 )
 
 // TestNexmarkJoinQueries runs the Nexmark queries that read persons,
-// auctions and bids as separate sources (udfs/nexmark: q3, q4, q6, q9 and q20
-// join two of them in a coProcess; q0 and q11 read bids alone) at
+// auctions and bids as separate sources (udfs/nexmark: q3, q4, q6, q9 and
+// q20 join two of them in a coProcess, q13 joins bids with a bounded side
+// input file written here; q0 and q11 read bids alone) at
 // parallelism 2 over 200K events (q4 reads its averages every second, not
 // every 10 s, for more lines), and compares every output line with
 // tests/nexmark's brute force over the same events. q11 reads 50K: its
@@ -38,6 +40,20 @@ func TestNexmarkJoinQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	q4 := func(e *nexmark.Events) []string { return nexmark.Q4Every(e, 1000) }
+	// q13's side input: two keys in three of 0 to 9999, each with a value.
+	side := map[int64]string{}
+	var sideLines []byte
+	for k := range int64(nexmark.Q13Keys) {
+		if k%3 != 0 {
+			side[k] = fmt.Sprintf("v%d", k*7)
+			sideLines = fmt.Appendf(sideLines, "%d,%s\n", k, side[k])
+		}
+	}
+	sidePath := filepath.Join(dir, "side.txt")
+	if err := os.WriteFile(sidePath, sideLines, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q13 := func(e *nexmark.Events) []string { return nexmark.Q13(e, side) }
 	for _, q := range []struct {
 		name   string
 		ref    func(*nexmark.Events) []string
@@ -51,6 +67,7 @@ func TestNexmarkJoinQueries(t *testing.T) {
 		{"q6", nexmark.Q6, events, n, nil},
 		{"q9", nexmark.Q9, events, n, nil},
 		{"q11", nexmark.Q11, few, n / 4, nil},
+		{"q13", q13, events, n, map[string]string{"side": sidePath}},
 		{"q20", nexmark.Q20, events, n, nil},
 	} {
 		t.Run(q.name, func(t *testing.T) {

@@ -154,6 +154,22 @@ func Q6(e *Events) []string {
 	return sorted(out)
 }
 
+// Q13Keys is the modulus that maps a bid's auction id to a q13 side input
+// key.
+const Q13Keys = 10_000
+
+// Q13 returns "auction,bidder,price,dateTime,value" for each bid whose
+// auction id modulo Q13Keys is a key of side, with that key's value.
+func Q13(e *Events, side map[int64]string) []string {
+	var out []string
+	for _, b := range e.Bids {
+		if v, ok := side[b.Auction%Q13Keys]; ok {
+			out = append(out, fmt.Sprintf("%d,%d,%d,%d,%s", b.Auction, b.Bidder, b.Price, b.DateTime, v))
+		}
+	}
+	return sorted(out)
+}
+
 // Q11 returns "bidder,bids,start,end" for each session of each bidder: a
 // maximal run of the bidder's bids in time order in which each comes at
 // most Q11Gap after the one before; it starts at its first bid and ends

@@ -103,3 +103,17 @@ func TestQ6AveragesTheLastTen(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, sortedCopy(want))
 	}
 }
+
+func TestQ13JoinsBidsWithTheirKeys(t *testing.T) {
+	e, err := Parse(stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Keys 1000 and 1230 are auctions 1000 and 1230 mod 10000; no bid is on
+	// auction 7.
+	got := Q13(e, map[int64]string{1000: "x", 1230: "y", 7: "z"})
+	want := sortedCopy([]string{"1000,1001,1000,1000,x", "1000,1002,2500,3000,x", "1000,1001,5,21000,x", "1230,1001,7,11999,y"})
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

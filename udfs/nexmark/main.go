@@ -35,6 +35,11 @@
 //     earliest of equal prices, emitted by an event-time timer at expiry.
 //   - q11, user sessions (q11.go): "bidder,bids,start,end" per session of
 //     a bidder's bids with gaps of at most 10 s, in a session window.
+//   - q13, bounded side input join (q13.go): each bid whose auction id
+//     modulo 10,000 is a key of a side input file, with the key's value;
+//     the file is a second, bounded source, which holds the join's event
+//     time back until it ends, so a bid still unmatched when the
+//     watermark passes it has no match.
 //   - q20, expand bid with auction (q20.go): every bid on an auction of
 //     category 10 with the auction's fields; a regular join on
 //     auction = id.
@@ -49,9 +54,7 @@
 // Not here yet: q10 (writing to partitioned files: a sink, not a query), q12
 // (processing-time windows: which window a bid falls in depends on the
 // wall clock, so only the total per bidder over all windows is
-// deterministic and checkable), q13 (a bounded side input joined with the
-// bids: expressible as a coProcess of a file source and the bids, not
-// written), q14 to q19 and q21, q22 (filters, distinct counts, top-N and
+// deterministic and checkable), q14 to q19 and q21, q22 (filters, distinct counts, top-N and
 // deduplication over windows: expressible with the window operator or
 // keyed state; Flink's q18 and q19 are updating results that would be
 // emitted at the end of a window or auction, as q9 is).
