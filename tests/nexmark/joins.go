@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // The parameters of the queries over several kinds of event.
@@ -166,6 +167,44 @@ func Q13(e *Events, side map[int64]string) []string {
 		if v, ok := side[b.Auction%Q13Keys]; ok {
 			out = append(out, fmt.Sprintf("%d,%d,%d,%d,%s", b.Auction, b.Bidder, b.Price, b.DateTime, v))
 		}
+	}
+	return sorted(out)
+}
+
+// Q17 returns, for each auction and UTC day with bids on it,
+// "auction,day,bids,rank1,rank2,rank3,min,max,avg,sum": the number of
+// bids, of those priced below 10,000 cents, from 10,000 to below 1,000,000
+// and from 1,000,000, and the lowest, highest, average (rounded down) and
+// total price.
+func Q17(e *Events) []string {
+	type key struct {
+		auction int64
+		day     string
+	}
+	type agg struct{ n, r1, r2, r3, lo, hi, sum int64 }
+	days := map[key]*agg{}
+	for _, b := range e.Bids {
+		k := key{b.Auction, time.UnixMilli(b.DateTime).UTC().Format(time.DateOnly)}
+		a := days[k]
+		if a == nil {
+			a = &agg{lo: b.Price, hi: b.Price}
+			days[k] = a
+		}
+		a.n++
+		a.sum += b.Price
+		a.lo, a.hi = min(a.lo, b.Price), max(a.hi, b.Price)
+		switch {
+		case b.Price < 10_000:
+			a.r1++
+		case b.Price < 1_000_000:
+			a.r2++
+		default:
+			a.r3++
+		}
+	}
+	var out []string
+	for k, a := range days {
+		out = append(out, fmt.Sprintf("%d,%s,%d,%d,%d,%d,%d,%d,%d,%d", k.auction, k.day, a.n, a.r1, a.r2, a.r3, a.lo, a.hi, a.sum/a.n, a.sum))
 	}
 	return sorted(out)
 }

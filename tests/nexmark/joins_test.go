@@ -27,6 +27,15 @@ var (
 	// after the last; 1002 at 3000 and 10000; 1000 at 9999 and 19999,
 	// exactly 10 s apart, so their windows touch and merge.
 	wantQ11 = []string{"1001,4,1000,31000", "1002,2,3000,20000", "1000,2,9999,29999"}
+	// Per auction (the stream is all on 1970-01-01): 1000 has bids of
+	// 1000, 2500 and 5 cents; 1001 of 2500, 123456789 and 10; 1107 and 1230
+	// one each.
+	wantQ17 = []string{
+		"1000,1970-01-01,3,3,0,0,5,2500,1168,3505",
+		"1001,1970-01-01,3,2,0,1,10,123456789,41153099,123459299",
+		"1107,1970-01-01,1,1,0,0,999,999,999,999",
+		"1230,1970-01-01,1,1,0,0,7,7,7,7",
+	}
 	// The bids on auction 1000, the one of category 10 with bids.
 	wantQ20 = []string{
 		"1000,1001,1000,Google,https://a/1,1000,lamp,old lamp,100,200,1000,5000,1000,10",
@@ -44,7 +53,7 @@ func TestJoinQueriesOnAHandWrittenStream(t *testing.T) {
 		name string
 		run  func(*Events) []string
 		want []string
-	}{{"q3", Q3, wantQ3}, {"q4", Q4, wantQ4}, {"q6", Q6, wantQ6}, {"q9", Q9, wantQ9}, {"q11", Q11, wantQ11}, {"q20", Q20, wantQ20}} {
+	}{{"q3", Q3, wantQ3}, {"q4", Q4, wantQ4}, {"q6", Q6, wantQ6}, {"q9", Q9, wantQ9}, {"q11", Q11, wantQ11}, {"q17", Q17, wantQ17}, {"q20", Q20, wantQ20}} {
 		if got, want := q.run(e), sortedCopy(q.want); !slices.Equal(got, want) {
 			t.Errorf("%s:\n got %q\nwant %q", q.name, got, want)
 		}
