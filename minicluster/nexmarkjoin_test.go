@@ -17,7 +17,7 @@ import (
 // TestNexmarkJoinQueries runs the Nexmark queries that read persons,
 // auctions and bids as separate sources (udfs/nexmark: q3, q4, q6, q9 and
 // q20 join two of them in a coProcess, q13 joins bids with a bounded side
-// input file written here; q0, q11 and q17 read bids alone) at
+// input file written here; q0, q11, q17, q21 and q22 read bids alone) at
 // parallelism 2 over 200K events (q4 reads its averages every second, not
 // every 10 s, for more lines), and compares every output line with
 // tests/nexmark's brute force over the same events. q11 reads 50K: its
@@ -69,6 +69,8 @@ func TestNexmarkJoinQueries(t *testing.T) {
 		{"q11", nexmark.Q11, few, n / 4, nil},
 		{"q13", q13, events, n, map[string]string{"side": sidePath}},
 		{"q17", nexmark.Q17, events, n, nil},
+		{"q21", nexmark.Q21, events, n, nil},
+		{"q22", nexmark.Q22, events, n, nil},
 		{"q20", nexmark.Q20, events, n, nil},
 	} {
 		t.Run(q.name, func(t *testing.T) {

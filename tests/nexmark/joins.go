@@ -3,7 +3,9 @@ package nexmark
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -205,6 +207,54 @@ func Q17(e *Events) []string {
 	var out []string
 	for k, a := range days {
 		out = append(out, fmt.Sprintf("%d,%s,%d,%d,%d,%d,%d,%d,%d,%d", k.auction, k.day, a.n, a.r1, a.r2, a.r3, a.lo, a.hi, a.sum/a.n, a.sum))
+	}
+	return sorted(out)
+}
+
+// q21ChannelID is Flink's q21 pattern: the second group is the id.
+var q21ChannelID = regexp.MustCompile(`(&|^)channel_id=([^&]*)`)
+
+// Q21 returns "auction,bidder,price,channel,channelId" for each bid whose
+// channel is Apple, Google, Facebook or Baidu in any case (ids 0 to 3), or
+// whose url has a channel_id parameter (its value).
+func Q21(e *Events) []string {
+	var out []string
+	for _, b := range e.Bids {
+		id := ""
+		switch strings.ToLower(b.Channel) {
+		case "apple":
+			id = "0"
+		case "google":
+			id = "1"
+		case "facebook":
+			id = "2"
+		case "baidu":
+			id = "3"
+		default:
+			m := q21ChannelID.FindStringSubmatch(b.URL)
+			if m == nil {
+				continue
+			}
+			id = m[2]
+		}
+		out = append(out, fmt.Sprintf("%d,%d,%d,%s,%s", b.Auction, b.Bidder, b.Price, b.Channel, id))
+	}
+	return sorted(out)
+}
+
+// Q22 returns "auction,bidder,price,channel,dir1,dir2,dir3" for each bid:
+// the 0-based parts 3, 4 and 5 of its url split at "/", empty when absent.
+func Q22(e *Events) []string {
+	var out []string
+	for _, b := range e.Bids {
+		parts := strings.Split(b.URL, "/")
+		dir := func(i int) string {
+			if i < len(parts) {
+				return parts[i]
+			}
+			return ""
+		}
+		out = append(out, fmt.Sprintf("%d,%d,%d,%s,%s,%s,%s", b.Auction, b.Bidder, b.Price, b.Channel, dir(3), dir(4), dir(5)))
 	}
 	return sorted(out)
 }

@@ -126,3 +126,24 @@ func TestQ13JoinsBidsWithTheirKeys(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+func TestChannelsAndURLs(t *testing.T) {
+	e := &Events{Bids: []Bid{
+		{Auction: 1, Bidder: 2, Price: 3, Channel: "Apple", URL: "https://www.nexmark.com/a/b/c/item.htm?query=1"},
+		{Auction: 1, Bidder: 2, Price: 3, Channel: "BAIDU", URL: "x"},
+		{Auction: 1, Bidder: 2, Price: 3, Channel: "channel-9", URL: "https://www.nexmark.com/d/e/f/item.htm?query=1&channel_id=42"},
+		{Auction: 1, Bidder: 2, Price: 3, Channel: "channel-8", URL: "channel_id=7&x=1"},
+		{Auction: 1, Bidder: 2, Price: 3, Channel: "channel-5", URL: "https://www.nexmark.com/g/item.htm?query=1&xchannel_id=5"},
+	}}
+	wantQ21 := sortedCopy([]string{"1,2,3,Apple,0", "1,2,3,BAIDU,3", "1,2,3,channel-9,42", "1,2,3,channel-8,7"})
+	if got := Q21(e); !slices.Equal(got, wantQ21) {
+		t.Errorf("q21: got %q\nwant %q", got, wantQ21)
+	}
+	wantQ22 := sortedCopy([]string{
+		"1,2,3,Apple,a,b,c", "1,2,3,BAIDU,,,", "1,2,3,channel-9,d,e,f", "1,2,3,channel-8,,,",
+		"1,2,3,channel-5,g,item.htm?query=1&xchannel_id=5,",
+	})
+	if got := Q22(e); !slices.Equal(got, wantQ22) {
+		t.Errorf("q22: got %q\nwant %q", got, wantQ22)
+	}
+}

@@ -46,6 +46,8 @@
 //   - q20, expand bid with auction (q20.go): every bid on an auction of
 //     category 10 with the auction's fields; a regular join on
 //     auction = id.
+//   - q21, add channel id, and q22, get URL directories (urls.go): each
+//     bid with its channel's id or its url's first three directories.
 //
 // The joins are written with keyed state and event-time timers alone, not
 // with a join operator: the key is the join key, each side keeps what the
@@ -58,8 +60,8 @@
 // q12 (processing-time windows: which window a bid falls in depends on the
 // wall clock, and a bounded input ends without firing processing-time
 // windows, so no output of a bounded run is deterministic or complete);
-// q14 to q16, q18, q19, q21 and q22 (filters, distinct counts, top-N and
-// deduplication: expressible with the window operator or keyed state, not
+// q14 to q16, q18 and q19 (a filter, distinct counts, deduplication and
+// top-N: expressible with the window operator or keyed state, not
 // written; Flink's q18 and q19 are updating results that would be emitted
 // at the end of a window or an auction, as q9 is).
 package main
