@@ -9,9 +9,9 @@
 // file wire the queries up. q1, q2, q5, q7 and q8 read the mixed stream
 // from one source; the others read persons, auctions and bids as separate
 // sources (the source's stream field), as Flink's Nexmark reads three
-// topics, and q3, q4, q9 and q20 join two of them in a coProcess: a
+// topics; q3, q4, q6, q9 and q20 join two of them in a coProcess (a
 // two-input keyed operator whose two functions share the key's state and
-// timers.
+// timers), and q13 joins bids with a side input file the same way.
 //
 //   - q0, pass through: the bids as they come (no Wasm).
 //   - q1, currency conversion: every bid with its price in euros.
