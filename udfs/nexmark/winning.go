@@ -15,16 +15,17 @@ import (
 //
 // A coProcess keyed by auction id finds it: auctions through
 // q9-auction (q4-auction, q6-auction) and bids through q9-bid (q4-bid,
-// q6-bid). An auction keeps its times, its line and its best bid so far in
-// state and sets an event-time timer at expires; when it fires, every bid
-// up to expires has come (the watermark is past it), so the best bid wins,
-// and the auction keeps only its times, marked closed, for closed_ms more,
-// so that later bids for it are dropped at once. A bid that comes before
+// q6-bid). An auction keeps its times with its best bid so far in one
+// small value, and its line in another, and sets an event-time timer at
+// expires; when it fires, every bid up to expires has come (the watermark
+// is past it), so the best bid wins, and the auction keeps only its times,
+// marked closed, for closed_ms more, so that later bids for it are dropped
+// at once. A bid that comes before
 // its auction (or after the auction is forgotten) waits in a pending list,
 // with a timer at its own dateTime: if the watermark passes that before
 // the auction comes, the auction starts later than the bid, which then
-// cannot count, so the timer drops it. A bid reads only the 16 bytes of its
-// auction's times, not its line.
+// cannot count, so the timer drops it. A bid reads (and, when it leads,
+// writes) only its auction's small value, never the line.
 
 func init() {
 	floe.Process("q9-auction", q9Auction)
@@ -55,39 +56,52 @@ func init() {
 var closedMillis int
 
 var (
-	// auctionTimes holds an auction's dateTime and expires (encodeTimes),
-	// and whether it has closed, until closedMillis after its expiry.
+	// auctionTimes holds what a bid needs of its auction (encodeTimes):
+	// its dateTime and expires, whether it has closed, and its best bid so
+	// far, until closedMillis after its expiry. One value, so that a bid
+	// reads and writes one small state.
 	auctionTimes = floe.NewValueState("auction-times", floe.Bytes)
 	// openAuction holds an open auction's line without its "A,".
 	openAuction = floe.NewValueState("open-auction", floe.Bytes)
-	// bestBid holds the open auction's best bid so far (encodeBid).
-	bestBid = floe.NewValueState("best-bid", floe.Bytes)
 	// earlyBids holds the bids (encodeBid) that came before their
 	// auction.
 	earlyBids = floe.NewListState("early-bids", floe.Bytes)
 )
 
-// times is what a bid needs of its auction.
+// times is what a bid needs of its auction, and the best bid so far.
 type times struct {
 	start, end int64
 	closed     bool
+	best       bid
+	found      bool // best is set
 }
 
+// encodeTimes appends start, end, a closed byte (0 or 1) and, when found,
+// the best bid (encodeBid).
 func encodeTimes(dst []byte, t times) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.start))
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.end))
+	closed := byte(0)
 	if t.closed {
-		dst = append(dst, 1)
+		closed = 1
+	}
+	dst = append(dst, closed)
+	if t.found {
+		dst = encodeBid(dst, t.best)
 	}
 	return dst
 }
 
 func decodeTimes(p []byte) (times, bool) {
-	if len(p) != 16 && len(p) != 17 {
+	if len(p) != 17 && len(p) != 17+24 {
 		return times{}, false
 	}
 	le := binary.LittleEndian
-	return times{int64(le.Uint64(p)), int64(le.Uint64(p[8:])), len(p) == 17}, true
+	t := times{start: int64(le.Uint64(p)), end: int64(le.Uint64(p[8:])), closed: p[16] == 1}
+	if len(p) > 17 {
+		t.best, t.found = decodeBid(p[17:])
+	}
+	return t, true
 }
 
 // bid is what the winning bid needs of a bid.
@@ -128,25 +142,28 @@ func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 	if !split(ev, f[:]) || !ints(v[:], f[6], f[7]) {
 		return errEvent
 	}
-	start, end := v[0], v[1]
-	var best bid
-	found := false
+	t := times{start: v[0], end: v[1]}
 	for _, p := range earlyBids.Get(ctx) {
-		b, ok := decodeBid(p)
-		if ok && b.dateTime >= start && b.dateTime <= end && (!found || b.beats(best)) {
-			best, found = b, true
+		if b, ok := decodeBid(p); ok {
+			t.consider(b)
 		}
 	}
 	earlyBids.Clear(ctx)
-	timesBuf = encodeTimes(timesBuf[:0], times{start: start, end: end})
+	timesBuf = encodeTimes(timesBuf[:0], t)
 	auctionTimes.Put(ctx, timesBuf)
 	openAuction.Put(ctx, ev[2:])
-	if found {
-		bidBuf = encodeBid(bidBuf[:0], best)
-		bestBid.Put(ctx, bidBuf)
-	}
-	ctx.RegisterEventTimer(end)
+	ctx.RegisterEventTimer(t.end)
 	return nil
+}
+
+// consider makes b t's best if it is in t's time range and beats the
+// best so far, and reports whether it did.
+func (t *times) consider(b bid) bool {
+	if t.closed || b.dateTime < t.start || b.dateTime > t.end || t.found && !b.beats(t.best) {
+		return false
+	}
+	t.best, t.found = b, true
+	return true
 }
 
 var bidF [bidFields][]byte
@@ -168,16 +185,13 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 		return nil
 	}
 	t, ok := decodeTimes(p)
-	if !ok || t.closed || b.dateTime < t.start || b.dateTime > t.end {
-		return nil
+	if !ok {
+		return errEvent
 	}
-	if p, ok := bestBid.Get(ctx); ok {
-		if best, _ := decodeBid(p); !b.beats(best) {
-			return nil
-		}
+	if t.consider(b) {
+		timesBuf = encodeTimes(timesBuf[:0], t)
+		auctionTimes.Put(ctx, timesBuf)
 	}
-	bidBuf = encodeBid(bidBuf[:0], b)
-	bestBid.Put(ctx, bidBuf)
 	return nil
 }
 
@@ -204,21 +218,19 @@ func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(
 	case at.closed || t.Timestamp != at.end:
 		return nil
 	}
-	if p, ok := bestBid.Get(ctx); ok {
-		b, ok := decodeBid(p)
+	if at.found {
 		a, open := openAuction.Get(ctx)
-		if !ok || !open {
+		if !open {
 			return errEvent
 		}
-		out, err := line(a, b)
+		out, err := line(a, at.best)
 		if err != nil {
 			return err
 		}
 		emit.Emit(out)
 	}
 	openAuction.Delete(ctx)
-	bestBid.Delete(ctx)
-	at.closed = true
+	at.closed, at.found = true, false
 	timesBuf = encodeTimes(timesBuf[:0], at)
 	auctionTimes.Put(ctx, timesBuf)
 	ctx.RegisterEventTimer(at.end + int64(closedMillis))
