@@ -28,13 +28,29 @@ type Spec struct {
 	// Seed varies the events' random contents; 0 gives the draws of the
 	// Beam Nexmark generator.
 	Seed int64
+	// Stream is which events the source emits: StreamAll, or only those of
+	// StreamPersons, StreamAuctions or StreamBids, with the ids and
+	// timestamps they have in the mixed stream.
+	Stream string
 }
+
+// The values of a nexmark source's stream field.
+const (
+	StreamAll      = "all"
+	StreamPersons  = "persons"
+	StreamAuctions = "auctions"
+	StreamBids     = "bids"
+)
+
+// streamKinds maps a stream field to Config.Stream.
+var streamKinds = map[string]byte{StreamAll: 0, StreamPersons: 'P', StreamAuctions: 'A', StreamBids: 'B'}
 
 type raw struct {
 	Rate            jobspec.Scalar `yaml:"rate"`
 	Count           jobspec.Scalar `yaml:"count"`
 	EventsPerSecond jobspec.Scalar `yaml:"eventsPerSecond"`
 	Seed            jobspec.Scalar `yaml:"seed"`
+	Stream          jobspec.Scalar `yaml:"stream"`
 }
 
 func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
@@ -43,6 +59,7 @@ func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
 		Rate:            s.Rate("rate", r.Rate),
 		EventsPerSecond: s.Integer("eventsPerSecond", r.EventsPerSecond, DefaultEventsPerSecond, 1, MaxEventsPerSecond),
 		Seed:            s.Integer("seed", r.Seed, 0, 0, math.MaxInt64),
+		Stream:          s.Choice("stream", r.Stream, "nexmark stream", StreamAll, StreamAll, StreamPersons, StreamAuctions, StreamBids),
 	}
 }
 
@@ -52,5 +69,5 @@ func (n *Spec) Bounded() bool { return n.Count > 0 }
 
 // OpenSource implements connector.SourceOpener.
 func (n *Spec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
-	return NewSource(Config{Count: n.Count, Rate: n.Rate, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed}, split)
+	return NewSource(Config{Count: n.Count, Rate: n.Rate, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed, Stream: streamKinds[n.Stream]}, split)
 }
