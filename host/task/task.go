@@ -260,20 +260,29 @@ func (t *Task) Run(ctx context.Context) (err error) {
 // finalCommit, at the end of a checkpointed job's input, seals the sink's
 // last output and commits it only once the whole job has ended: a failure
 // anywhere before then restores the last checkpoint, and output committed
-// early would be written twice.
+// early would be written twice. Meanwhile the rest of the job may run on
+// (another branch of a graph): checkpoints are triggered at the task, which
+// acknowledges each with the sealed output, so that a restore from one
+// commits it rather than losing it.
 func (t *Task) finalCommit(ctx context.Context) error {
 	tx, ok := t.sink.(connector.Transactional)
 	if !ok || t.ckpt == nil {
 		return nil
 	}
-	if _, err := tx.PreCommit(ckmeta.Final); err != nil {
+	final, err := tx.PreCommit(ckmeta.Final)
+	if err != nil {
 		return err
 	}
+	t.ending()
 	t.ckpt.cfg.Ending()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case id := <-t.ckpt.triggers:
+			if err := t.ackEnded(id, final); err != nil {
+				return err
+			}
 		case id := <-t.ckpt.commits:
 			if err := tx.Commit(id); err != nil || id == ckmeta.Final {
 				return err
