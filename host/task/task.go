@@ -263,7 +263,8 @@ func (t *Task) Run(ctx context.Context) (err error) {
 // early would be written twice. Meanwhile the rest of the job may run on
 // (another branch of a graph): checkpoints are triggered at the task, which
 // acknowledges each with the sealed output, so that a restore from one
-// commits it rather than losing it.
+// commits it rather than losing it; once such a checkpoint completes, the
+// output is committed at once, as after Flink's final checkpoint.
 func (t *Task) finalCommit(ctx context.Context) error {
 	tx, ok := t.sink.(connector.Transactional)
 	if !ok || t.ckpt == nil {
@@ -275,6 +276,7 @@ func (t *Task) finalCommit(ctx context.Context) error {
 	}
 	t.ending()
 	t.ckpt.cfg.Ending()
+	var held int64 // the first checkpoint acknowledged with the final output
 	for {
 		select {
 		case <-ctx.Done():
@@ -283,8 +285,15 @@ func (t *Task) finalCommit(ctx context.Context) error {
 			if err := t.ackEnded(id, final); err != nil {
 				return err
 			}
+			if held == 0 {
+				held = id
+			}
 		case id := <-t.ckpt.commits:
-			if err := tx.Commit(id); err != nil || id == ckmeta.Final {
+			last := id == ckmeta.Final
+			if held != 0 && id >= held {
+				id = ckmeta.Final // a completed checkpoint holds it all
+			}
+			if err := tx.Commit(id); err != nil || last {
 				return err
 			}
 		}
