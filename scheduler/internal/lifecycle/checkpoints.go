@@ -139,7 +139,9 @@ func (m *Machine) checkpointActions(j *Job, acts []coordinator.Action) {
 	for _, a := range acts {
 		switch a := a.(type) {
 		case coordinator.Trigger:
-			m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
+			if j.ckpt.status(a.ID) == nil { // not a pending one triggered at an ending task
+				m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
+			}
 			m.triggerAt(j, a)
 		case coordinator.Abort:
 			m.failCheckpoint(j, a.ID, a.Reason)
