@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,74 +58,9 @@ restartStrategy: {type: fixedDelay, attempts: 3, delay: 200ms}
 // branch's last output, held by its ending sink, was neither lost nor
 // written twice.
 func TestCheckpointsGoOnAfterABranchEnds(t *testing.T) {
-	dir := t.TempDir()
-	root, err := wasmbuild.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "wordcount"), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile(wasm)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub := api.Submission{Spec: []byte(endedBranchSpec), Params: map[string]string{"dir": dir}, Modules: map[string][]byte{"wordcount": mod}}
-	texts := map[string][]byte{}
-	for name, words := range map[string]int{"short": 5_000, "long": 120_000} {
-		var text bytes.Buffer
-		if err := textgen.Write(&text, words, uint64(len(name))); err != nil {
-			t.Fatal(err)
-		}
-		texts[name] = text.Bytes()
-		if err := os.WriteFile(filepath.Join(dir, name+".txt"), text.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantShort, wantAll := textgen.Count(texts["short"]), textgen.Count(append(slices.Clone(texts["short"]), texts["long"]...))
-	// long has ~14K lines over two subtasks at 1.2K lines/s each: about
-	// 6 s of input; short has ~600 lines at 400 lines/s, so that it ends
-	// after a few checkpoints.
-	sub.Params["rate"], sub.Params["short-rate"] = "1200", "400"
-	sub.CheckpointInterval = 200 * time.Millisecond
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2,
-		HeartbeatTimeout: 2 * time.Second, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	id, err := c.Scheduler.Submit(context.Background(), sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	// Wait for the short branch to end: its sink's subtasks are ending.
-	var ended int64
-	waitFor(t, func() bool {
-		st, err := c.Scheduler.Job(context.Background(), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if api.Terminal(st.State) || st.Attempt > 1 {
-			t.Fatalf("job %s in attempt %d before the short branch ended: %s", st.State, st.Attempt, st.Message)
-		}
-		for _, v := range st.Vertices {
-			if v.Name != "count-short -> out-short" {
-				continue
-			}
-			for _, s := range v.Subtasks {
-				if s.State != api.TaskEnding {
-					return false
-				}
-			}
-			ended = latestCompleted(t, c, id).ID
-			return true
-		}
-		t.Fatalf("no vertex count-short -> out-short in %+v", st.Vertices)
-		return false
-	})
+	j := startEndedBranch(t)
+	c, id := j.c, j.id
+	ended := j.awaitShortEnded()
 
 	// Two more checkpoints complete; the newest records the short branch
 	// as finished, with the ending sink's last output.
@@ -162,16 +98,155 @@ func TestCheckpointsGoOnAfterABranchEnds(t *testing.T) {
 		}
 	}
 	t.Logf("the short branch ended after checkpoint %d; checkpoint %d recorded it finished; restored %v", ended, md.ID, restored)
-	if ended == 0 {
-		t.Errorf("the short branch ended before the first checkpoint: the restore proves nothing")
-	}
 	if len(restored) == 0 || restored[0] <= ended {
 		t.Errorf("restored checkpoints %v, want a first one after %d, taken once the short branch had ended", restored, ended)
 	}
-	t.Run("out", func(t *testing.T) { checkExactlyOnce(t, filepath.Join(dir, "out"), wantAll) })
-	t.Run("out-short", func(t *testing.T) { checkExactlyOnce(t, filepath.Join(dir, "out-short"), wantShort) })
+	j.checkSinks()
+}
+
+// TestStopWithSavepointAfterABranchEnded stops endedBranchSpec with a
+// savepoint once its short branch has ended, and resumes it: the savepoint
+// records the short branch as finished with its sink's last output, the
+// resumed job does not run it again, and both sinks hold every count
+// exactly once.
+func TestStopWithSavepointAfterABranchEnded(t *testing.T) {
+	j := startEndedBranch(t)
+	c, ctx := j.c, context.Background()
+	j.awaitShortEnded()
+	trig, err := c.Scheduler.Stop(ctx, j.id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trig = awaitSavepoint(t, c, j.id, trig)
+	if st := finish(t, c, j.id); st.Attempt != 1 {
+		t.Fatalf("the job ended in attempt %d: %s", st.Attempt, st.Message)
+	}
+	md := readMetadata(t, trig.Path+"/_metadata")
+	for _, s := range md.Subtasks {
+		name := md.Stages[s.Stage].Name
+		if short := name == "short" || strings.HasSuffix(name, "-short"); short != s.Finished {
+			t.Errorf("savepoint records subtask %d of %s finished: %t", s.Subtask, name, s.Finished)
+		}
+	}
+
+	resume := j.sub
+	resume.Params = maps.Clone(j.sub.Params)
+	resume.Params["rate"], resume.FromSavepoint = "0", trig.Path
+	next, err := c.Scheduler.Submit(ctx, resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := finish(t, c, next)
+	for _, v := range st.Vertices {
+		if v.Name == "short" && v.RecordsOut != 0 {
+			t.Errorf("the resumed job read %d lines of the short source again", v.RecordsOut)
+		}
+	}
+	j.checkSinks()
+}
+
+// endedBranchJob is endedBranchSpec running on a cluster of two task
+// managers, with what each sink must hold.
+type endedBranchJob struct {
+	t                  *testing.T
+	c                  *Cluster
+	id, dir            string
+	sub                api.Submission
+	wantShort, wantAll map[string]int64
+}
+
+// startEndedBranch writes the inputs, starts a cluster and submits
+// endedBranchSpec. The cluster closes when t ends.
+func startEndedBranch(t *testing.T) *endedBranchJob {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := wasmbuild.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := wasmbuild.Go(filepath.Join(root, "udfs", "wordcount"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := api.Submission{Spec: []byte(endedBranchSpec), Params: map[string]string{"dir": dir}, Modules: map[string][]byte{"wordcount": mod}}
+	texts := map[string][]byte{}
+	for name, words := range map[string]int{"short": 5_000, "long": 60_000} {
+		var text bytes.Buffer
+		if err := textgen.Write(&text, words, uint64(len(name))); err != nil {
+			t.Fatal(err)
+		}
+		texts[name] = text.Bytes()
+		if err := os.WriteFile(filepath.Join(dir, name+".txt"), text.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := &endedBranchJob{t: t, dir: dir, wantShort: textgen.Count(texts["short"]),
+		wantAll: textgen.Count(append(slices.Clone(texts["short"]), texts["long"]...))}
+	// A source's rate is shared by its subtasks. long has ~7K lines at 400
+	// lines/s: about 17 s of input; short has ~600 lines at 60 lines/s,
+	// about 10 s, so that it ends after the first checkpoints even when a
+	// busy machine is slow to start the job's tasks.
+	sub.Params["rate"], sub.Params["short-rate"] = "400", "60"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	j.sub = sub
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if j.c, err = Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2,
+		HeartbeatTimeout: 2 * time.Second, Logger: log}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.c.Close() })
+	if j.id, err = j.c.Scheduler.Submit(context.Background(), sub); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// awaitShortEnded waits for the short branch to end, its sink's subtasks
+// ending, in the job's first attempt, and returns the newest checkpoint
+// completed by then (0 if none).
+func (j *endedBranchJob) awaitShortEnded() int64 {
+	t := j.t
+	t.Helper()
+	var ended int64
+	waitFor(t, func() bool {
+		st, err := j.c.Scheduler.Job(context.Background(), j.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if api.Terminal(st.State) || st.Attempt > 1 {
+			t.Fatalf("job %s in attempt %d before the short branch ended: %s", st.State, st.Attempt, st.Message)
+		}
+		for _, v := range st.Vertices {
+			if v.Name != "count-short -> out-short" {
+				continue
+			}
+			for _, s := range v.Subtasks {
+				if s.State != api.TaskEnding {
+					return false
+				}
+			}
+			ended = latestCompleted(t, j.c, j.id).ID
+			return true
+		}
+		t.Fatalf("no vertex count-short -> out-short in %+v", st.Vertices)
+		return false
+	})
+	return ended
+}
+
+// checkSinks checks that both sinks hold every count exactly once, and
+// nothing uncommitted.
+func (j *endedBranchJob) checkSinks() {
+	t := j.t
+	t.Helper()
+	t.Run("out", func(t *testing.T) { checkExactlyOnce(t, filepath.Join(j.dir, "out"), j.wantAll) })
+	t.Run("out-short", func(t *testing.T) { checkExactlyOnce(t, filepath.Join(j.dir, "out-short"), j.wantShort) })
 	for _, out := range []string{"out", "out-short"} {
-		if hidden, _ := filepath.Glob(filepath.Join(dir, out, ".part-*")); len(hidden) > 0 {
+		if hidden, _ := filepath.Glob(filepath.Join(j.dir, out, ".part-*")); len(hidden) > 0 {
 			t.Errorf("uncommitted files left: %v", hidden)
 		}
 	}
