@@ -145,6 +145,37 @@ func TestStopWithSavepointAfterABranchEnded(t *testing.T) {
 	j.checkSinks()
 }
 
+// TestRescaleAfterABranchEnded rescales endedBranchSpec 2 -> 3 once its
+// short branch has ended: the rescale's checkpoint records the branch
+// finished, the rescaled job does not run it again, the ended sink's last
+// output reaches a new subtask that commits it, and both sinks hold every
+// count exactly once.
+func TestRescaleAfterABranchEnded(t *testing.T) {
+	j := startEndedBranch(t)
+	c, ctx := j.c, context.Background()
+	j.awaitShortEnded()
+	if err := c.Scheduler.Rescale(ctx, j.id, api.RescaleRequest{Parallelism: 3}); err != nil {
+		t.Fatal(err)
+	}
+	rescaled := ""
+	st := finish(t, c, j.id)
+	for _, e := range st.History {
+		if strings.HasPrefix(e.Message, "rescaled to ") {
+			rescaled = e.Message
+		}
+	}
+	// short keeps the parallelism its spec gives it.
+	if !strings.HasPrefix(rescaled, "rescaled to 1/3/3/3/3/3:") {
+		t.Errorf("rescale: %q, want to 1/3/3/3/3/3; history %+v", rescaled, st.History)
+	}
+	for _, v := range st.Vertices {
+		if v.Name == "short" && v.RecordsOut != 0 {
+			t.Errorf("the rescaled job read %d lines of the short source again", v.RecordsOut)
+		}
+	}
+	j.checkSinks()
+}
+
 // endedBranchJob is endedBranchSpec running on a cluster of two task
 // managers, with what each sink must hold.
 type endedBranchJob struct {
