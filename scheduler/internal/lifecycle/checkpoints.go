@@ -175,7 +175,8 @@ func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
 	m.log.Warn("checkpoint failed", "job", j.ID, "checkpoint", id, "reason", reason)
 }
 
-// triggerAt asks the task managers of the sources to start a checkpoint.
+// triggerAt asks the task managers of the tasks a trigger names (running
+// sources and ending tasks) to start a checkpoint.
 func (m *Machine) triggerAt(j *Job, a coordinator.Trigger) {
 	var seen []string
 	for _, src := range a.Tasks {
