@@ -24,7 +24,7 @@ import (
 // job's final commit.
 func TestEndingSinkAcknowledgesWithItsFinalOutput(t *testing.T) {
 	dir := t.TempDir()
-	p := inboxPlan([]int{1}, nil)
+	p := inboxPlan([]int{1}, nil, coOp{broadcast: -1})
 	p.Stages[1].Outputs = nil
 	p.Stages[1].Sink = &jobspec.Sink{Type: "file", UID: "out", Spec: &file.SinkSpec{Path: dir}}
 	p.Stages = p.Stages[:2]
