@@ -15,6 +15,7 @@ import (
 	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/task/internal/align"
 	"github.com/floe-stream/floe/host/timer"
 	"github.com/floe-stream/floe/host/udf"
@@ -331,9 +332,12 @@ func (t *Task) open(ctx context.Context) error {
 	for i := range t.stage.Operators {
 		spec := &t.stage.Operators[i]
 		var op Operator
-		if spec.Type == jobspec.OperatorWindow {
+		switch spec.Type {
+		case jobspec.OperatorWindow:
 			op, err = t.windowOperator(ctx, spec)
-		} else {
+		case jobspec.OperatorSQL:
+			op = sqlop.New(spec.UID, spec.SQL)
+		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}
 		if err != nil {

@@ -2,6 +2,8 @@ package jobspec
 
 import (
 	"slices"
+
+	"github.com/floe-stream/floe/internal/sqlprog"
 	"strconv"
 	"time"
 )
@@ -103,6 +105,9 @@ const (
 	// first input and Function2 on those of its second, sharing the key's
 	// state and timers.
 	OperatorCoProcess OperatorType = "coProcess"
+	// OperatorSQL runs a compiled SQL program (internal/sqlprog) on each
+	// record, host-side: a filter and projection over typed rows.
+	OperatorSQL OperatorType = "sql"
 )
 
 // Keyed reports whether operators of type t keep keyed state, and so need a
@@ -138,6 +143,11 @@ type Operator struct {
 	// Window is set for a window operator, whose Function is an aggregate
 	// or a window process function.
 	Window *Window
+	// SQL is the program of a sql operator; nil for every other type.
+	SQL *sqlprog.Program
+	// SQLAggregation is the built-in aggregate function of a window that
+	// names sql: instead of a module's function; nil otherwise.
+	SQLAggregation *sqlprog.Aggregation
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs
 	// are dropped and counted.
@@ -155,19 +165,23 @@ const (
 	KeyCSV KeyKind = "csv"
 	// KeyFunction keys a record by what a Wasm key selector returns.
 	KeyFunction KeyKind = "function"
+	// KeyRow keys an encoded SQL row (internal/sqlrow) by its first Field
+	// values: the bytes of that prefix.
+	KeyRow KeyKind = "row"
 )
 
 // KeySelector is a parsed keyBy key.
 type KeySelector struct {
 	Kind KeyKind
-	// Field is the 0-based field index of a KeyCSV selector.
+	// Field is the 0-based field index of a KeyCSV selector, and the
+	// number of leading values of a KeyRow one.
 	Field int
 }
 
-// String returns the selector as a spec writes it: value, csv:N or function.
+// String returns the selector as a spec writes it: value, csv:N, row:N or function.
 func (k KeySelector) String() string {
-	if k.Kind == KeyCSV {
-		return "csv:" + strconv.Itoa(k.Field)
+	if k.Kind == KeyCSV || k.Kind == KeyRow {
+		return string(k.Kind) + ":" + strconv.Itoa(k.Field)
 	}
 	return string(k.Kind)
 }

@@ -68,6 +68,9 @@ type rawOperator struct {
 	Aggregate       Scalar                    `yaml:"aggregate"`
 	Process         Scalar                    `yaml:"process"`
 	SideOutputs     map[string]*rawSideOutput `yaml:"sideOutputs"`
+	// SQL is the JSON program of a sql operator, or the aggregation of a
+	// SQL window (sql.go).
+	SQL Scalar `yaml:"sql"`
 }
 
 // rawSink is a sink section, as rawSource is a source section.

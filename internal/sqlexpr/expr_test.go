@@ -140,12 +140,12 @@ func TestTypeErrors(t *testing.T) {
 // spec carries them, and nothing stops one from lying.
 func TestCheckRefuses(t *testing.T) {
 	for _, src := range []string{
-		`{"op":"col","type":2,"col":9}`,
-		`{"op":"col","type":4,"col":0}`,
-		`{"op":"+","type":2,"args":[{"op":"col","type":2,"col":0}]}`,
-		`{"op":"+","type":4,"args":[{"op":"col","type":2,"col":0},{"op":"col","type":2,"col":0}]}`,
-		`{"op":"lit","type":2,"lit":{"t":4,"s":"x"}}`,
-		`{"op":"frob","type":2}`,
+		`{"op":"col","type":"BIGINT","col":9}`,
+		`{"op":"col","type":"VARCHAR","col":0}`,
+		`{"op":"+","type":"BIGINT","args":[{"op":"col","type":"BIGINT","col":0}]}`,
+		`{"op":"+","type":"VARCHAR","args":[{"op":"col","type":"BIGINT","col":0},{"op":"col","type":"BIGINT","col":0}]}`,
+		`{"op":"lit","type":"BIGINT","lit":{"t":"VARCHAR","s":"x"}}`,
+		`{"op":"frob","type":"BIGINT"}`,
 	} {
 		var e Expr
 		if err := json.Unmarshal([]byte(src), &e); err != nil {

@@ -1,7 +1,6 @@
 package sqlprog
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/floe-stream/floe/internal/sqlexpr"
@@ -49,8 +48,7 @@ func ParseAggregation(s string) (*Aggregation, error) {
 
 // String returns the aggregation's JSON form.
 func (a *Aggregation) String() string {
-	b, _ := json.Marshal(a)
-	return string(b)
+	return marshal(a)
 }
 
 // Check verifies the aggregation: the key within the input, every

@@ -18,3 +18,13 @@ func strictJSON(s string, v any) error {
 	}
 	return nil
 }
+
+// marshal returns v's JSON without HTML escapes, which a spec has no use
+// for (a > stays a >).
+func marshal(v any) string {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v) // NB: programs hold nothing JSON cannot encode
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

@@ -1,7 +1,6 @@
 package sqlprog
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/floe-stream/floe/internal/sqlexpr"
@@ -58,8 +57,7 @@ func ParseProgram(s string) (*Program, error) {
 
 // String returns the program's JSON form.
 func (p *Program) String() string {
-	b, _ := json.Marshal(p)
-	return string(b)
+	return marshal(p)
 }
 
 // Types returns the types of the input columns.

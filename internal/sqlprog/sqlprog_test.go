@@ -68,12 +68,12 @@ func TestAggregation(t *testing.T) {
 
 func TestAggregationRefused(t *testing.T) {
 	for _, s := range []string{
-		`{"input":[4],"keys":2,"aggs":[]}`,
-		`{"input":[4],"keys":1,"aggs":[{"fn":"sum","arg":0}]}`,
-		`{"input":[2],"keys":1,"aggs":[{"fn":"median","arg":0}]}`,
-		`{"input":[2],"keys":1,"aggs":[{"fn":"sum","arg":-1}]}`,
-		`{"input":[2],"keys":1,"aggs":[{"fn":"max","arg":3}]}`,
-		`{"input":[2],"keys":1,"extra":1}`,
+		`{"input":["VARCHAR"],"keys":2,"aggs":[]}`,
+		`{"input":["VARCHAR"],"keys":1,"aggs":[{"fn":"sum","arg":0}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"median","arg":0}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"sum","arg":-1}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"max","arg":3}]}`,
+		`{"input":["BIGINT"],"keys":1,"extra":1}`,
 	} {
 		if _, err := ParseAggregation(s); err == nil {
 			t.Errorf("%s: accepted", s)

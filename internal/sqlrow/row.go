@@ -128,3 +128,18 @@ func (v Value) String() string {
 	}
 	return v.Text()
 }
+
+// MarshalText writes the type's SQL name, so that a program in a job spec
+// reads "BIGINT" rather than a number.
+func (t Type) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText reads a type's SQL name; NULL is the literal NULL's type.
+func (t *Type) UnmarshalText(b []byte) error {
+	if string(b) == "NULL" {
+		*t = Null
+		return nil
+	}
+	v, err := ParseType(string(b))
+	*t = v
+	return err
+}

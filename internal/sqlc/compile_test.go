@@ -1,0 +1,82 @@
+package sqlc
+
+import (
+	"strings"
+	"testing"
+
+	_ "github.com/floe-stream/floe/host/connector/builtin"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/plan"
+)
+
+const bidsTable = `CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, ts BIGINT)
+  WITH (connector = 'file', path = '/in/bids.csv', watermark = 'ts - 2s');
+`
+
+func TestCompileParsesAsSpec(t *testing.T) {
+	src := bidsTable + `SET parallelism = 2;
+CREATE TABLE out (auction BIGINT, n BIGINT, total BIGINT, avgp DOUBLE, ws BIGINT) WITH (connector = 'file', path = '/out');
+INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), TUMBLE_START(ts, INTERVAL '10' SECOND)
+FROM bids WHERE price > 10 GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND) HAVING COUNT(*) > 1;
+`
+	j, err := Compile(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	p, err := plan.Build(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s\n%s", j.Spec, p)
+}
+
+func TestErrorsPointAtText(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"syntax", "CREATE TABLE t (a BIGINT,) WITH (connector = 'file');", "line 1, column 26: syntax error at or near \")\""},
+		{"unknown column", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT pricee FROM bids;",
+			`line 4, column 22: unknown column "pricee" (bids has: auction, bidder, price, channel, ts)`},
+		{"type error", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT price FROM bids WHERE channel > 3;",
+			"line 4, column 52: cannot compare VARCHAR with BIGINT"},
+		{"unknown table", "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT a FROM nope;",
+			`line 2, column 29: unknown table "nope" (declared: o)`},
+		{"not grouped", bidsTable + "CREATE TABLE o (a BIGINT, n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT bidder, COUNT(*) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '1' SECOND);",
+			`line 4, column 22: column "bidder" must appear in GROUP BY or be used in an aggregate function`},
+		{"no window", bidsTable + "CREATE TABLE o (a BIGINT, n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, COUNT(*) FROM bids GROUP BY auction;",
+			"line 4, column 59: GROUP BY without a window (an updating result) is not supported yet"},
+		{"sink arity", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, price FROM bids;",
+			"line 4, column 22: the SELECT list has 2 columns, o has 1 (a)"},
+		{"join", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT b.auction FROM bids b JOIN bids c ON b.auction = c.auction;",
+			"line 4, column 37: joins are not supported yet"},
+		{"window column", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT COUNT(*) FROM bids GROUP BY TUMBLE(price, INTERVAL '1' SECOND);",
+			`line 4, column 57: TUMBLE windows by the event-time column of bids, which is "ts", not "price"`},
+		{"hop multiple", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT COUNT(*) FROM bids GROUP BY HOP(ts, INTERVAL '3' SECOND, INTERVAL '10' SECOND);",
+			"line 4, column 50: a HOP window's size (10s) must be a multiple of its slide (3s)"},
+		{"sum of string", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT SUM(channel) FROM bids GROUP BY TUMBLE(ts, INTERVAL '1' SECOND);",
+			"line 4, column 22: sum wants a number, got VARCHAR"},
+		{"watermark column", "CREATE TABLE t (a VARCHAR) WITH (connector = 'file', watermark = 'a - 1s');",
+			`line 1, column 54: option watermark: the event-time column "a" must be BIGINT`},
+		{"timestamp type", "CREATE TABLE t (a TIMESTAMP) WITH (connector = 'file');",
+			"line 1, column 19: column \"a\": type TIMESTAMP is not supported yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile(tt.src, Options{})
+			if err == nil {
+				t.Fatal("compiled")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got\n%v\nwant it to hold\n%s", err, tt.want)
+			}
+			// The message quotes the line at fault, with a caret.
+			if lines := strings.Split(err.Error(), "\n"); len(lines) != 3 || !strings.HasSuffix(lines[2], "^") {
+				t.Errorf("no quoted line and caret:\n%v", err)
+			}
+		})
+	}
+}
