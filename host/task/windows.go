@@ -38,6 +38,11 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	var in *udf.Instance
 	if op.SQLAggregation != nil {
 		fn = &sqlop.Aggregate{Agg: op.SQLAggregation}
+		// NB: the Wasm path makes the operator's timer queue as it
+		// instantiates the function; a built-in one makes it here.
+		if _, err := t.queue(op.UID); err != nil {
+			return nil, err
+		}
 	} else {
 		inst, err := t.instance(ctx, op, true)
 		if err != nil {
