@@ -107,3 +107,21 @@ FROM bids, range(0, 3) r(k) WHERE price IS NOT NULL GROUP BY channel, ws;
 INSERT INTO out SELECT window_start, COUNT(*), AVG(bidder) FROM bids GROUP BY HOP(ts, INTERVAL '1' SECOND, INTERVAL '3' SECOND) HAVING COUNT(*) >= 60;
 -- duckdb:
 SELECT ts // 1000 * 1000 - k * 1000 AS ws, COUNT(*), AVG(bidder) FROM bids, range(0, 3) r(k) GROUP BY ws HAVING COUNT(*) >= 60;
+
+-- name: session-per-bidder
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT, total BIGINT
+INSERT INTO out SELECT bidder, SESSION_START(ts, INTERVAL '2' SECOND), SESSION_END(ts, INTERVAL '2' SECOND), COUNT(*), SUM(price)
+FROM bids GROUP BY bidder, SESSION(ts, INTERVAL '2' SECOND);
+-- duckdb: a row more than the gap after the bidder's previous one starts a session (windows that touch merge)
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*), SUM(price) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
+
+-- name: session-global-avg
+-- sink: ws BIGINT, n BIGINT, mean DOUBLE, hi VARCHAR
+INSERT INTO out SELECT window_start, COUNT(*), AVG(price), MAX(channel) FROM bids WHERE auction = 7
+GROUP BY SESSION(ts, INTERVAL '1500 milliseconds');
+-- duckdb:
+SELECT MIN(ts), COUNT(*), AVG(price), MAX(channel) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 1500 THEN 1 ELSE 0 END) OVER (ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (ORDER BY ts) AS d FROM bids WHERE auction = 7)) GROUP BY sid;
