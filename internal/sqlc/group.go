@@ -242,13 +242,17 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 	if !aggregates[name] {
 		return nil, false, nil
 	}
+	fn := name
 	if f.AggDistinct {
-		return nil, true, c.errAt(int(f.Location), "%s(DISTINCT ...) is not supported yet", strings.ToUpper(name))
+		if name != sqlprog.Count {
+			return nil, true, c.errAt(int(f.Location), "%s(DISTINCT ...) is not supported yet (COUNT(DISTINCT ...) is)", strings.ToUpper(name))
+		}
+		fn = sqlprog.CountDistinct
 	}
 	if f.Over != nil || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, true, c.errAt(int(f.Location), "OVER, FILTER and ORDER BY in aggregates are not supported yet")
 	}
-	a := sqlprog.Agg{Fn: name, Arg: -1}
+	a := sqlprog.Agg{Fn: fn, Arg: -1}
 	switch {
 	case f.AggStar && name == sqlprog.Count:
 	case len(f.Args) != 1:
@@ -258,14 +262,14 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 		if err != nil {
 			return nil, true, err
 		}
-		if _, err := sqlprog.ResultType(name, arg.Type); err != nil {
+		if _, err := sqlprog.ResultType(fn, arg.Type); err != nil {
 			return nil, true, c.errAt(int(f.Location), "%v", err)
 		}
 		a.Arg = len(s.pre)
 		s.pre = append(s.pre, arg)
 	}
 	key := c.src[f.Location:] // NB: the call's text from its start identifies it well enough with its argument
-	key = name + "|" + argKey(f, key)
+	key = fn + "|" + argKey(f, key)
 	if s.seen == nil {
 		s.seen = map[string]int{}
 	}
@@ -281,7 +285,7 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 	if a.Arg >= 0 {
 		argType = s.pre[s.aggs[idx].Arg].Type
 	}
-	t, _ := sqlprog.ResultType(name, argType)
+	t, _ := sqlprog.ResultType(fn, argType)
 	return s.output(s.keys+2+idx, t), true, nil
 }
 

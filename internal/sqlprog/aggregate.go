@@ -14,6 +14,8 @@ const (
 	Min   = "min"
 	Max   = "max"
 	Avg   = "avg"
+	// CountDistinct is COUNT(DISTINCT col): the distinct non-NULL values.
+	CountDistinct = "count_distinct"
 )
 
 // Agg is one aggregate function over one column of the input row.
@@ -79,7 +81,7 @@ func (a *Aggregation) argType(g Agg) sqlrow.Type {
 // COUNT, DOUBLE for AVG, t for the others (SUM and AVG take numbers only).
 func ResultType(fn string, t sqlrow.Type) (sqlrow.Type, error) {
 	switch fn {
-	case Count:
+	case Count, CountDistinct:
 		return sqlrow.BigInt, nil
 	case Min, Max:
 		return t, nil
@@ -92,7 +94,7 @@ func ResultType(fn string, t sqlrow.Type) (sqlrow.Type, error) {
 		}
 		return t, nil
 	}
-	return 0, fmt.Errorf("unknown aggregate function %q (want count, sum, min, max or avg)", fn)
+	return 0, fmt.Errorf("unknown aggregate function %q (want count, count_distinct, sum, min, max or avg)", fn)
 }
 
 // Output returns the types of the rows a firing window emits.
@@ -134,6 +136,8 @@ func (a *Aggregation) NewAcc() sqlrow.Row {
 			acc = append(acc, sqlrow.Int(0))
 		case Avg:
 			acc = append(acc, sqlrow.Float(0), sqlrow.Int(0))
+		case CountDistinct:
+			acc = append(acc, sqlrow.Str(""))
 		default:
 			acc = append(acc, sqlrow.Value{})
 		}
@@ -175,6 +179,8 @@ func (a *Aggregation) Merge(acc, other sqlrow.Row) error {
 			if o[1].I > 0 {
 				err = fold(Avg, acc[j:j+2], o[0], o[1])
 			}
+		case CountDistinct:
+			acc[j], err = mergeSets(acc[j], o[0])
 		default:
 			if !o[0].IsNull() {
 				err = fold(g.Fn, acc[j:j+1], o[0], sqlrow.Int(1))
@@ -212,6 +218,8 @@ func fold(fn string, s sqlrow.Row, v, n sqlrow.Value) error {
 	case Avg:
 		s[0] = sqlrow.Float(s[0].F + v.AsFloat())
 		s[1], err = add(s[1], n)
+	case CountDistinct:
+		s[0], err = mergeSets(s[0], sqlrow.Str(string(sqlrow.AppendValue(nil, v))))
 	}
 	return err
 }
@@ -233,6 +241,9 @@ func (a *Aggregation) Result(key sqlrow.Row, start, end int64, acc sqlrow.Row) s
 			out = append(out, sqlrow.Value{})
 		case g.Fn == Avg:
 			out = append(out, sqlrow.Float(acc[j].F/float64(acc[j+1].I)))
+		case g.Fn == CountDistinct:
+			n, _ := setLen(acc[j].S)
+			out = append(out, sqlrow.Int(int64(n)))
 		default:
 			out = append(out, acc[j])
 		}

@@ -119,3 +119,35 @@ func TestProgram(t *testing.T) {
 		t.Error("a name short passed Check")
 	}
 }
+
+// TestCountDistinct counts distinct values across two accumulators that
+// share some, with NULLs, which do not count.
+func TestCountDistinct(t *testing.T) {
+	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{CountDistinct, 0}, {CountDistinct, 1}}}
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	acc1, acc2 := a.NewAcc(), a.NewAcc()
+	for _, r := range []sqlrow.Row{{sqlrow.Str("x"), sqlrow.Int(1)}, {sqlrow.Str("y"), sqlrow.Int(1)}, {sqlrow.Str("x"), {}}} {
+		if err := a.Add(acc1, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []sqlrow.Row{{sqlrow.Str("z"), sqlrow.Int(2)}, {sqlrow.Str("y"), sqlrow.Int(-1)}, {{}, sqlrow.Int(2)}} {
+		if err := a.Add(acc2, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := a.Result(nil, 0, 1, acc1)
+	if one[2] != sqlrow.Int(2) || one[3] != sqlrow.Int(1) {
+		t.Errorf("first accumulator: %v, want 2 strings (x, y) and 1 number (1)", one[2:])
+	}
+	if err := a.Merge(acc1, acc2); err != nil {
+		t.Fatal(err)
+	}
+	// Strings x, y, z; numbers 1, 2, -1.
+	got := a.Result(nil, 0, 1, acc1)
+	if got[2] != sqlrow.Int(3) || got[3] != sqlrow.Int(3) {
+		t.Errorf("merged: %v, want 3 and 3", got[2:])
+	}
+}

@@ -125,3 +125,19 @@ GROUP BY SESSION(ts, INTERVAL '1500 milliseconds');
 SELECT MIN(ts), COUNT(*), AVG(price), MAX(channel) FROM (
   SELECT *, SUM(CASE WHEN d IS NULL OR d > 1500 THEN 1 ELSE 0 END) OVER (ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
   FROM (SELECT *, ts - LAG(ts) OVER (ORDER BY ts) AS d FROM bids WHERE auction = 7)) GROUP BY sid;
+
+-- name: tumble-count-distinct
+-- sink: auction BIGINT, ws BIGINT, bidders BIGINT, channels BIGINT, n BIGINT
+INSERT INTO out SELECT auction, window_start, COUNT(DISTINCT bidder), COUNT(DISTINCT channel), COUNT(*)
+FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '20' SECOND);
+-- duckdb:
+SELECT auction, ts // 20000 * 20000 AS ws, COUNT(DISTINCT bidder), COUNT(DISTINCT channel), COUNT(*) FROM bids GROUP BY auction, ws;
+
+-- name: session-count-distinct
+-- sink: channel VARCHAR, n BIGINT, auctions BIGINT
+INSERT INTO out SELECT channel, COUNT(*), COUNT(DISTINCT auction) FROM bids WHERE bidder = 3
+GROUP BY channel, SESSION(ts, INTERVAL '5' SECOND);
+-- duckdb:
+SELECT channel, COUNT(*), COUNT(DISTINCT auction) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 5000 THEN 1 ELSE 0 END) OVER (PARTITION BY channel ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY channel ORDER BY ts) AS d FROM bids WHERE bidder = 3)) GROUP BY channel, sid;
