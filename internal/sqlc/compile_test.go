@@ -80,3 +80,36 @@ func TestErrorsPointAtText(t *testing.T) {
 		})
 	}
 }
+
+// TestQueriesShareTables compiles two queries that read one table, two
+// that write one sink: one source and one sink, each read or fed twice.
+func TestQueriesShareTables(t *testing.T) {
+	src := bidsTable + `CREATE TABLE cheap (auction BIGINT) WITH (connector = 'stdout');
+CREATE TABLE dear (auction BIGINT, price BIGINT) WITH (connector = 'file', path = '/out');
+INSERT INTO cheap SELECT auction FROM bids WHERE price < 10;
+INSERT INTO dear SELECT auction, price FROM bids WHERE price > 900;
+INSERT INTO dear SELECT bidder, price FROM bids WHERE price = 500;
+`
+	j, err := Compile(src, Options{Name: "shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	if len(job.Sources) != 1 || len(job.Sinks) != 2 || len(job.Operators) != 3 {
+		t.Fatalf("%d sources, %d sinks, %d operators; want 1, 2, 3\n%s", len(job.Sources), len(job.Sinks), len(job.Operators), j.Spec)
+	}
+	for _, op := range job.Operators {
+		if len(op.Inputs) != 1 || op.Inputs[0] != "bids" {
+			t.Errorf("operator %s reads %v, want [bids]", op.UID, op.Inputs)
+		}
+	}
+	if got := job.Sinks[1].Inputs; len(got) != 2 || got[0] != "dear-1-select" || got[1] != "dear-2-select" {
+		t.Errorf("sink dear reads %v, want [dear-1-select dear-2-select]", got)
+	}
+	if job.Name != "shared" || j.Explain {
+		t.Errorf("name %q, explain %v", job.Name, j.Explain)
+	}
+}
