@@ -59,17 +59,12 @@ func runSQL(path string, printSpec bool, f *runFlags, stdout, stderr io.Writer) 
 		stdout.Write(job.Spec)
 		return 0
 	}
-	dir, err := os.MkdirTemp("", "floe-sql-")
+	spec, cleanup, err := writeSpec(job)
 	if err != nil {
 		fmt.Fprintf(stderr, "floe sql: %v\n", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	spec := filepath.Join(dir, "job.yaml")
-	if err := os.WriteFile(spec, job.Spec, 0o600); err != nil {
-		fmt.Fprintf(stderr, "floe sql: %v\n", err)
-		return 1
-	}
+	defer cleanup()
 	if job.Explain {
 		p, err := planSpec(spec, f.set, f.parallelism)
 		if err != nil {
@@ -119,4 +114,34 @@ func jobName(path string) string {
 		return "sql"
 	}
 	return base
+}
+
+// isSQL tells a SQL script from a job spec by its name.
+func isSQL(path string) bool { return strings.EqualFold(filepath.Ext(path), ".sql") }
+
+// compileSQLToFile compiles the script at path into a spec file in a
+// temporary directory, which cleanup removes.
+func compileSQLToFile(path string) (spec string, cleanup func(), err error) {
+	job, err := compileSQL(path)
+	if err != nil {
+		return "", nil, err
+	}
+	return writeSpec(job)
+}
+
+// writeSpec writes a compiled job's spec into a temporary directory, which
+// cleanup removes. The spec names no module, so where it lies does not
+// matter.
+func writeSpec(job *sqlc.Job) (spec string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "floe-sql-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	spec = filepath.Join(dir, "job.yaml")
+	if err := os.WriteFile(spec, job.Spec, 0o600); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return spec, cleanup, nil
 }

@@ -126,3 +126,30 @@ func TestSQLPrintSpecIsASpec(t *testing.T) {
 		t.Errorf("floe plan of the printed spec:\n%s", plan.String())
 	}
 }
+
+// TestJobSubmitCompilesSQL submits a .sql script: the scheduler gets the
+// compiled spec, as floe sql --print-spec prints it.
+func TestJobSubmitCompilesSQL(t *testing.T) {
+	c := startCluster(t)
+	script := writeSQL(t, t.TempDir(), "")
+	r := runFloe("job", "submit", script, "--set", "input=/in.csv", "--set", "output=/out", "--server", c.url)
+	if r.code != 0 || r.stdout != "job-2\n" {
+		t.Fatalf("got %+v, want exit 0 and job-2", r)
+	}
+	var printed, errOut bytes.Buffer
+	if code := floe([]string{"sql", "-f", script, "--print-spec"}, &printed, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	subs := c.fake.Submissions()
+	got := subs[len(subs)-1]
+	if string(got.Spec) != printed.String() || got.Params["input"] != "/in.csv" {
+		t.Errorf("submitted spec\n%s\nparams %v; want the printed spec\n%s", got.Spec, got.Params, printed.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.sql")
+	if err := os.WriteFile(bad, []byte("SELEC 1;"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runFloe("job", "submit", bad, "--server", c.url); r.code == 0 || !strings.Contains(r.stderr, "line 1, column 1: syntax error") {
+		t.Errorf("a bad script: %+v", r)
+	}
+}
