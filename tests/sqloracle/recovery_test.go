@@ -17,12 +17,18 @@ import (
 	"github.com/floe-stream/floe/scheduler/api"
 )
 
-// TestWindowedSQLSurvivesALostTaskManager runs a checkpointed SQL job with
-// a tumbling window on two task managers, stops the one that runs the
-// window's first subtask after two completed checkpoints, and checks that
-// the job finishes from a checkpoint with exactly DuckDB's rows: no window
-// lost, none written twice.
-func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
+// checkpointedJob is a checkpointed SQL job with a tumbling window running
+// on a mini-cluster of two task managers, and what DuckDB says it writes.
+type checkpointedJob struct {
+	c        *minicluster.Cluster
+	id, out  string
+	want     [][]*string
+	sinkCols string
+}
+
+// startCheckpointed starts the job: 3000 rows at 1000 rows/s, so it runs
+// about 3 s, checkpointing every 200 ms.
+func startCheckpointed(t *testing.T) *checkpointedJob {
 	if _, err := os.Stat(filepath.Join("node_modules", "@duckdb", "node-api")); err != nil {
 		t.Skip("DuckDB, the oracle, is not installed: run `npm ci --prefix tests/sqloracle` (Node 20 and the npm registry)")
 	}
@@ -36,7 +42,7 @@ func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := query{
-		name: "recovery",
+		name: "checkpointed",
 		sink: "auction BIGINT, ws BIGINT, n BIGINT, total BIGINT, bidders BIGINT",
 		duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, COUNT(*), SUM(price), COUNT(DISTINCT bidder) " +
 			"FROM bids GROUP BY auction, ws",
@@ -46,8 +52,6 @@ func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
 		t.Fatal("DuckDB failed")
 	}
 	out := filepath.Join(dir, "out")
-	// 3000 rows at 1000 rows/s: the job runs about 3 s, checkpointing
-	// every 200 ms.
 	src := fmt.Sprintf(`SET parallelism = 2;
 SET checkpoint_interval = '200ms';
 CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, ts BIGINT)
@@ -56,7 +60,7 @@ CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');
 INSERT INTO out SELECT auction, window_start, COUNT(*), SUM(price), COUNT(DISTINCT bidder)
 FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);
 `, bids, q.sink, out)
-	job, err := sqlc.Compile(src, sqlc.Options{Name: "recovery"})
+	job, err := sqlc.Compile(src, sqlc.Options{Name: "checkpointed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,55 +68,101 @@ FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Close(context.Background())
+	t.Cleanup(func() { engine.Close(context.Background()) })
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	c, err := minicluster.Start(context.Background(), minicluster.Config{DataDir: filepath.Join(dir, "cluster"),
 		TaskManagers: 2, Slots: 2, HeartbeatTimeout: 2 * time.Second, Engine: engine, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	ctx := context.Background()
-	id, err := c.Scheduler.Submit(ctx, api.Submission{Spec: job.Spec})
+	t.Cleanup(func() { c.Close() })
+	id, err := c.Scheduler.Submit(context.Background(), api.Submission{Spec: job.Spec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "two completed checkpoints", func() bool {
-		cps, err := c.Scheduler.Checkpoints(ctx, id)
-		n := 0
+	return &checkpointedJob{c: c, id: id, out: out, want: want, sinkCols: q.sink}
+}
+
+// waitCheckpoints waits for n completed checkpoints of the running job.
+func (j *checkpointedJob) waitCheckpoints(t *testing.T, n int) api.JobStatus {
+	ctx := context.Background()
+	waitFor(t, fmt.Sprintf("%d completed checkpoints", n), func() bool {
+		cps, err := j.c.Scheduler.Checkpoints(ctx, j.id)
+		done := 0
 		for _, cp := range cps {
 			if cp.Status == api.CheckpointCompleted {
-				n++
+				done++
 			}
 		}
-		return err == nil && n >= 2
+		return err == nil && done >= n
 	})
-	st, err := c.Scheduler.Job(ctx, id)
+	st, err := j.c.Scheduler.Job(ctx, j.id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if api.Terminal(st.State) {
-		t.Fatalf("the job ended (%s) before a task manager could be lost", st.State)
+		t.Fatalf("the job ended (%s) too soon for the test", st.State)
 	}
-	// Vertex 1 is the window's stage: [window -> select -> out].
-	victim := st.Vertices[1].Subtasks[0].TaskManager
-	c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+	return st
+}
+
+// finish waits for the job to end, checks it finished, and compares what
+// its sink committed with DuckDB's rows.
+func (j *checkpointedJob) finish(t *testing.T) api.JobStatus {
+	var st api.JobStatus
+	var err error
 	waitFor(t, "the job to end", func() bool {
-		st, err = c.Scheduler.Job(ctx, id)
+		st, err = j.c.Scheduler.Job(context.Background(), j.id)
 		return err == nil && api.Terminal(st.State)
 	})
-	if st.State != api.JobFinished || st.Attempt < 2 {
+	if st.State != api.JobFinished {
 		t.Fatalf("job %s after %d attempts: %s", st.State, st.Attempt, st.Message)
 	}
-	restored := false
+	types := sinkTypes(t, j.sinkCols)
+	compareRows(t, normalize(t, readParts(t, j.out), types), normalize(t, j.want, types))
+	return st
+}
+
+func historyHas(st api.JobStatus, s string) bool {
 	for _, e := range st.History {
-		restored = restored || strings.Contains(e.Message, "restoring checkpoint")
+		if strings.Contains(e.Message, s) {
+			return true
+		}
 	}
-	if !restored {
-		t.Errorf("no restore in the history: %+v", st.History)
+	return false
+}
+
+// TestWindowedSQLSurvivesALostTaskManager stops the task manager that runs
+// the window's first subtask after two completed checkpoints: the job must
+// finish from a checkpoint with exactly DuckDB's rows, no window lost and
+// none written twice.
+func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
+	j := startCheckpointed(t)
+	st := j.waitCheckpoints(t, 2)
+	// Vertex 1 is the window's stage: [window -> select -> out].
+	victim := st.Vertices[1].Subtasks[0].TaskManager
+	j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+	st = j.finish(t)
+	if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
+		t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
 	}
-	types := sinkTypes(t, q.sink)
-	compareRows(t, normalize(t, readParts(t, out), types), normalize(t, want, types))
+}
+
+// TestWindowedSQLRescales rescales the job 2 -> 4 while it runs: the window
+// state moves by key group and the output is still exactly DuckDB's.
+func TestWindowedSQLRescales(t *testing.T) {
+	j := startCheckpointed(t)
+	j.waitCheckpoints(t, 1)
+	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
+		t.Fatal(err)
+	}
+	st := j.finish(t)
+	if !historyHas(st, "rescaled to ") {
+		t.Errorf("no rescale in the history: %+v", st.History)
+	}
+	if n := len(st.Vertices[1].Subtasks); n != 4 {
+		t.Errorf("the window runs %d subtasks, want 4", n)
+	}
 }
 
 // waitFor polls cond until it holds, failing the test after 2 minutes.
