@@ -31,12 +31,15 @@ func New(uid string, prog *sqlprog.Program) *Operator {
 func (o *Operator) Process(ctx context.Context, in, out *record.Batch) error {
 	for i := range in.Records {
 		r := &in.Records[i]
-		row, err := o.prog.Decode(o.row, r.Value)
+		v, ok := o.prog.Accept(r.Value)
+		if !ok {
+			continue
+		}
+		row, err := o.prog.Decode(o.row, v)
 		if err != nil {
 			return o.fail(r.Value, err)
 		}
 		o.row = row
-		var ok bool
 		o.buf, ok, err = o.prog.Run(row, o.buf[:0])
 		if err != nil {
 			return o.fail(r.Value, err)

@@ -61,6 +61,14 @@ func TestErrorsPointAtText(t *testing.T) {
 			"line 4, column 22: sum wants a number, got VARCHAR"},
 		{"watermark column", "CREATE TABLE t (a VARCHAR) WITH (connector = 'file', watermark = 'a - 1s');",
 			`line 1, column 54: option watermark: the event-time column "a" must be BIGINT`},
+		{"nexmark without event", "CREATE TABLE b (a BIGINT) WITH (connector = 'nexmark');",
+			"line 1, column 1: a nexmark table reads one kind of event: WITH (event = 'bid')"},
+		{"nexmark columns", "CREATE TABLE b (a BIGINT) WITH (connector = 'nexmark', event = 'bid');",
+			"line 1, column 1: a nexmark bid has 6 fields (auction, bidder, price, channel, url, date_time), the table declares 1 columns"},
+		{"nexmark kind", "CREATE TABLE b (a BIGINT) WITH (connector = 'nexmark', event = 'bids');",
+			`line 1, column 56: option event: unknown nexmark event "bids" (want bid, auction or person)`},
+		{"event elsewhere", "CREATE TABLE b (a BIGINT) WITH (connector = 'file', event = 'bid');",
+			"line 1, column 53: option event: only for a nexmark table"},
 		{"timestamp type", "CREATE TABLE t (a TIMESTAMP) WITH (connector = 'file');",
 			"line 1, column 19: column \"a\": type TIMESTAMP is not supported yet"},
 	}
@@ -111,5 +119,14 @@ INSERT INTO dear SELECT bidder, price FROM bids WHERE price = 500;
 	}
 	if job.Name != "shared" || j.Explain {
 		t.Errorf("name %q, explain %v", job.Name, j.Explain)
+	}
+}
+
+func TestCamelOptions(t *testing.T) {
+	for in, want := range map[string]string{"path": "path", "events_per_second": "eventsPerSecond",
+		"eventsPerSecond": "eventsPerSecond", "transactional_id_prefix": "transactionalIdPrefix"} {
+		if got := camel(in); got != want {
+			t.Errorf("camel(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -68,7 +68,7 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	}
 	as.win = win
 	as.keys = len(as.pre)
-	first := &sqlprog.Program{In: q.source.Format, Columns: q.source.Columns, Out: sqlprog.FormatRow}
+	first := &sqlprog.Program{In: q.source.Format, Prefix: q.source.Prefix, Columns: q.source.Columns, Out: sqlprog.FormatRow}
 	if sel.WhereClause != nil {
 		if first.Where, err = c.where(sel.WhereClause, rs); err != nil {
 			return err

@@ -120,7 +120,7 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 
 // selectRows compiles a query without GROUP BY: one sql operator.
 func (c *compiler) selectRows(q *query, sel *pg.SelectStmt, rs rowScope) error {
-	p := &sqlprog.Program{In: q.source.Format, Columns: q.source.Columns, Out: q.sink.Format}
+	p := &sqlprog.Program{In: q.source.Format, Prefix: q.source.Prefix, Columns: q.source.Columns, Out: q.sink.Format}
 	if sel.WhereClause != nil {
 		w, err := c.where(sel.WhereClause, rs)
 		if err != nil {

@@ -110,13 +110,16 @@ func sourceNode(t *Table) yaml.Node {
 		add(&n, o.Key, o.Value)
 	}
 	if t.EventTime >= 0 {
-		field := "csv:" + strconv.Itoa(t.EventTime)
-		if t.Format == sqlprog.FormatJSON {
-			field = "json:" + t.Columns[t.EventTime].Name
-		}
-		ts := mapping("field", field, "format", "unix-ms")
 		wm := mapping("maxOutOfOrderness", t.Delay.String())
-		n.Content = append(n.Content, scalar("timestamps"), &ts, scalar("watermarks"), &wm)
+		if t.Prefix == "" {
+			field := "csv:" + strconv.Itoa(t.EventTime)
+			if t.Format == sqlprog.FormatJSON {
+				field = "json:" + t.Columns[t.EventTime].Name
+			}
+			ts := mapping("field", field, "format", "unix-ms")
+			n.Content = append(n.Content, scalar("timestamps"), &ts)
+		} // NB: else a nexmark record carries its date_time as its timestamp.
+		n.Content = append(n.Content, scalar("watermarks"), &wm)
 	}
 	return n
 }

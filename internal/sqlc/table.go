@@ -30,8 +30,51 @@ type Table struct {
 	// event time seen.
 	EventTime int
 	Delay     time.Duration
+	// Prefix is the start of the records of the table's kind in a stream
+	// of several (a nexmark table's event option), stripped before reading.
+	Prefix string
+	// event is the event option as written, and eventAt its offset.
+	event   string
+	eventAt int
 	// at is the statement's offset, for messages.
 	at int
+}
+
+// nexmarkEvents are the kinds of events of a nexmark stream: the prefix of
+// their records, their fields after it, and the index of the field that is
+// the record's event time.
+var nexmarkEvents = map[string]struct {
+	prefix    string
+	fields    string
+	eventTime int
+}{
+	"person":  {"P,", "id, name, email_address, credit_card, city, state, date_time", 6},
+	"auction": {"A,", "id, item_name, description, initial_bid, reserve, date_time, expires, seller, category", 5},
+	"bid":     {"B,", "auction, bidder, price, channel, url, date_time", 5},
+}
+
+// nexmark checks a nexmark table: it names its kind of event, has one
+// column per field of that kind, and its event time, if any, is the
+// event's date_time, the record's own timestamp.
+func (c *compiler) nexmark(t *Table) error {
+	if t.event == "" {
+		return c.errAt(t.at, "a nexmark table reads one kind of event: WITH (event = 'bid'), 'auction' or 'person'")
+	}
+	ev, ok := nexmarkEvents[t.event]
+	if !ok {
+		return c.errAt(t.eventAt, "option event: unknown nexmark event %q (want bid, auction or person)", t.event)
+	}
+	if n := strings.Count(ev.fields, ",") + 1; n != len(t.Columns) {
+		return c.errAt(t.at, "a nexmark %s has %d fields (%s), the table declares %d columns", t.event, n, ev.fields, len(t.Columns))
+	}
+	if t.EventTime >= 0 && t.EventTime != ev.eventTime {
+		return c.errAt(t.at, "a nexmark %s's event time is its column %d (date_time), not %q", t.event, ev.eventTime+1, t.Columns[t.EventTime].Name)
+	}
+	if t.Format != sqlprog.FormatCSV {
+		return c.errAt(t.at, "a nexmark table is CSV")
+	}
+	t.Prefix = ev.prefix
+	return nil
 }
 
 // Option is one WITH option passed to a connector.
@@ -76,15 +119,27 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 		if err != nil {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
+		if d.Defname == "event" {
+			t.event, t.eventAt = v, int(d.Location)
+			continue
+		}
 		if err := t.option(d.Defname, v); err != nil {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
 	}
-	if t.Connector == "" {
-		return nil, c.errAt(at, "CREATE TABLE %s: WITH (connector = '...') is required (file, nexmark, generator, kafka or stdout)", t.Name)
-	}
 	if t.Format == "" {
 		t.Format = sqlprog.FormatCSV
+	}
+	switch {
+	case t.Connector == "nexmark":
+		if err := c.nexmark(t); err != nil {
+			return nil, err
+		}
+	case t.event != "":
+		return nil, c.errAt(t.eventAt, "option event: only for a nexmark table")
+	}
+	if t.Connector == "" {
+		return nil, c.errAt(at, "CREATE TABLE %s: WITH (connector = '...') is required (file, nexmark, generator, kafka or stdout)", t.Name)
 	}
 	return t, nil
 }
@@ -102,9 +157,24 @@ func (t *Table) option(key, v string) error {
 	case "watermark":
 		return t.watermark(v)
 	default:
-		t.Options = append(t.Options, Option{key, v})
+		t.Options = append(t.Options, Option{camel(key), v})
 	}
 	return nil
+}
+
+// camel turns an option written in snake_case into the camelCase of a
+// spec's field: events_per_second is eventsPerSecond. PostgreSQL folds an
+// unquoted name to lower case, so eventsPerSecond arrives as
+// eventspersecond; the snake_case form, or the name in double quotes,
+// keeps the word breaks.
+func camel(key string) string {
+	parts := strings.Split(key, "_")
+	for i := 1; i < len(parts); i++ {
+		if p := parts[i]; p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
 
 var watermarkRE = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:-\s*([0-9][0-9a-z.]*)\s*)?$`)
