@@ -124,4 +124,3 @@ func firstDiff(got, want []string) string {
 	}
 	return "one is a prefix of the other"
 }
-
