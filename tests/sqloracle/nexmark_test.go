@@ -77,7 +77,7 @@ func TestNexmarkInSQL(t *testing.T) {
 			out := filepath.Join(dir, tt.name)
 			src := "SET parallelism = 2;\n" + fmt.Sprintf(bidTable, nexmarkEvents, nexmarkRate) +
 				fmt.Sprintf("CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n", tt.sink, out) + tt.query
-			got := runNexmark(t, c, src, out)
+			got := runLines(t, c, src, out)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("%d rows, the brute force %d; first difference: %s", len(got), len(tt.want), firstDiff(got, tt.want))
 			}
@@ -85,7 +85,9 @@ func TestNexmarkInSQL(t *testing.T) {
 	}
 }
 
-func runNexmark(t *testing.T, c *minicluster.Cluster, src, out string) []string {
+// runLines runs the script src to its end and returns the lines its file
+// sink wrote to out, sorted.
+func runLines(t *testing.T, c *minicluster.Cluster, src, out string) []string {
 	job, err := sqlc.Compile(src, sqlc.Options{Name: "nexmark"})
 	if err != nil {
 		t.Fatal(err)
