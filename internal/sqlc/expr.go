@@ -138,6 +138,13 @@ func (c *compiler) aExpr(a *pg.A_Expr, sc scope) (*sqlexpr.Expr, error) {
 			terms = append(terms, t)
 		}
 		return c.combine(loc, join, terms)
+	case pg.A_Expr_Kind_AEXPR_LIKE:
+		// NB: PostgreSQL names LIKE ~~ and NOT LIKE !~~.
+		e, err := c.build(loc, sqlexpr.OpLike, "", 0, sc, a.Lexpr, a.Rexpr)
+		if err != nil || name == "~~" {
+			return e, err
+		}
+		return c.combine(loc, sqlexpr.OpNot, []*sqlexpr.Expr{e})
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		bounds := a.Rexpr.GetList().GetItems()
 		lo, err := c.build(loc, sqlexpr.OpGe, "", 0, sc, a.Lexpr, bounds[0])

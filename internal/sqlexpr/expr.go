@@ -35,6 +35,7 @@ const (
 	OpCase    Op = "case"    // Args: when1, then1, when2, then2, ..., [else]
 	OpCast    Op = "cast"    // to Type
 	OpCall    Op = "call"    // the function Fn
+	OpLike    Op = "like"    // VARCHAR LIKE pattern: % any run of characters, _ one
 )
 
 // Expr is one node of an expression tree.
@@ -117,6 +118,8 @@ func (e *Expr) apply(a []sqlrow.Value) (sqlrow.Value, error) {
 		return sqlrow.Bool(!a[0].True()), nil
 	case OpCast:
 		return Cast(a[0], e.Type)
+	case OpLike:
+		return sqlrow.Bool(like([]rune(a[0].S), []rune(a[1].S))), nil
 	case OpCall:
 		f := strict[e.Fn]
 		if f == nil {

@@ -80,6 +80,14 @@ func TestEval(t *testing.T) {
 		{name: "substr to end", op: OpCall, fn: "substr", args: []*Expr{str, num(4)}, want: sqlrow.Str("lo")},
 		{name: "coalesce", op: OpCall, fn: "coalesce", args: []*Expr{null, i7}, want: sqlrow.Int(7)},
 		{name: "concat skips null", op: OpCall, fn: "concat", args: []*Expr{str, null, num(1)}, want: sqlrow.Str("Héllo1")},
+		{name: "like prefix", op: OpLike, args: []*Expr{str, lit(sqlrow.Str("Hé%"))}, want: sqlrow.Bool(true)},
+		{name: "like underscore counts characters", op: OpLike, args: []*Expr{str, lit(sqlrow.Str("H_llo"))}, want: sqlrow.Bool(true)},
+		{name: "like needs the whole string", op: OpLike, args: []*Expr{str, lit(sqlrow.Str("Hél"))}, want: sqlrow.Bool(false)},
+		{name: "like backtracks", op: OpLike, args: []*Expr{lit(sqlrow.Str("abcbcd")), lit(sqlrow.Str("a%bcd"))}, want: sqlrow.Bool(true)},
+		{name: "like two stars", op: OpLike, args: []*Expr{lit(sqlrow.Str("xaybz")), lit(sqlrow.Str("%a%b_"))}, want: sqlrow.Bool(true)},
+		{name: "like empty", op: OpLike, args: []*Expr{lit(sqlrow.Str("")), lit(sqlrow.Str("%"))}, want: sqlrow.Bool(true)},
+		{name: "like no match", op: OpLike, args: []*Expr{lit(sqlrow.Str("abc")), lit(sqlrow.Str("%d%"))}, want: sqlrow.Bool(false)},
+		{name: "like null", op: OpLike, args: []*Expr{lit(sqlrow.Value{}), lit(sqlrow.Str("%"))}, want: sqlrow.Value{}},
 		{name: "upper of null", op: OpCall, fn: "upper", args: []*Expr{lit(sqlrow.Value{})}, want: sqlrow.Value{}},
 	}
 	for _, tt := range tests {

@@ -161,3 +161,32 @@ func Cast(v sqlrow.Value, t sqlrow.Type) (sqlrow.Value, error) {
 	}
 	return sqlrow.Value{}, fmt.Errorf("cannot cast %v to %s", v, t)
 }
+
+// like matches s against a LIKE pattern: % matches any run of characters
+// (none included), _ exactly one, anything else itself. There is no escape
+// character. It backtracks only to the last %, so it runs in O(len(s) *
+// len(p)) at worst.
+func like(s, p []rune) bool {
+	si, pi := 0, 0
+	star, mark := -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(p) && (p[pi] == '_' || (p[pi] != '%' && p[pi] == s[si])):
+			si++
+			pi++
+		case pi < len(p) && p[pi] == '%':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '%' {
+		pi++
+	}
+	return pi == len(p)
+}

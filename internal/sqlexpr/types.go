@@ -43,6 +43,13 @@ func TypeOf(op Op, fn string, cast sqlrow.Type, args []sqlrow.Type) (sqlrow.Type
 		return sqlrow.Boolean, nil
 	case OpIsNull, OpNotNull:
 		return sqlrow.Boolean, nil
+	case OpLike:
+		for _, t := range args {
+			if t != sqlrow.Varchar && t != sqlrow.Null {
+				return 0, fmt.Errorf("LIKE wants VARCHAR operands, got %s", t)
+			}
+		}
+		return sqlrow.Boolean, nil
 	case OpCase:
 		return caseType(args)
 	case OpCast:
@@ -135,6 +142,6 @@ func Check(e *Expr, cols []sqlrow.Type) error {
 
 var arity = map[Op]int{
 	OpAdd: 2, OpSub: 2, OpMul: 2, OpDiv: 2, OpMod: 2, OpConcat: 2,
-	OpEq: 2, OpNe: 2, OpLt: 2, OpLe: 2, OpGt: 2, OpGe: 2,
+	OpLike: 2, OpEq: 2, OpNe: 2, OpLt: 2, OpLe: 2, OpGt: 2, OpGe: 2,
 	OpNeg: 1, OpNot: 1, OpIsNull: 1, OpNotNull: 1, OpCast: 1,
 }

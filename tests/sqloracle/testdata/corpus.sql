@@ -141,3 +141,7 @@ GROUP BY channel, SESSION(ts, INTERVAL '5' SECOND);
 SELECT channel, COUNT(*), COUNT(DISTINCT auction) FROM (
   SELECT *, SUM(CASE WHEN d IS NULL OR d > 5000 THEN 1 ELSE 0 END) OVER (PARTITION BY channel ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
   FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY channel ORDER BY ts) AS d FROM bids WHERE bidder = 3)) GROUP BY channel, sid;
+
+-- name: like
+-- sink: channel VARCHAR, bidder BIGINT
+INSERT INTO out SELECT channel, bidder FROM bids WHERE channel LIKE '%oo%' OR channel NOT LIKE '_a%';
