@@ -23,6 +23,11 @@ type scope interface {
 
 // expr compiles the expression n in scope sc.
 func (c *compiler) expr(n *pg.Node, sc scope) (*sqlexpr.Expr, error) {
+	if as, ok := sc.(*aggScope); ok {
+		if e, ok := as.whole(c, n); ok {
+			return e, nil
+		}
+	}
 	switch x := n.Node.(type) {
 	case *pg.Node_ColumnRef:
 		return sc.column(c, x.ColumnRef)

@@ -1,6 +1,7 @@
 package sqlc
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,19 +41,20 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 			win = f
 			continue
 		}
-		ref := g.GetColumnRef()
-		if ref == nil {
-			return c.errAt(location(g), "GROUP BY takes columns and one TUMBLE, HOP or SESSION window (expressions are not supported yet)")
-		}
-		e, err := rs.column(c, ref)
+		e, err := c.expr(g, rs)
 		if err != nil {
 			return err
 		}
-		name, _, _ := columnName(ref)
-		if slices.Contains(as.keyNames, name) {
-			return c.errAt(int(ref.Location), "column %q appears twice in GROUP BY", name)
+		name := ""
+		if ref := g.GetColumnRef(); ref != nil {
+			name, _, _ = columnName(ref)
+		}
+		text := exprKey(e)
+		if slices.Contains(as.keyTexts, text) {
+			return c.errAt(location(g), "GROUP BY names this twice")
 		}
 		as.keyNames = append(as.keyNames, name)
+		as.keyTexts = append(as.keyTexts, text)
 		as.pre = append(as.pre, e)
 	}
 	if win == nil {
@@ -191,15 +193,42 @@ func (c *compiler) interval(n *pg.Node) (time.Duration, error) {
 // the key columns; the result is a column of the window's output row
 // key..., window_start, window_end, aggregate....
 type aggScope struct {
-	rs       rowScope
-	win      *pg.FuncCall
+	rs  rowScope
+	win *pg.FuncCall
+	// keyNames names the GROUP BY items that are columns ("" for an
+	// expression); keyTexts holds every item's compiled form, so that the
+	// same expression in the SELECT list is found to be a key.
 	keyNames []string
+	keyTexts []string
 	keys     int
 	pre      []*sqlexpr.Expr
 	aggs     []sqlprog.Agg
 	// seen maps an aggregate's text to its index in aggs, so that a
 	// repeated COUNT(*) is computed once.
 	seen map[string]int
+}
+
+// exprKey identifies a compiled expression: two texts that compile alike
+// (price/100 and PRICE / 100) are the same GROUP BY key.
+func exprKey(e *sqlexpr.Expr) string {
+	b, _ := json.Marshal(e)
+	return string(b)
+}
+
+// whole returns the key column that n computes, when n is not a plain
+// column but an expression GROUP BY names; ok is false otherwise.
+func (s *aggScope) whole(c *compiler, n *pg.Node) (*sqlexpr.Expr, bool) {
+	if n.GetColumnRef() != nil || n.GetAConst() != nil {
+		return nil, false
+	}
+	e, err := c.expr(n, s.rs)
+	if err != nil {
+		return nil, false // NB: an aggregate, or a window bound: not a key
+	}
+	if i := slices.Index(s.keyTexts, exprKey(e)); i >= 0 {
+		return s.output(i, e.Type), true
+	}
+	return nil, false
 }
 
 // output returns the column of the window's output row at index i.

@@ -145,3 +145,11 @@ SELECT channel, COUNT(*), COUNT(DISTINCT auction) FROM (
 -- name: like
 -- sink: channel VARCHAR, bidder BIGINT
 INSERT INTO out SELECT channel, bidder FROM bids WHERE channel LIKE '%oo%' OR channel NOT LIKE '_a%';
+
+-- name: tumble-group-by-expressions
+-- sink: band BIGINT, lo BIGINT, ch VARCHAR, ws BIGINT, n BIGINT, bidders BIGINT
+INSERT INTO out SELECT price / 100, price / 100 * 100, UPPER(channel), window_start, COUNT(*), COUNT(DISTINCT bidder)
+FROM bids GROUP BY price / 100, upper(channel), TUMBLE(ts, INTERVAL '20' SECOND);
+-- duckdb:
+SELECT price // 100 AS band, price // 100 * 100, UPPER(channel) AS ch, ts // 20000 * 20000 AS ws, COUNT(*), COUNT(DISTINCT bidder)
+FROM bids GROUP BY band, ch, ws;
