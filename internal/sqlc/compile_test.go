@@ -51,6 +51,8 @@ func TestErrorsPointAtText(t *testing.T) {
 			"line 4, column 66: GROUP BY names this twice"},
 		{"expression not grouped", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT price * 2 FROM bids GROUP BY price + 1, TUMBLE(ts, INTERVAL '1' SECOND);",
 			`line 4, column 22: column "price" must appear in GROUP BY or be used in an aggregate function`},
+		{"group by position", bidsTable + "CREATE TABLE o (a BIGINT, n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, COUNT(*) FROM bids GROUP BY 1, TUMBLE(ts, INTERVAL '1' SECOND);",
+			"line 4, column 59: GROUP BY a position or a constant is not supported"},
 		{"no window", bidsTable + "CREATE TABLE o (a BIGINT, n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, COUNT(*) FROM bids GROUP BY auction;",
 			"line 4, column 59: GROUP BY without a window (an updating result) is not supported yet"},
 		{"sink arity", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, price FROM bids;",

@@ -41,6 +41,9 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 			win = f
 			continue
 		}
+		if g.GetAConst() != nil {
+			return c.errAt(location(g), "GROUP BY a position or a constant is not supported: name the column or expression")
+		}
 		e, err := c.expr(g, rs)
 		if err != nil {
 			return err
