@@ -337,6 +337,11 @@ func (t *Task) open(ctx context.Context) error {
 			op, err = t.windowOperator(ctx, spec)
 		case jobspec.OperatorSQL:
 			op = sqlop.New(spec.UID, spec.SQL)
+		case jobspec.OperatorSQLGroup:
+			if t.state == nil {
+				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
+			}
+			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
 		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}

@@ -108,12 +108,16 @@ const (
 	// OperatorSQL runs a compiled SQL program (internal/sqlprog) on each
 	// record, host-side: a filter and projection over typed rows.
 	OperatorSQL OperatorType = "sql"
+	// OperatorSQLGroup keeps, per key, the accumulator of a SQL GROUP BY
+	// without a window (SQLAggregation) and emits the key's new result row
+	// for every batch that changed it: an updating result.
+	OperatorSQLGroup OperatorType = "sqlGroup"
 )
 
 // Keyed reports whether operators of type t keep keyed state, and so need a
 // keyBy before them.
 func (t OperatorType) Keyed() bool {
-	return t == OperatorProcess || t == OperatorCoProcess || t == OperatorWindow
+	return t == OperatorProcess || t == OperatorCoProcess || t == OperatorWindow || t == OperatorSQLGroup
 }
 
 // Operator is one step of the job's graph.
@@ -146,7 +150,8 @@ type Operator struct {
 	// SQL is the program of a sql operator; nil for every other type.
 	SQL *sqlprog.Program
 	// SQLAggregation is the built-in aggregate function of a window that
-	// names sql: instead of a module's function; nil otherwise.
+	// names sql: instead of a module's function, or of a sqlGroup; nil
+	// otherwise.
 	SQLAggregation *sqlprog.Aggregation
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs

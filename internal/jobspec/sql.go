@@ -39,3 +39,19 @@ func (b *builder) sqlWindow(path string, r *rawOperator, op *Operator) {
 	op.SQLAggregation = agg
 	op.Window.Aggregate = true
 }
+
+// sqlGroup fills in the aggregation of a sqlGroup operator.
+func (b *builder) sqlGroup(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".module", r.Module, "an operator that calls a function (a sqlGroup runs its aggregation)")
+	b.p.only(path+".function", r.Function, "an operator that calls a function (a sqlGroup runs its aggregation)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	agg, err := sqlprog.ParseAggregation(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQLAggregation = agg
+}

@@ -87,6 +87,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	case OperatorSQL:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.sqlOperator(path, r, &op)
+	case OperatorSQLGroup:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.sqlGroup(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
@@ -96,8 +99,8 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notWindow(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
-	if op.Type != OperatorSQL && op.Type != OperatorWindow {
-		b.p.only(path+".sql", r.SQL, "a sql operator or a window")
+	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup {
+		b.p.only(path+".sql", r.SQL, "a sql or sqlGroup operator or a window")
 	}
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
@@ -108,7 +111,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorUnion), string(OperatorSQL)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup)}
 
 // coProcess fills in the module and the two functions of a coProcess:
 // functions: [F1, F2], F1 for the records of its first input and F2 for

@@ -60,19 +60,16 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 		as.keyTexts = append(as.keyTexts, text)
 		as.pre = append(as.pre, e)
 	}
-	if win == nil {
-		at := int(sel.TargetList[0].GetResTarget().Location)
-		if len(sel.GroupClause) > 0 {
-			at = location(sel.GroupClause[0])
+	var ws windowSpec
+	if win != nil {
+		var err error
+		if ws, err = c.window(win, q.source); err != nil {
+			return err
 		}
-		return c.errAt(at, "GROUP BY without a window (an updating result) is not supported yet: group by TUMBLE(ts, INTERVAL '10' SECOND), HOP(...) or SESSION(...)")
-	}
-	ws, err := c.window(win, q.source)
-	if err != nil {
-		return err
 	}
 	as.win = win
 	as.keys = len(as.pre)
+	var err error
 	first := &sqlprog.Program{In: q.source.Format, Prefix: q.source.Prefix, Columns: q.source.Columns, Out: sqlprog.FormatRow}
 	if sel.WhereClause != nil {
 		if first.Where, err = c.where(sel.WhereClause, rs); err != nil {
@@ -83,7 +80,7 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	if err != nil {
 		return err
 	}
-	last := &sqlprog.Program{In: sqlprog.FormatRow, Out: q.sink.Format, Names: sinkNames(q.sink)}
+	last := &sqlprog.Program{In: sqlprog.FormatRow, Out: q.sink.Format, Names: sinkNames(q.sink), Changelog: win == nil}
 	if sel.HavingClause != nil {
 		if last.Where, err = c.where(sel.HavingClause, as); err != nil {
 			return err
@@ -98,13 +95,18 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 		first.Names[i] = "_" + strconv.Itoa(i)
 	}
 	agg := &sqlprog.Aggregation{Input: first.OutputTypes(), Keys: as.keys, Aggs: as.aggs}
-	for i, t := range agg.Output() {
+	out, middle := agg.Output(), operator{kind: "window", suffix: "window", agg: agg, window: ws}
+	if win == nil {
+		// NB: an updating result: a changelog of each key's latest row.
+		out, middle = agg.GroupOutput(), operator{kind: "sqlGroup", suffix: "group", agg: agg}
+	}
+	for i, t := range out {
 		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(i), Type: t})
 	}
 	q.ops = append(q.ops,
 		operator{kind: "sql", suffix: "pre", prog: first},
 		operator{kind: "keyBy", suffix: "key", keys: as.keys},
-		operator{kind: "window", suffix: "window", agg: agg, window: ws},
+		middle,
 		operator{kind: "sql", suffix: "select", prog: last})
 	return nil
 }
@@ -234,6 +236,15 @@ func (s *aggScope) whole(c *compiler, n *pg.Node) (*sqlexpr.Expr, bool) {
 	return nil, false
 }
 
+// bounds is the number of window bounds in the output row: window_start
+// and window_end, or none for a GROUP BY without a window.
+func (s *aggScope) bounds() int {
+	if s.win == nil {
+		return 0
+	}
+	return 2
+}
+
 // output returns the column of the window's output row at index i.
 func (s *aggScope) output(i int, t sqlrow.Type) *sqlexpr.Expr { return sqlexpr.Col(i, t) }
 
@@ -244,6 +255,10 @@ func (s *aggScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 	}
 	if i := slices.Index(s.keyNames, name); i >= 0 {
 		return s.output(i, s.pre[i].Type), nil
+	}
+	switch {
+	case s.win == nil && (name == "window_start" || name == "window_end"):
+		return nil, c.errAt(int(ref.Location), "%s: the query groups by no window", name)
 	}
 	switch name {
 	case "window_start":
@@ -260,6 +275,9 @@ func (s *aggScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error) {
 	name := funcName(f)
 	if b := windowBounds[name]; b != "" {
+		if s.win == nil {
+			return nil, true, c.errAt(int(f.Location), "%s: the query groups by no window", strings.ToUpper(name))
+		}
 		if !strings.HasPrefix(name, funcName(s.win)+"_") {
 			return nil, true, c.errAt(int(f.Location), "%s does not match the query's %s window", strings.ToUpper(name), strings.ToUpper(funcName(s.win)))
 		}
@@ -318,7 +336,7 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 		argType = s.pre[s.aggs[idx].Arg].Type
 	}
 	t, _ := sqlprog.ResultType(fn, argType)
-	return s.output(s.keys+2+idx, t), true, nil
+	return s.output(s.keys+s.bounds()+idx, t), true, nil
 }
 
 // argKey returns the text of the call's arguments: from the opening

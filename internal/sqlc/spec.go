@@ -63,6 +63,8 @@ func (c *compiler) spec() ([]byte, error) {
 			case "window":
 				so.SQL = op.agg.String()
 				so.Window = op.window.spec()
+			case "sqlGroup":
+				so.SQL = op.agg.String()
 			}
 			doc.Operators = append(doc.Operators, so)
 			input = so.UID

@@ -251,3 +251,17 @@ func (a *Aggregation) Result(key sqlrow.Row, start, end int64, acc sqlrow.Row) s
 	}
 	return out
 }
+
+// GroupOutput returns the types of the rows a GROUP BY without a window
+// emits: key..., result....
+func (a *Aggregation) GroupOutput() []sqlrow.Type {
+	out := a.Output()
+	return append(out[:a.Keys:a.Keys], out[a.Keys+2:]...)
+}
+
+// GroupResult returns the row a GROUP BY without a window emits for a key:
+// its key values and each function's result.
+func (a *Aggregation) GroupResult(key, acc sqlrow.Row) sqlrow.Row {
+	r := a.Result(key, 0, 0, acc)
+	return append(r[:a.Keys:a.Keys], r[a.Keys+2:]...)
+}

@@ -45,7 +45,17 @@ type Program struct {
 	Names  []string        `json:"names"`
 	// Out is the format of the records the operator writes.
 	Out Format `json:"out"`
+	// Changelog makes the output a changelog of an updating result: each
+	// row that WHERE keeps is written as an upsert, each it does not as a
+	// delete, with the op first (a CSV field, or the JSON member "op").
+	Changelog bool `json:"changelog,omitempty"`
 }
+
+// The ops of a changelog.
+const (
+	OpUpsert = "upsert"
+	OpDelete = "delete"
+)
 
 // ParseProgram reads a program from its JSON form and checks it.
 func ParseProgram(s string) (*Program, error) {
@@ -92,6 +102,9 @@ func (p *Program) Check() error {
 	}
 	if err := checkFormat("out", p.Out); err != nil {
 		return err
+	}
+	if p.Changelog && p.Out == FormatRow {
+		return fmt.Errorf("changelog: only for text records (out: csv or json)")
 	}
 	if p.Prefix != "" && p.In == FormatRow {
 		return fmt.Errorf("prefix: only for text records (in: csv or json)")
@@ -164,28 +177,37 @@ func (p *Program) Decode(dst sqlrow.Row, v []byte) (sqlrow.Row, error) {
 // row to out and returns it with true, or returns out unchanged and false
 // when WHERE does not hold.
 func (p *Program) Run(in sqlrow.Row, out []byte) ([]byte, bool, error) {
+	op := OpUpsert
 	if p.Where != nil {
 		ok, err := p.Where.Eval(in)
 		if err != nil {
 			return out, false, fmt.Errorf("WHERE: %w", err)
 		}
 		if !ok.True() {
-			return out, false, nil
+			if !p.Changelog {
+				return out, false, nil
+			}
+			op = OpDelete
 		}
 	}
-	row := make(sqlrow.Row, len(p.Select))
+	row := make(sqlrow.Row, 0, len(p.Select)+1)
+	names := p.Names
+	if p.Changelog {
+		row = append(row, sqlrow.Str(op))
+		names = append([]string{"op"}, names...)
+	}
 	for i, e := range p.Select {
 		v, err := e.Eval(in)
 		if err != nil {
 			return out, false, fmt.Errorf("column %s: %w", p.Names[i], err)
 		}
-		row[i] = v
+		row = append(row, v)
 	}
 	switch p.Out {
 	case FormatCSV:
 		return sqlrow.AppendCSV(out, row), true, nil
 	case FormatJSON:
-		return sqlrow.AppendJSON(out, p.Names, row), true, nil
+		return sqlrow.AppendJSON(out, names, row), true, nil
 	}
 	return sqlrow.AppendRow(out, row), true, nil
 }
