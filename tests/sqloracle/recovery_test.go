@@ -24,11 +24,22 @@ type checkpointedJob struct {
 	id, out  string
 	want     [][]*string
 	sinkCols string
+	key      []int // an updating query's key columns
 }
 
-// startCheckpointed starts the job: 3000 rows at 1000 rows/s, so it runs
-// about 3 s, checkpointing every 200 ms.
-func startCheckpointed(t *testing.T) *checkpointedJob {
+// The windowed query of the checkpointed tests, and DuckDB's.
+var windowedQuery = query{
+	name: "checkpointed",
+	sink: "auction BIGINT, ws BIGINT, n BIGINT, total BIGINT, bidders BIGINT",
+	floe: "INSERT INTO out SELECT auction, window_start, COUNT(*), SUM(price), COUNT(DISTINCT bidder) " +
+		"FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);",
+	duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, COUNT(*), SUM(price), COUNT(DISTINCT bidder) " +
+		"FROM bids GROUP BY auction, ws",
+}
+
+// startCheckpointed starts the job of query q: 3000 rows at 1000 rows/s,
+// so it runs about 3 s, checkpointing every 200 ms.
+func startCheckpointed(t *testing.T, q query) *checkpointedJob {
 	if _, err := os.Stat(filepath.Join("node_modules", "@duckdb", "node-api")); err != nil {
 		t.Skip("DuckDB, the oracle, is not installed: run `npm ci --prefix tests/sqloracle` (Node 20 and the npm registry)")
 	}
@@ -41,12 +52,6 @@ func startCheckpointed(t *testing.T) *checkpointedJob {
 	if err := writeBids(bids, 3000); err != nil {
 		t.Fatal(err)
 	}
-	q := query{
-		name: "checkpointed",
-		sink: "auction BIGINT, ws BIGINT, n BIGINT, total BIGINT, bidders BIGINT",
-		duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, COUNT(*), SUM(price), COUNT(DISTINCT bidder) " +
-			"FROM bids GROUP BY auction, ws",
-	}
 	want, ok := runDuckDB(t, node, bids, []query{q}).get(q.name)
 	if !ok {
 		t.Fatal("DuckDB failed")
@@ -57,9 +62,8 @@ SET checkpoint_interval = '200ms';
 CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, ts BIGINT)
   WITH (connector = 'file', path = '%s', rate = '1000', watermark = 'ts - 1s');
 CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');
-INSERT INTO out SELECT auction, window_start, COUNT(*), SUM(price), COUNT(DISTINCT bidder)
-FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);
-`, bids, q.sink, out)
+%s
+`, bids, q.sink, out, q.floe)
 	job, err := sqlc.Compile(src, sqlc.Options{Name: "checkpointed"})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +84,7 @@ FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &checkpointedJob{c: c, id: id, out: out, want: want, sinkCols: q.sink}
+	return &checkpointedJob{c: c, id: id, out: out, want: want, sinkCols: q.sink, key: q.key}
 }
 
 // waitCheckpoints waits for n completed checkpoints of the running job.
@@ -119,7 +123,11 @@ func (j *checkpointedJob) finish(t *testing.T) api.JobStatus {
 		t.Fatalf("job %s after %d attempts: %s", st.State, st.Attempt, st.Message)
 	}
 	types := sinkTypes(t, j.sinkCols)
-	compareRows(t, normalize(t, readParts(t, j.out), types), normalize(t, j.want, types))
+	got := readParts(t, j.out)
+	if j.key != nil {
+		got, _ = finalTable(t, got, j.key)
+	}
+	compareRows(t, normalize(t, got, types), normalize(t, j.want, types))
 	return st
 }
 
@@ -137,7 +145,7 @@ func historyHas(st api.JobStatus, s string) bool {
 // finish from a checkpoint with exactly DuckDB's rows, no window lost and
 // none written twice.
 func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
-	j := startCheckpointed(t)
+	j := startCheckpointed(t, windowedQuery)
 	st := j.waitCheckpoints(t, 2)
 	// Vertex 1 is the window's stage: [window -> select -> out].
 	victim := st.Vertices[1].Subtasks[0].TaskManager
@@ -151,7 +159,7 @@ func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
 // TestWindowedSQLRescales rescales the job 2 -> 4 while it runs: the window
 // state moves by key group and the output is still exactly DuckDB's.
 func TestWindowedSQLRescales(t *testing.T) {
-	j := startCheckpointed(t)
+	j := startCheckpointed(t, windowedQuery)
 	j.waitCheckpoints(t, 1)
 	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
 		t.Fatal(err)
@@ -162,6 +170,28 @@ func TestWindowedSQLRescales(t *testing.T) {
 	}
 	if n := len(st.Vertices[1].Subtasks); n != 4 {
 		t.Errorf("the window runs %d subtasks, want 4", n)
+	}
+}
+
+// TestUpdatingSQLSurvivesALostTaskManager loses the task manager that runs
+// the first subtask of a GROUP BY without a window: restored from a
+// checkpoint, the groups' accumulators go on, and the committed changelog
+// leaves exactly DuckDB's table.
+func TestUpdatingSQLSurvivesALostTaskManager(t *testing.T) {
+	j := startCheckpointed(t, query{
+		name:   "updating",
+		sink:   "auction BIGINT, n BIGINT, total BIGINT, bidders BIGINT",
+		floe:   "INSERT INTO out SELECT auction, COUNT(*), SUM(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;",
+		duckdb: "SELECT auction, COUNT(*), SUM(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction",
+		key:    []int{0},
+	})
+	st := j.waitCheckpoints(t, 2)
+	// Vertex 1 is the group's stage: [group -> select -> out].
+	victim := st.Vertices[1].Subtasks[0].TaskManager
+	j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+	st = j.finish(t)
+	if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
+		t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
 	}
 }
 
