@@ -256,7 +256,7 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 			}
 			spec := pos[0]
 			if isSQL(spec) {
-				compiled, cleanup, err := compileSQLToFile(spec)
+				compiled, cleanup, err := compileSQLToFile(spec, *set)
 				if err != nil {
 					return err
 				}

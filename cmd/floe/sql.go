@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/floe-stream/floe/host/taskmanager"
+	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/sqlc"
 	"github.com/spf13/cobra"
 )
@@ -51,6 +52,10 @@ func runSQL(path string, printSpec bool, f *runFlags, stdout, stderr io.Writer) 
 		return 2
 	}
 	job, err := compileSQL(path)
+	if err == nil && !printSpec {
+		// NB: a printed spec may keep its ${name} parameters unset.
+		err = checkSQL(path, job, f.set)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "floe sql: %v\n", err)
 		return 2
@@ -120,13 +125,31 @@ func jobName(path string) string {
 func isSQL(path string) bool { return strings.EqualFold(filepath.Ext(path), ".sql") }
 
 // compileSQLToFile compiles the script at path into a spec file in a
-// temporary directory, which cleanup removes.
-func compileSQLToFile(path string) (spec string, cleanup func(), err error) {
+// temporary directory, which cleanup removes, and checks it with the
+// --set values.
+func compileSQLToFile(path string, set []string) (spec string, cleanup func(), err error) {
 	job, err := compileSQL(path)
+	if err == nil {
+		err = checkSQL(path, job, set)
+	}
 	if err != nil {
 		return "", nil, err
 	}
 	return writeSpec(job)
+}
+
+// checkSQL parses a compiled job's spec with the --set values, so that a
+// problem a connector finds in a table's WITH options is reported at the
+// option in the script rather than in a spec the user never wrote.
+func checkSQL(path string, job *sqlc.Job, set []string) error {
+	params, err := jobspec.ParseSet(set)
+	if err != nil {
+		return err
+	}
+	if _, err := jobspec.Parse(job.Spec, "", params); err != nil {
+		return fmt.Errorf("%s: %w", path, job.Locate(err))
+	}
+	return nil
 }
 
 // writeSpec writes a compiled job's spec into a temporary directory, which

@@ -153,3 +153,26 @@ func TestJobSubmitCompilesSQL(t *testing.T) {
 		t.Errorf("a bad script: %+v", r)
 	}
 }
+
+// TestSQLConnectorErrorPointsAtTheOption runs a script whose file source
+// has a bad rate: the message names the option's line and column.
+func TestSQLConnectorErrorPointsAtTheOption(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "rate.sql")
+	src := "CREATE TABLE t (a BIGINT) WITH (connector = 'file', path = 'in', rate = 'fast');\n" +
+		"CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT a FROM t;\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := floe([]string{"sql", "-f", script}, &out, &errOut); code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, errOut.String())
+	}
+	want := "floe sql: " + script + `: line 1, column 66: table t: rate: must be a number >= 0, got "fast"
+  CREATE TABLE t (a BIGINT) WITH (connector = 'file', path = 'in', rate = 'fast');
+                                                                   ^
+`
+	if errOut.String() != want {
+		t.Errorf("stderr\n%s\nwant\n%s", errOut.String(), want)
+	}
+}

@@ -16,6 +16,11 @@ type Job struct {
 	// Explain is true when the script asked for EXPLAIN rather than a
 	// run.
 	Explain bool
+
+	// src is the script; sources and sinks are the tables behind the
+	// spec's sources and sinks, in order, for Locate.
+	src            string
+	sources, sinks []*Table
 }
 
 // Options are the job's defaults, which SET statements override.
@@ -62,11 +67,11 @@ func Compile(src string, opt Options) (*Job, error) {
 	if len(c.queries) == 0 {
 		return nil, errAt(src, len(src), "the script has no INSERT INTO ... SELECT: a job needs at least one query")
 	}
-	spec, err := c.spec()
+	spec, sources, sinks, err := c.spec()
 	if err != nil {
 		return nil, err
 	}
-	return &Job{Spec: spec, Explain: c.explain}, nil
+	return &Job{Spec: spec, Explain: c.explain, src: src, sources: sources, sinks: sinks}, nil
 }
 
 // statement compiles one statement, which starts at offset at.

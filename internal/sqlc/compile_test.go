@@ -32,6 +32,11 @@ FROM bids WHERE price > 10 GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND) HA
 		t.Fatal(err)
 	}
 	t.Logf("%s\n%s", j.Spec, p)
+	// COUNT(*) in the SELECT list and in HAVING is computed once.
+	agg := job.Operators[2].SQLAggregation
+	if agg == nil || len(agg.Aggs) != 3 || agg.Keys != 1 {
+		t.Errorf("the window's aggregation: %+v, want COUNT(*), SUM(price), AVG(price) keyed by auction", agg)
+	}
 }
 
 func TestErrorsPointAtText(t *testing.T) {
@@ -133,6 +138,35 @@ func TestCamelOptions(t *testing.T) {
 		"eventsPerSecond": "eventsPerSecond", "transactional_id_prefix": "transactionalIdPrefix"} {
 		if got := camel(in); got != want {
 			t.Errorf("camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLocateSpecErrors parses compiled specs whose connector options are
+// wrong: each problem points at the option, or at the CREATE TABLE that
+// lacks one.
+func TestLocateSpecErrors(t *testing.T) {
+	src := `CREATE TABLE bids (auction BIGINT) WITH (connector = 'file', rate = 'fast');
+CREATE TABLE o (auction BIGINT)
+  WITH (connector = 'file');
+INSERT INTO o SELECT auction FROM bids;
+`
+	j, err := Compile(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = jobspec.Parse(j.Spec, "/", nil)
+	if err == nil {
+		t.Fatal("the spec parsed")
+	}
+	got := j.Locate(err).Error()
+	for _, want := range []string{
+		"line 1, column 62: table bids: rate: must be a number >= 0, got \"fast\"",
+		"line 1, column 1: table bids: path: required",
+		"line 2, column 1: table o: path: required",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got\n%s\nwant it to hold\n%s", got, want)
 		}
 	}
 }

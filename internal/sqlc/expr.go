@@ -1,7 +1,6 @@
 package sqlc
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -324,6 +323,3 @@ func (s rowScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error)
 func (c *compiler) errAt(off int, format string, args ...any) error {
 	return errAt(c.src, off, format, args...)
 }
-
-// describe names an expression for messages.
-func describe(n *pg.Node) string { return fmt.Sprintf("%T", n.Node) }

@@ -208,8 +208,8 @@ type aggScope struct {
 	keys     int
 	pre      []*sqlexpr.Expr
 	aggs     []sqlprog.Agg
-	// seen maps an aggregate's text to its index in aggs, so that a
-	// repeated COUNT(*) is computed once.
+	// seen maps an aggregate, by function and compiled argument, to its
+	// index in aggs, so that a repeated COUNT(*) is computed once.
 	seen map[string]int
 }
 
@@ -318,8 +318,10 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 		a.Arg = len(s.pre)
 		s.pre = append(s.pre, arg)
 	}
-	key := c.src[f.Location:] // NB: the call's text from its start identifies it well enough with its argument
-	key = fn + "|" + argKey(f, key)
+	key := fn + "|*"
+	if a.Arg >= 0 {
+		key = fn + "|" + exprKey(s.pre[a.Arg])
+	}
 	if s.seen == nil {
 		s.seen = map[string]int{}
 	}
@@ -337,26 +339,4 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 	}
 	t, _ := sqlprog.ResultType(fn, argType)
 	return s.output(s.keys+s.bounds()+idx, t), true, nil
-}
-
-// argKey returns the text of the call's arguments: from the opening
-// parenthesis to its match, within text, which starts at the call.
-func argKey(f *pg.FuncCall, text string) string {
-	open := strings.IndexByte(text, '(')
-	if open < 0 {
-		return text
-	}
-	depth := 0
-	for i := open; i < len(text); i++ {
-		switch text[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return strings.Join(strings.Fields(strings.ToLower(text[open:i+1])), " ")
-			}
-		}
-	}
-	return text
 }

@@ -1,7 +1,6 @@
 package sqlc
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -279,5 +278,3 @@ func uidPart(s string) string {
 		return '_'
 	}, s)
 }
-
-func (o operator) String() string { return fmt.Sprintf("%s %s", o.kind, o.suffix) }

@@ -33,7 +33,7 @@ type specOperator struct {
 
 // spec writes the job spec: a source per table a query reads, the
 // operators of every query, a sink per table a query writes.
-func (c *compiler) spec() ([]byte, error) {
+func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 	doc := specDoc{Name: c.props.name, Parallelism: c.props.parallelism, MaxParallelism: c.props.maxParallelism}
 	if c.props.checkpointInterval > 0 {
 		doc.Checkpoints = map[string]any{"interval": c.props.checkpointInterval.String()}
@@ -49,6 +49,7 @@ func (c *compiler) spec() ([]byte, error) {
 		if !added[q.source] {
 			added[q.source] = true
 			doc.Sources = append(doc.Sources, sourceNode(q.source))
+			sources = append(sources, q.source)
 		}
 		inserts[q.sink]++
 		prefix := uidPart(q.sink.Name) + "-" + strconv.Itoa(inserts[q.sink])
@@ -77,16 +78,17 @@ func (c *compiler) spec() ([]byte, error) {
 	for _, t := range sinkOrder {
 		doc.Sinks = append(doc.Sinks, sinkNode(t, sinkInputs[t]))
 	}
+	sinks = sinkOrder
 	for _, t := range c.order {
 		if added[t] && sinkInputs[t] != nil {
-			return nil, c.errAt(t.at, "table %s is both read and written; a table is a source or a sink", t.Name)
+			return nil, nil, nil, c.errAt(t.at, "table %s is both read and written; a table is a source or a sink", t.Name)
 		}
 	}
 	out, err := yaml.Marshal(&doc)
 	if err != nil {
-		return nil, fmt.Errorf("writing the job spec: %w", err)
+		return nil, nil, nil, fmt.Errorf("writing the job spec: %w", err)
 	}
-	return append([]byte("# compiled from SQL by floe sql; docs/sql.md\n"), out...), nil
+	return append([]byte("# compiled from SQL by floe sql; docs/sql.md\n"), out...), sources, sinks, nil
 }
 
 func (w windowSpec) spec() map[string]string {

@@ -77,8 +77,12 @@ func (c *compiler) nexmark(t *Table) error {
 	return nil
 }
 
-// Option is one WITH option passed to a connector.
-type Option struct{ Key, Value string }
+// Option is one WITH option passed to a connector, and its offset in the
+// script.
+type Option struct {
+	Key, Value string
+	at         int
+}
 
 // column returns the index of column name, or -1.
 func (t *Table) column(name string) int {
@@ -123,7 +127,7 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 			t.event, t.eventAt = v, int(d.Location)
 			continue
 		}
-		if err := t.option(d.Defname, v); err != nil {
+		if err := t.option(d.Defname, v, int(d.Location)); err != nil {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
 	}
@@ -145,7 +149,7 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 }
 
 // option applies the WITH option key = v.
-func (t *Table) option(key, v string) error {
+func (t *Table) option(key, v string, at int) error {
 	switch key {
 	case "connector":
 		t.Connector = v
@@ -157,7 +161,7 @@ func (t *Table) option(key, v string) error {
 	case "watermark":
 		return t.watermark(v)
 	default:
-		t.Options = append(t.Options, Option{camel(key), v})
+		t.Options = append(t.Options, Option{camel(key), v, at})
 	}
 	return nil
 }
