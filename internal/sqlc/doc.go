@@ -20,7 +20,11 @@
 // operator that decodes the table's records, filters and projects them;
 // for a windowed GROUP BY, a keyBy on the grouping columns (key row:N), a
 // window with the built-in aggregate function and a second sql operator
-// for the SELECT list and HAVING over the aggregates. Expressions compile to
+// for the SELECT list and HAVING over the aggregates; for a GROUP BY
+// without a window, a sqlGroup operator in the window's place and a last
+// sql operator that writes a changelog. Expressions compile to
 // internal/sqlexpr trees, typed as they are built, so a type error is found
 // here, with the line and column of the offending text, not in a task.
+// What only the spec's parser can find (a connector's option) is pointed
+// back at the script by Job.Locate.
 package sqlc

@@ -7,8 +7,13 @@
 //     the result (an encoded row for the next SQL operator, or a CSV or
 //     JSON line for a sink);
 //   - an Aggregation, the built-in aggregate function of a SQL window
-//     operator: COUNT, SUM, MIN, MAX and AVG over the columns of encoded
+//     operator or of a sqlGroup (GROUP BY without a window): COUNT,
+//     COUNT(DISTINCT), SUM, MIN, MAX and AVG over the columns of encoded
 //     rows whose first Keys values are the GROUP BY key.
+//
+// A Program may also skip the records that lack a Prefix (the bids of a
+// Nexmark stream) and write a changelog (Changelog: upsert when WHERE, that
+// is HAVING, holds, delete when it does not) for an updating result.
 //
 // Both travel in the spec as JSON (a spec is text that a scheduler stores
 // and every task manager parses again), and Check refuses one that does not
