@@ -15,6 +15,7 @@ import (
 	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/task/internal/align"
 	"github.com/floe-stream/floe/host/timer"
 	"github.com/floe-stream/floe/host/udf"
@@ -354,6 +355,13 @@ func (t *Task) open(ctx context.Context) error {
 			op, err = t.windowOperator(ctx, spec)
 		case jobspec.OperatorIntervalJoin, jobspec.OperatorWindowJoin:
 			op, err = t.joinOperator(ctx, spec)
+		case jobspec.OperatorSQL:
+			op = sqlop.New(spec.UID, spec.SQL)
+		case jobspec.OperatorSQLGroup:
+			if t.state == nil {
+				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
+			}
+			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
 		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}
