@@ -40,9 +40,14 @@ func TestEndingSinkAcknowledgesWithItsFinalOutput(t *testing.T) {
 		},
 		Now: time.Now,
 	}
+	// A task takes triggers once it is open, as a task manager sends them
+	// only to a started task.
+	started := make(chan struct{})
+	env.Started = func(*Task) { close(started) }
 	task := New(Spec{Plan: p, Stage: 1}, env, IO{In: in})
 	done := make(chan error, 1)
 	go func() { done <- task.Run(context.Background()) }()
+	<-started
 	send := func(m exchange.Message) {
 		<-in.asks
 		in.msgs <- m
