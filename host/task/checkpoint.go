@@ -97,9 +97,12 @@ func (c *checkpointer) poke() {
 // TriggerCheckpoint asks a source task, or a task whose input ended and
 // that waits for the job's final commit, to take checkpoint id. It returns
 // false when the task cannot take it now, and true without taking it again
-// for an id it was already triggered for.
+// for an id it was already triggered for, and false before the task is
+// open.
 func (t *Task) TriggerCheckpoint(id int64) bool {
-	if t.ckpt == nil || (t.source == nil && !t.ckpt.ending.Load()) {
+	// ready orders this after open, which sets ckpt and source: a task
+	// manager lists a task before it is open.
+	if !t.ready.Load() || t.ckpt == nil || (t.source == nil && !t.ckpt.ending.Load()) {
 		return false
 	}
 	for {
