@@ -43,7 +43,10 @@ func startGroupTLS(t *testing.T, n int, c *tlsconf.Config, opts ...func(*Config)
 	for range n {
 		peers = append(peers, freeAddr(t))
 	}
-	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 30 * time.Second}, scheme: "http"}
+	// The timeout only stops a hung test: a module push through a follower
+	// compiles the module under the race detector, which took over 30s in
+	// a CI run beside a loaded machine's other work.
+	g := &group{hc: &http.Client{Transport: &http.Transport{}, Timeout: 3 * time.Minute}, scheme: "http"}
 	if c != nil {
 		g.hc.Transport, g.scheme = &http.Transport{TLSClientConfig: c.Client(tlsconf.Scheduler)}, "https"
 	}
