@@ -144,7 +144,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		spec: y(okName, "paralelism: 2", okSource, okSink, okModule,
 			"operators: [{type: map, uid: a, modul: wordcount, function: f}]"),
 		want: []string{
-			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints)`,
+			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints, autoscaler)`,
 			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs)`,
 			`line 6: operators[0].module: required`,
 		},
@@ -299,6 +299,28 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "unknown state backend",
 		spec: y(okName, okSource, okSink, "state: {backend: rocksdb}"),
 		want: []string{`state.backend: unknown state backend "rocksdb" (want memory or pebble)`},
+	}, {
+		name: "autoscaler out of range",
+		spec: y(okName, okSource, okSink, "maxParallelism: 16",
+			"autoscaler:",
+			"  enabled: yes",
+			"  targetUtilization: 1.5",
+			"  stabilization: 10ms",
+			"  maxScaleUpFactor: 0.5",
+			"  maxParallelism: 32",
+			"  speed: 3"),
+		want: []string{
+			`line 6: autoscaler.enabled: must be true or false, got "yes"`,
+			`line 7: autoscaler.targetUtilization: must be a number above 0 and at most 1, got "1.5"`,
+			`line 8: autoscaler.stabilization: must be a duration >= 1s such as 10s or 1m30s, got "10ms"`,
+			`line 9: autoscaler.maxScaleUpFactor: must be a number >= 1, got "0.5"`,
+			`line 10: autoscaler.maxParallelism: 32 is above the job's maxParallelism 16 (its key groups)`,
+			`line 11: autoscaler.speed: unknown field (known fields: enabled, minParallelism, maxParallelism, targetUtilization, stabilization, cooldown, maxScaleUpFactor, maxScaleDownFactor, catchUp, interval)`,
+		},
+	}, {
+		name: "autoscaler min above max",
+		spec: y(okName, okSource, okSink, "autoscaler: {enabled: true, minParallelism: 4, maxParallelism: 2}"),
+		want: []string{`line 4: autoscaler.minParallelism: 4 is above maxParallelism 2`},
 	}, {
 		name: "checkpoints without interval",
 		spec: y(okName, okSource, okSink, "checkpoints: {timeout: 10}"),

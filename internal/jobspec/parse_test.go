@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,5 +334,45 @@ func TestWithOperatorParallelism(t *testing.T) {
 	}
 	if err := job.WithOperatorParallelism(job.Sinks[0].UID, job.MaxParallelism+1); err == nil {
 		t.Fatal("parallelism above maxParallelism accepted")
+	}
+}
+
+// TestAutoscaler checks the autoscaler: section of a spec and on its own,
+// as PUT /v1/jobs/{id}/autoscaler sends it.
+func TestAutoscaler(t *testing.T) {
+	job, err := Parse([]byte("name: j\nsource: {type: generator, uid: src}\nsink: {type: stdout, uid: out}\n"+
+		"autoscaler: {enabled: true, minParallelism: 2, maxScaleDownFactor: 2, cooldown: 1m}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Autoscaler{Enabled: true, MinParallelism: 2, TargetUtilization: 0.7, Stabilization: time.Minute,
+		Cooldown: time.Minute, MaxScaleDownFactor: 2, Interval: 10 * time.Second}
+	if job.Autoscaler != want {
+		t.Errorf("spec: got %+v, want %+v", job.Autoscaler, want)
+	}
+	tests := []struct {
+		body    string
+		want    Autoscaler
+		wantErr string
+	}{
+		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m"}`,
+			Autoscaler{Enabled: true, TargetUtilization: 0.5, Stabilization: 30 * time.Second, Cooldown: 30 * time.Second,
+				CatchUp: 5 * time.Minute, Interval: 10 * time.Second}, ""},
+		{`{}`, Autoscaler{}.WithDefaults(), ""},
+		{`{"maxParallelism": 200}`, Autoscaler{}, `autoscaler: line 1: maxParallelism: 200 is above the job's maxParallelism 128 (its key groups)`},
+		{`{"enabled": 1}`, Autoscaler{}, `autoscaler: line 1: enabled: must be true or false, got "1"`},
+		{`[1]`, Autoscaler{}, `a job spec must be a mapping`},
+	}
+	for _, tt := range tests {
+		got, err := ParseAutoscaler([]byte(tt.body), 128)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want %q", tt.body, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %+v, %v, want %+v", tt.body, got, err, tt.want)
+		}
 	}
 }
