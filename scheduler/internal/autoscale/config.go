@@ -27,6 +27,12 @@ type Config struct {
 	// CatchUp is the time in which the sources' backlog should be worked
 	// off, on top of their input rate; zero ignores the backlog.
 	CatchUp time.Duration
+	// Slack is how much a subtask's samples may fall short of covering
+	// Stabilization: samples arrive with every heartbeat, and those that
+	// straddle the window's edges do not count, so a Scaler fed by
+	// heartbeats sets it to two heartbeat intervals. Zero asks for full
+	// coverage.
+	Slack time.Duration
 }
 
 // Defaults of Config's zero fields.

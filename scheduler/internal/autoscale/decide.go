@@ -57,6 +57,12 @@ func reason(d *Decision) string {
 			r = "rescale"
 		}
 	}
+	for _, v := range d.Vertices {
+		if v.Skewed() {
+			r += fmt.Sprintf("; skew limits vertex %d: %s of its records sit in hot key groups of one subtask, which more parallelism cannot split",
+				v.ID, pct(v.HotShare))
+		}
+	}
 	if d.SlotsMissing > 0 {
 		r += fmt.Sprintf("; not enough slots: the computed parallelism needs %d, %d missing", d.SlotsNeeded, d.SlotsMissing)
 	}
@@ -72,7 +78,7 @@ func coverage(cfg Config, vertices []Vertex, stats map[key]*window) string {
 			if w != nil {
 				got = w.covered
 			}
-			if got < cfg.Stabilization {
+			if got+cfg.Slack < cfg.Stabilization {
 				return fmt.Sprintf("vertex %d subtask %d covers %s of %s", v.ID, s, got, cfg.Stabilization)
 			}
 		}
@@ -146,12 +152,15 @@ func Parallelism(required, trueRate, hot, u float64, current int) (int, string) 
 	capacity := trueRate * u
 	if required*hot >= capacity {
 		n := max(current, ceil(required*(1-hot)/capacity))
-		return n, fmt.Sprintf("skew: %s of the records sit in the busiest subtask's hot key groups,"+
+		return n, fmt.Sprintf(skewNote+" %s of the records sit in the busiest subtask's hot key groups,"+
 			" %s rec/s where one subtask takes %s at the target; more parallelism does not help it",
 			pct(hot), num(required*hot), num(capacity))
 	}
 	return ceil(required * (1 - hot) / (capacity - required*hot)), ""
 }
+
+// skewNote opens the note of a vertex that skew limits.
+const skewNote = "skew:"
 
 // ceil rounds up, forgiving the float error of an exact quotient.
 func ceil(x float64) int {

@@ -1,6 +1,9 @@
 package autoscale
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Decision is what Decide chose, with the inputs it chose from, so it can be
 // recorded and shown (GET /v1/jobs/{id}/autoscaler, once wired).
@@ -44,4 +47,16 @@ type VertexDecision struct {
 	// Notes are the rules that bound the result (skew, factors, limits,
 	// slots), in the order they applied.
 	Notes []string
+}
+
+// Skewed tells that skew limited the vertex: its busiest subtask's hot
+// share is more than one subtask can take at the target, whatever the
+// parallelism.
+func (v VertexDecision) Skewed() bool {
+	for _, n := range v.Notes {
+		if strings.HasPrefix(n, skewNote) {
+			return true
+		}
+	}
+	return false
 }
