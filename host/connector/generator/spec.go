@@ -60,6 +60,10 @@ func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
 // Bounded implements jobspec.SourceSpec: a generator with a count ends.
 func (g *Spec) Bounded() bool { return g.Count > 0 }
 
+// ConfiguredRate implements jobspec.RateLimited: the autoscaler's input
+// rate of the source.
+func (g *Spec) ConfiguredRate() float64 { return g.Rate }
+
 // OpenSource implements connector.SourceOpener.
 func (g *Spec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
 	return NewSource(Config{Count: g.Count, Rate: g.Rate, Kind: g.Kind, Keys: int(g.Keys), Size: g.Size}, split)

@@ -50,6 +50,10 @@ func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
 // ends.
 func (n *Spec) Bounded() bool { return n.Count > 0 }
 
+// ConfiguredRate implements jobspec.RateLimited: the autoscaler's input
+// rate of the source.
+func (n *Spec) ConfiguredRate() float64 { return n.Rate }
+
 // OpenSource implements connector.SourceOpener.
 func (n *Spec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
 	return NewSource(Config{Count: n.Count, Rate: n.Rate, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed}, split)
