@@ -12,6 +12,7 @@ import (
 	"github.com/floe-stream/floe/scheduler/internal/autoscale"
 	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
+	"github.com/floe-stream/floe/scheduler/internal/schedmetrics"
 )
 
 // The autoscaler's edge (docs/autoscaling.md). The leader feeds each
@@ -205,6 +206,28 @@ func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 			Observed: v.Observed, OutputRatio: v.OutputRatio, Busiest: v.Busiest, Busy: v.Busy,
 			BackPressure: v.BackPressure, Idle: v.Idle, LoadShare: v.LoadShare, HotShare: v.HotShare,
 			TrueRate: v.TrueRate, Skewed: v.Skewed(), Notes: v.Notes})
+	}
+	return out
+}
+
+// autoscalerSnapshot is a job's autoscaler as its metrics show it, nil
+// when it is off. The caller holds s.mu.
+func (s *Server) autoscalerSnapshot(j *lifecycle.Job) *schedmetrics.Autoscaler {
+	if !j.Autoscaler.Config.Enabled {
+		return nil
+	}
+	var latest *autoscale.Decision
+	if sc := s.scalers[j.ID]; sc != nil {
+		latest = sc.Latest
+	}
+	st := autoscalerStatus(j, latest)
+	out := &schedmetrics.Autoscaler{Rescales: st.Rescales, SlotsMissing: st.SlotsMissing}
+	if len(st.Decisions) > 0 {
+		for _, v := range st.Decisions[0].Vertices {
+			if v.Skewed {
+				out.SkewedVertices++
+			}
+		}
 	}
 	return out
 }
