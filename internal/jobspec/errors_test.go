@@ -158,9 +158,9 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		want: []string{`line 2: source: must be a mapping, got a single value`},
 	}, {
 		name: "value of the wrong shape",
-		spec: y(okName, "source: {type: generator, uid: a, rate: [1, 2]}", okSink, "operators: {type: map}"),
+		spec: y(okName, "source: {type: generator, uid: a, count: [1, 2]}", okSink, "operators: {type: map}"),
 		want: []string{
-			`source.rate: must be a single value, got a list`,
+			`source.count: must be a single value, got a list`,
 			`operators: must be a list, got a mapping`,
 		},
 	}, {
@@ -316,6 +316,20 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			`line 9: autoscaler.maxScaleUpFactor: must be a number >= 1, got "0.5"`,
 			`line 10: autoscaler.maxParallelism: 32 is above the job's maxParallelism 16 (its key groups)`,
 			`line 11: autoscaler.speed: unknown field (known fields: enabled, minParallelism, maxParallelism, targetUtilization, stabilization, cooldown, maxScaleUpFactor, maxScaleDownFactor, catchUp, interval)`,
+		},
+	}, {
+		name: "bad rate schedules",
+		spec: y(okName, "sink: {type: stdout, uid: out, inputs: [a, b, c]}",
+			"sources:",
+			"  - {type: generator, uid: a, rate: [{for: 30s, rate: 100}, {for: soon, rate: 5}, {rate: 0}, {for: 1s, rate: -1}]}",
+			"  - {type: generator, uid: b, rate: {for: 1s}}",
+			"  - {type: file, uid: c, path: /in, rate: [{for: 1s, rate: 5}]}"),
+		want: []string{
+			`line 4: sources[0].rate[1].for: must be a duration >= 1ms such as 10s or 1m30s, got "soon"`,
+			`line 4: sources[0].rate[2]: a step needs for (a duration) and rate (records per second), as in {for: 30s, rate: 20000}`,
+			`line 4: sources[0].rate[3].rate: must be a number > 0, got "-1"`,
+			`line 5: sources[1].rate: must be a single value, got a mapping`,
+			`line 6: sources[2].rate: this source takes a number of records per second; a rate schedule applies to the generator and nexmark sources`,
 		},
 	}, {
 		name: "autoscaler min above max",

@@ -172,7 +172,7 @@ checkpoints: {interval: 10s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); *got.Sources[0].Spec.(*generator.Spec) != want {
+	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); !reflect.DeepEqual(*got.Sources[0].Spec.(*generator.Spec), want) {
 		t.Errorf("generator = %+v, want %+v", *got.Sources[0].Spec.(*generator.Spec), want)
 	}
 	if want := (RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}); got.RestartStrategy != want {
@@ -334,6 +334,20 @@ func TestWithOperatorParallelism(t *testing.T) {
 	}
 	if err := job.WithOperatorParallelism(job.Sinks[0].UID, job.MaxParallelism+1); err == nil {
 		t.Fatal("parallelism above maxParallelism accepted")
+	}
+}
+
+// TestRateSchedule checks a generator's rate as a list of steps.
+func TestRateSchedule(t *testing.T) {
+	job, err := Parse([]byte("name: j\nsource: {type: generator, uid: src, rate: [{for: 30s, rate: 20000}, {for: 1m, rate: 2e5}]}\n"+
+		"sink: {type: stdout, uid: out}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := job.Sources[0].Spec.(*generator.Spec)
+	want := []RateStep{{For: 30 * time.Second, Rate: 20000}, {For: time.Minute, Rate: 200000}}
+	if g.Rate != 0 || !reflect.DeepEqual(g.Schedule, want) || g.ConfiguredRate() != 0 {
+		t.Errorf("got rate %g schedule %+v, want %+v", g.Rate, g.Schedule, want)
 	}
 }
 
