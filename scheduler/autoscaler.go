@@ -82,7 +82,9 @@ func (s *Server) autoscale(now time.Time) {
 		if j.State != api.JobRunning || j.Rescaling() {
 			continue
 		}
-		d, ok, err := s.scaler(j.ID).Tick(now, autoscale.Job{Config: coreConfig(cfg), Vertices: vertices(j.Plan),
+		sc := s.scaler(j.ID)
+		observeFinished(sc, j, now)
+		d, ok, err := sc.Tick(now, autoscale.Job{Config: coreConfig(cfg), Vertices: vertices(j.Plan),
 			Cluster: autoscale.Cluster{FreeSlots: free}, LastRescale: j.Autoscaler.LastRescale, Interval: cfg.WithDefaults().Interval})
 		if err != nil {
 			s.log.Warn("autoscaler", "job", j.ID, "err", err)
@@ -96,6 +98,20 @@ func (s *Server) autoscale(now time.Time) {
 	for _, c := range changes {
 		s.log.Info("autoscaler rescales a job", "job", c.Job, "reason", c.Decision.Reason)
 		s.event(c)
+	}
+}
+
+// observeFinished feeds the autoscaler a sample of every subtask of the
+// job's attempt that has finished (a bounded source's subtask, or one
+// without a split): it reports no more heartbeats, yet every subtask must
+// cover the window for a decision. A finished subtask is idle.
+func observeFinished(sc *autoscale.Scaler, j *lifecycle.Job, now time.Time) {
+	for stage, tasks := range j.Tasks {
+		for sub, t := range tasks {
+			if t.State == api.TaskFinished {
+				sc.Observe(j.Attempt, stage, sub, autoscale.Counters{At: now, RecordsIn: t.RecordsIn, RecordsOut: t.RecordsOut, Idle: 1})
+			}
+		}
 	}
 }
 

@@ -154,3 +154,7 @@ func (s *source) Close() error {
 	s.closed = true
 	return nil
 }
+
+// Throttled implements connector.Throttled: the time spent waiting on the
+// rate limit.
+func (s *source) Throttled() time.Duration { return s.limit.Waited() }

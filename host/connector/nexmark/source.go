@@ -158,3 +158,7 @@ func (s *source) scheduledRate() float64 {
 	}
 	return rate
 }
+
+// Throttled implements connector.Throttled: the time spent waiting on the
+// rate limit.
+func (s *source) Throttled() time.Duration { return s.limit.Waited() }

@@ -53,6 +53,10 @@ func TestSetRate(t *testing.T) {
 	if n := take(time.Second, 10); n < 990 || n > 1010 {
 		t.Errorf("at 1000/s one second granted %d", n)
 	}
+	// It slept 2 s in all, less what the first Take found in the bucket.
+	if w := l.Waited(); w <= time.Second || w > 2*time.Second {
+		t.Errorf("Waited() = %s over 2 s of rate-limited takes", w)
+	}
 	var nilLimiter *Limiter
 	nilLimiter.SetRate(5) // stays unlimited
 	if n, _ := nilLimiter.Take(context.Background(), 7); n != 7 {
