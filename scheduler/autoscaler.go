@@ -79,7 +79,10 @@ func (s *Server) autoscale(now time.Time) {
 			delete(s.scalers, j.ID)
 			continue
 		}
-		if j.State != api.JobRunning || j.Rescaling() {
+		// NB: a spec may enable the autoscaler of a job submitted without
+		// checkpoints, which cannot be rescaled: it is not decided for,
+		// rather than journaling a refused rescale every interval.
+		if j.State != api.JobRunning || j.Rescaling() || !j.TakesCheckpoints() {
 			continue
 		}
 		sc := s.scaler(j.ID)

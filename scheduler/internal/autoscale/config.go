@@ -31,7 +31,8 @@ type Config struct {
 	// Stabilization: samples arrive with every heartbeat, and those that
 	// straddle the window's edges do not count, so a Scaler fed by
 	// heartbeats sets it to two heartbeat intervals. Zero asks for full
-	// coverage.
+	// coverage. At most half of Stabilization counts, and a subtask
+	// without any sample is never covered.
 	Slack time.Duration
 }
 

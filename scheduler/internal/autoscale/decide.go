@@ -45,6 +45,9 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 	}
 	capSlots(&d, cluster)
 	d.Reason = reason(&d)
+	for i := range d.Vertices {
+		d.Vertices[i].finite()
+	}
 	return d, nil
 }
 
@@ -78,7 +81,9 @@ func coverage(cfg Config, vertices []Vertex, stats map[key]*window) string {
 			if w != nil {
 				got = w.covered
 			}
-			if got+cfg.Slack < cfg.Stabilization {
+			// NB: a subtask without a sample is never covered, whatever
+			// the slack, which is at most half the window.
+			if w == nil || got+min(cfg.Slack, cfg.Stabilization/2) < cfg.Stabilization {
 				return fmt.Sprintf("vertex %d subtask %d covers %s of %s", v.ID, s, got, cfg.Stabilization)
 			}
 		}

@@ -1,6 +1,7 @@
 package autoscale
 
 import (
+	"math"
 	"strings"
 	"time"
 )
@@ -59,4 +60,16 @@ func (v VertexDecision) Skewed() bool {
 		}
 	}
 	return false
+}
+
+// finite replaces a NaN or infinite figure by 0, so that a decision can
+// always be written as JSON (the journal does): a metric a task manager
+// reported wrong must not stop the scheduler.
+func (v *VertexDecision) finite() {
+	for _, f := range []*float64{&v.Required, &v.InputRate, &v.Backlog, &v.Observed, &v.OutputRatio,
+		&v.Busy, &v.BackPressure, &v.Idle, &v.LoadShare, &v.HotShare, &v.TrueRate} {
+		if math.IsNaN(*f) || math.IsInf(*f, 0) {
+			*f = 0
+		}
+	}
 }

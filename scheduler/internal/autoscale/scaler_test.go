@@ -1,7 +1,9 @@
 package autoscale
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -190,5 +192,40 @@ func TestScalerObserve(t *testing.T) {
 	sc.Observe(2, 0, 0, Counters{At: at(4), RecordsIn: 10}) // new attempt: afresh
 	if got := sc.Samples(); len(got) != 0 {
 		t.Errorf("samples after a new attempt %+v, want none", got)
+	}
+}
+
+// TestScalerNeverDecidesOnNothing: with a slack as large as the window
+// (heartbeats as long as the stabilization), a subtask that never
+// reported still keeps the decision back, and a NaN share reported by a
+// task manager does not reach the decision.
+func TestScalerNeverDecidesOnNothing(t *testing.T) {
+	var sc Scaler
+	at := func(s int) time.Time { return simEpoch.Add(time.Duration(s) * time.Second) }
+	sc.Observe(1, 0, 0, Counters{At: at(0)})
+	sc.Observe(1, 0, 0, Counters{At: at(2), RecordsIn: 100, RecordsOut: 100, Idle: math.NaN()})
+	job := Job{Config: Config{Enabled: true, Stabilization: 2 * time.Second}, Interval: time.Second, Cluster: Cluster{FreeSlots: 4},
+		Vertices: []Vertex{{ID: 0, Parallelism: 2, KeyGroups: 128, Source: true}}}
+	d, ok, err := sc.Tick(at(2), job)
+	if err != nil || !ok || d.Change || !strings.Contains(d.Reason, "vertex 0 subtask 1 covers 0s") {
+		t.Fatalf("with subtask 1 silent: %+v, %v, %v", d, ok, err)
+	}
+	sc.Observe(1, 0, 0, Counters{At: at(4), RecordsIn: 200, RecordsOut: 200, Idle: 0.5})
+	sc.Observe(1, 0, 1, Counters{At: at(2)})
+	sc.Observe(1, 0, 1, Counters{At: at(4), RecordsIn: 100, RecordsOut: 100, BackPressure: math.Inf(1)})
+	d, ok, err = sc.Tick(at(4), job)
+	if err != nil || !ok || len(d.Vertices) != 1 {
+		t.Fatalf("with both: %+v, %v, %v", d, ok, err)
+	}
+	if _, err := json.Marshal(d); err != nil {
+		t.Errorf("the decision cannot be journaled: %v", err)
+	}
+}
+
+func TestDecisionFinite(t *testing.T) {
+	v := VertexDecision{Required: math.NaN(), TrueRate: math.Inf(1), Busy: 0.5, BackPressure: math.Inf(-1)}
+	v.finite()
+	if v.Required != 0 || v.TrueRate != 0 || v.Busy != 0.5 || v.BackPressure != 0 {
+		t.Errorf("got %+v", v)
 	}
 }
