@@ -68,7 +68,11 @@ func describePlan(p *plan.Plan) string {
 		if op.Type != jobspec.OperatorKeyBy && op.Type != jobspec.OperatorUnion {
 			fmt.Fprintf(&sb, " x%d", job.OperatorParallelism(i))
 		}
-		fmt.Fprintf(&sb, " <- %s\n", strings.Join(op.Inputs, ", "))
+		fmt.Fprintf(&sb, " <- %s", strings.Join(op.Inputs, ", "))
+		if op.Broadcast != "" {
+			fmt.Fprintf(&sb, " (broadcast %s)", op.Broadcast)
+		}
+		sb.WriteByte('\n')
 	}
 	for i, s := range job.Sinks {
 		fmt.Fprintf(&sb, "  sink %s (%s) x%d <- %s\n", s.UID, s.Type, job.SinkParallelism(i), strings.Join(s.Inputs, ", "))

@@ -59,6 +59,25 @@ stages:
 	}
 }
 
+// TestPlanPrintsABroadcastInput plans udfs/rules/job.yaml: the coProcess
+// names its broadcast input, which reaches it over a broadcast edge.
+func TestPlanPrintsABroadcastInput(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"plan", filepath.Join("..", "..", "udfs", "rules", "job.yaml"),
+		"--set", "events=/e", "--set", "rules=/r", "--set", "output=/o"}
+	if code := floe(args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{
+		"  coProcess apply x2 <- by-user, rules (broadcast rules)\n",
+		"  stage 1 [rules] x1 --broadcast--> 2\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("floe plan printed\n%s\nwithout %q", out.String(), want)
+		}
+	}
+}
+
 func TestPlanRefusesABadGraphWithItsLine(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "job.yaml")

@@ -17,6 +17,9 @@ const (
 	ByKeyGroup Partitioning = iota
 	// RoundRobin spreads records evenly over the targets.
 	RoundRobin
+	// Broadcast sends every record to every target (the broadcast input
+	// of a coProcess).
+	Broadcast
 )
 
 // Router splits a sending subtask's output over the receivers of the next
@@ -46,6 +49,9 @@ func NewRouter(from int, targets []Sender, part Partitioning, maxParallelism, ba
 // Route copies the records of b to their targets' pending batches, shipping
 // those that fill up. b stays the caller's.
 func (r *Router) Route(ctx context.Context, b *record.Batch) error {
+	if r.part == Broadcast {
+		return r.routeAll(ctx, b)
+	}
 	n := len(r.targets)
 	for i := range b.Records {
 		rec := &b.Records[i]
@@ -63,6 +69,21 @@ func (r *Router) Route(ctx context.Context, b *record.Batch) error {
 		if p.Len() >= r.batchSize {
 			if err := r.ship(ctx, t); err != nil {
 				return err
+			}
+		}
+	}
+	return nil
+}
+
+// routeAll copies every record of b to every target's pending batch.
+func (r *Router) routeAll(ctx context.Context, b *record.Batch) error {
+	for i := range b.Records {
+		for t, p := range r.pending {
+			p.AppendRecord(&b.Records[i])
+			if p.Len() >= r.batchSize {
+				if err := r.ship(ctx, t); err != nil {
+					return err
+				}
 			}
 		}
 	}

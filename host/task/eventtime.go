@@ -240,8 +240,11 @@ func (t *Task) restoreTimers() error {
 func (t *Task) presetOperatorState(r *ckmeta.Restore) {
 	for _, l := range r.Operator {
 		kind := udf.KindEvenSplitList
-		if l.Mode == ckmeta.ModeUnion {
+		switch l.Mode {
+		case ckmeta.ModeUnion:
 			kind = udf.KindUnionList
+		case ckmeta.ModeBroadcast:
+			kind = udf.KindBroadcastMap
 		}
 		t.lists.Preset(l.Namespace, kind, l.Elems)
 	}
@@ -252,8 +255,11 @@ func (t *Task) operatorState() []ckmeta.OperatorList {
 	var out []ckmeta.OperatorList
 	for _, l := range t.lists.Snapshot() {
 		mode := ckmeta.ModeEvenSplit
-		if l.Kind == udf.KindUnionList {
+		switch l.Kind {
+		case udf.KindUnionList:
 			mode = ckmeta.ModeUnion
+		case udf.KindBroadcastMap:
+			mode = ckmeta.ModeBroadcast
 		}
 		out = append(out, ckmeta.OperatorList{Namespace: l.Namespace, Mode: mode, Elems: l.Elems})
 	}

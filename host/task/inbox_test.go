@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strconv"
@@ -109,8 +110,10 @@ type inboxRun struct {
 // then the task's stage "middle" of parallelism 1, then a sink stage. With
 // co set, the middle stage runs a coProcess that upper-cases the records of
 // its input 0 and passes those of input 1 as they are (udfs/testops'
-// upper and misbehave), and upstream stage i feeds its input co[i].
-func inboxPlan(upstream, co []int) *plan.Plan {
+// upper and misbehave), and upstream stage i feeds its input co[i]; op,
+// when its module is set, is the coProcess instead, and its input
+// op.broadcast (>= 0) a broadcast input.
+func inboxPlan(upstream, co []int, op coOp) *plan.Plan {
 	job := &jobspec.Job{Name: "script", MaxParallelism: 128}
 	p := &plan.Plan{Job: job}
 	mid := len(upstream)
@@ -118,11 +121,21 @@ func inboxPlan(upstream, co []int) *plan.Plan {
 	if co != nil {
 		middle.KeyedInput = true
 		middle.Operators = []jobspec.Operator{{Type: jobspec.OperatorCoProcess, UID: "co", Module: "testops", Function: "upper", Function2: "misbehave"}}
+		if op.module != "" {
+			o := &middle.Operators[0]
+			o.Module, o.Function, o.Function2, o.Inputs = op.module, op.functions[0], op.functions[1], []string{"in0", "in1"}
+			if op.broadcast >= 0 {
+				o.Broadcast = o.Inputs[op.broadcast]
+			}
+		}
 	}
 	for i, n := range upstream {
 		e := plan.Edge{From: i, To: mid, Partitioning: plan.Rebalance, Input: i}
 		if co != nil {
 			e.StepInput = co[i]
+			if op.module != "" && op.broadcast == co[i] {
+				e.Partitioning = plan.Broadcast
+			}
 		}
 		p.Stages = append(p.Stages, plan.Stage{Index: i, Name: fmt.Sprintf("source%d", i), Parallelism: n, Outputs: []plan.Edge{e}})
 		middle.Inputs = append(middle.Inputs, e)
@@ -133,8 +146,16 @@ func inboxPlan(upstream, co []int) *plan.Plan {
 	return p
 }
 
-func startInbox(t *testing.T, upstream, co []int) *inboxRun {
-	p := inboxPlan(upstream, co)
+// coOp is the coProcess of an inbox script given module= and functions=,
+// with its input broadcast a broadcast input (-1: none).
+type coOp struct {
+	module    string
+	functions []string
+	broadcast int
+}
+
+func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
+	p := inboxPlan(upstream, co, op)
 	mid := len(upstream)
 	r := &inboxRun{
 		in:      &scriptedInbox{senders: p.Channels(mid), asks: make(chan struct{}), msgs: make(chan exchange.Message)},
@@ -148,7 +169,7 @@ func startInbox(t *testing.T, upstream, co []int) *inboxRun {
 			TempDir: t.TempDir(),
 			Ack: func(id int64, st ckmeta.SubtaskState) {
 				r.mu.Lock()
-				r.acks = append(r.acks, fmt.Sprintf("ack %d: aligned in %dms", id, st.AlignmentMillis))
+				r.acks = append(r.acks, fmt.Sprintf("ack %d: aligned in %dms", id, st.AlignmentMillis)+broadcastKeys(st))
 				r.mu.Unlock()
 			},
 			Decline: func(id int64, reason string) {
@@ -161,6 +182,9 @@ func startInbox(t *testing.T, upstream, co []int) *inboxRun {
 	}
 	if co != nil {
 		env.Module = testopsModule(t)
+		if op.module != "" {
+			env.Module = udfModule(t, op.module)
+		}
 		env.OpenState = func(int, int) (StateBackend, error) { return OpenState(jobspec.StateMemory, t.TempDir()) }
 		env.Checkpoints.Store = &memStore{}
 	}
@@ -253,6 +277,9 @@ func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 //	new upstream=N,M start the task, reading stages of N, M... subtasks
 //	  co=I,J         ... with a coProcess (inboxPlan) reading stage 0 as
 //	                 its input I, stage 1 as its input J, and so on
+//	  module=M functions=F,G  ... running udfs/M's F and G
+//	  broadcast=I    ... whose input I is a broadcast input; acks then
+//	                 list the keys of its broadcast states
 //	recv             one message a line, as in package align's scripts,
 //	                 from a channel or from sS/N: subtask N of stage S
 //	clock +D         advance the task's clock
@@ -276,7 +303,17 @@ func TestInbox(t *testing.T) {
 				if d.HasArg("co") {
 					co = intList(t, d, "co")
 				}
-				r = startInbox(t, upstream, co)
+				op := coOp{broadcast: -1}
+				if d.HasArg("module") {
+					var fns string
+					d.ScanArgs(t, "module", &op.module)
+					d.ScanArgs(t, "functions", &fns)
+					op.functions = strings.Split(fns, ",")
+				}
+				if d.HasArg("broadcast") {
+					d.ScanArgs(t, "broadcast", &op.broadcast)
+				}
+				r = startInbox(t, upstream, co, op)
 				if len(upstream) == 1 {
 					return "ok\n"
 				}
@@ -324,6 +361,23 @@ func TestInbox(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// broadcastKeys renders the keys of the broadcast states a task acked
+// with: "; NS: K1 K2".
+func broadcastKeys(st ckmeta.SubtaskState) string {
+	var sb strings.Builder
+	for _, l := range st.Operator {
+		if l.Mode != ckmeta.ModeBroadcast || len(l.Elems) == 0 {
+			continue
+		}
+		fmt.Fprintf(&sb, "; %s:", l.Namespace)
+		for _, e := range l.Elems {
+			n := binary.LittleEndian.Uint32(e)
+			fmt.Fprintf(&sb, " %s", e[4:4+n])
+		}
+	}
+	return sb.String()
 }
 
 // intList scans the argument key as a list of integers: key=1,2,3.

@@ -148,6 +148,11 @@ func (t *Task) openedOperators() {
 			om.Guest = o.Stats()
 		case windowOp:
 			om.Guest, om.late = o.in.Stats(), o.Late
+		case joinOp:
+			om.late = o.Late
+			if o.in != nil {
+				om.Guest = o.in.Stats()
+			}
 		case *keyer:
 			if in, ok := o.selector.(*udf.Instance); ok {
 				om.Guest = in.Stats()

@@ -148,11 +148,11 @@ type Task struct {
 	state   StateBackend
 	// bufs alternate as the input and output of chained operators.
 	bufs [2]record.Batch
-	// co is the two-input operator (a coProcess) that heads the chain, or
-	// nil; inputOf maps each inbox channel to the input of co its records
-	// come by (plan.Plan.StepInputs), so that a batch goes to the
-	// function of its input.
-	co      *udf.Instance
+	// co is the two-input operator (a coProcess or a join) that heads the
+	// chain, or nil; inputOf maps each inbox channel to the input of co its
+	// records come by (plan.Plan.StepInputs), so that a batch goes to the
+	// function, or the join side, of its input.
+	co      twoInputOp
 	inputOf []int
 	ckpt    *checkpointer
 	// align holds back the inputs that delivered a checkpoint's barrier
@@ -331,16 +331,19 @@ func (t *Task) open(ctx context.Context) error {
 	for i := range t.stage.Operators {
 		spec := &t.stage.Operators[i]
 		var op Operator
-		if spec.Type == jobspec.OperatorWindow {
+		switch spec.Type {
+		case jobspec.OperatorWindow:
 			op, err = t.windowOperator(ctx, spec)
-		} else {
+		case jobspec.OperatorIntervalJoin, jobspec.OperatorWindowJoin:
+			op, err = t.joinOperator(ctx, spec)
+		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}
 		if err != nil {
 			return err
 		}
-		if spec.Type == jobspec.OperatorCoProcess {
-			t.co, _ = op.(*udf.Instance)
+		if spec.Type.TwoInput() && i == 0 {
+			t.co, _ = op.(twoInputOp)
 			t.inputOf = t.spec.Plan.StepInputs(t.spec.Stage)
 		}
 		switch o := op.(type) {
@@ -348,8 +351,8 @@ func (t *Task) open(ctx context.Context) error {
 			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
 				t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
 			}
-		case windowOp:
-			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
+		case windowOp, joinOp:
+			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o.(timerTarget), q: t.queues[spec.UID]})
 		}
 		t.ops = append(t.ops, op)
 	}
@@ -395,6 +398,9 @@ func (t *Task) openOutputs(ctx context.Context) error {
 		}
 		eo := edgeOut{keyIdx: -1}
 		part := exchange.RoundRobin
+		if e.Partitioning == plan.Broadcast {
+			part = exchange.Broadcast
+		}
 		if k := e.KeyBy; k != nil {
 			part = exchange.ByKeyGroup
 			ky := &keyer{sel: k.Key, maxParallelism: t.spec.Plan.Job.MaxParallelism}
@@ -438,6 +444,9 @@ func (t *Task) instance(ctx context.Context, op *jobspec.Operator, keyed bool) (
 		Logger:        t.env.GuestLogger.With("task", t.name, "operator", op.UID),
 		OperatorState: t.lists,
 		StatePoint:    t.stateGate.cutIn,
+	}
+	if b := op.BroadcastInput(); b >= 0 {
+		cfg.Broadcast, cfg.BroadcastInput = true, b
 	}
 	if keyed && t.state != nil {
 		cfg.Keyed = t.state

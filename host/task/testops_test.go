@@ -50,6 +50,32 @@ func testopsModule(t *testing.T) func(ctx context.Context, name string) (*udf.Mo
 	}
 }
 
+// udfModule returns an Env.Module that compiles udfs/dir for any name, in
+// an engine closed when t ends.
+func udfModule(t *testing.T, dir string) func(ctx context.Context, name string) (*udf.Module, error) {
+	t.Helper()
+	root, err := wasmbuild.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := wasmbuild.Go(filepath.Join(root, "udfs", dir), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := udf.NewEngine(context.Background(), udf.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close(context.Background()) })
+	return func(ctx context.Context, name string) (*udf.Module, error) {
+		return e.Compile(ctx, name, wasm)
+	}
+}
+
 // memStore is a CheckpointStore in memory.
 type memStore struct {
 	mu    sync.Mutex

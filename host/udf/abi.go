@@ -185,6 +185,9 @@ func (in *Instance) scope(id64, rec uint64, want StateKind) (*stateBinding, uint
 	if in.cur == nil || r < 0 || r >= len(in.cur.Records) {
 		trap("state %q used with record index %d outside the batch", st.info.Name, r)
 	}
+	if in.onBroadcast {
+		trap("keyed state %q used by the function of the broadcast input, whose records have no key: it may use broadcast and operator state only", st.info.Name)
+	}
 	if !in.keyed || in.cfg.Keyed == nil {
 		trap("keyed state %q used by a non-keyed operator: put a keyBy before it", st.info.Name)
 	}
@@ -268,6 +271,10 @@ func hListClear(in *Instance, s []uint64) {
 }
 
 func hMapGet(in *Instance, s []uint64) {
+	if m := in.broadcastMap(s[0]); m != nil {
+		in.bMapGet(m, s)
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindMap)
 	v, ok, err := st.mp.Get(kg, key, in.bytes(s[2], s[3]))
 	check(err)
@@ -279,16 +286,28 @@ func hMapGet(in *Instance, s []uint64) {
 }
 
 func hMapPut(in *Instance, s []uint64) {
+	if m := in.broadcastMap(s[0]); m != nil {
+		in.bMapPut(m, s)
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindMap)
 	check(st.mp.Put(kg, key, in.bytes(s[2], s[3]), in.bytes(s[4], s[5])))
 }
 
 func hMapDelete(in *Instance, s []uint64) {
+	if m := in.broadcastMap(s[0]); m != nil {
+		in.bMapDelete(m, s)
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindMap)
 	check(st.mp.Delete(kg, key, in.bytes(s[2], s[3])))
 }
 
 func hMapEntries(in *Instance, s []uint64) {
+	if m := in.broadcastMap(s[0]); m != nil {
+		in.bMapEntries(m, s)
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindMap)
 	in.scratch = in.scratch[:0]
 	check(st.mp.Iter(kg, key, func(k, v []byte) error {
@@ -306,6 +325,10 @@ func hMapEntries(in *Instance, s []uint64) {
 }
 
 func hMapClear(in *Instance, s []uint64) {
+	if m := in.broadcastMap(s[0]); m != nil {
+		in.bMapClear(m, s)
+		return
+	}
 	st, kg, key := in.scope(s[0], s[1], KindMap)
 	check(st.mp.Clear(kg, key))
 }
@@ -316,6 +339,9 @@ func (in *Instance) timerScope(rec, domain uint64) (uint16, []byte, TimeDomain) 
 	d := TimeDomain(int32(domain))
 	if d != EventTime && d != ProcessingTime {
 		trap("unknown time domain %d (0 event time, 1 processing time)", int32(domain))
+	}
+	if in.onBroadcast {
+		trap("timers used by the function of the broadcast input, whose records have no key")
 	}
 	if !in.keyed || in.cfg.Timers == nil {
 		trap("timers used by a non-keyed operator: put a keyBy before it")

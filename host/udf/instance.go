@@ -28,6 +28,11 @@ type InstanceConfig struct {
 	// it runs on the records of its second input, through floe_process2;
 	// floe_open gets it as floe.function2. Empty for every other operator.
 	Function2 string
+	// Broadcast tells that the input BroadcastInput (0 or 1) of a
+	// two-input operator is a broadcast input: its function may write
+	// broadcast state and has no key (broadcast.go).
+	Broadcast      bool
+	BroadcastInput int
 	// Operator is the operator's uid; state namespaces start with it.
 	Operator string
 	// Params are handed to floe_open, with the floe.* entries.
@@ -105,6 +110,9 @@ type Instance struct {
 	timedOut bool
 	// statePoints says to call cfg.StatePoint in the running call.
 	statePoints bool
+	// onBroadcast says that the running call is the broadcast input's
+	// function, which may write broadcast state but not use keyed state.
+	onBroadcast bool
 
 	stats CallStats
 }
@@ -298,8 +306,9 @@ func (in *Instance) processInput(ctx context.Context, input int, batch, out *rec
 	in.stats.BatchBytes.Add(int64(size))
 	in.cur, in.out = batch, out
 	in.statePoints = in.cfg.StatePoint != nil
+	in.onBroadcast = in.cfg.Broadcast && input == in.cfg.BroadcastInput
 	err = in.call(ctx, f, export, -1, uint64(size), uint64(len(batch.Records)))
-	in.cur, in.out, in.statePoints = nil, nil, false
+	in.cur, in.out, in.statePoints, in.onBroadcast = nil, nil, false, false
 	return err
 }
 
@@ -554,6 +563,13 @@ func (in *Instance) declareState(kind StateKind, name string, flags int32) (int,
 		Type: ValueType(flags >> 8), Queryable: flags&1 != 0,
 	}}
 	var err error
+	if kind == KindBroadcastMap {
+		if b.bc, err = in.cfg.OperatorState.BroadcastMap(b.info.Namespace); err != nil {
+			return 0, err
+		}
+		in.states = append(in.states, b)
+		return len(in.states) - 1, nil
+	}
 	if kind == KindEvenSplitList || kind == KindUnionList {
 		if b.op, err = in.cfg.OperatorState.List(b.info.Namespace, kind); err != nil {
 			return 0, err

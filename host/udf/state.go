@@ -51,6 +51,9 @@ type OperatorList interface {
 // redistributed when the job is restored at another parallelism.
 type OperatorState interface {
 	List(ns string, kind StateKind) (OperatorList, error)
+	// BroadcastMap returns the broadcast map state (ABI kind 6) of
+	// namespace ns (broadcast.go).
+	BroadcastMap(ns string) (BroadcastMap, error)
 }
 
 // TimeDomain is a timer's clock, as the ABI numbers it.
@@ -87,6 +90,9 @@ const (
 	// Operator list state, redistributed by even split or by union.
 	KindEvenSplitList StateKind = 4
 	KindUnionList     StateKind = 5
+	// KindBroadcastMap is broadcast map state: one map per subtask,
+	// written only by the function of a broadcast input (broadcast.go).
+	KindBroadcastMap StateKind = 6
 )
 
 func (k StateKind) String() string {
@@ -101,6 +107,8 @@ func (k StateKind) String() string {
 		return "operator list (even split)"
 	case KindUnionList:
 		return "operator list (union)"
+	case KindBroadcastMap:
+		return "broadcast map"
 	}
 	return "unknown"
 }
@@ -144,4 +152,5 @@ type stateBinding struct {
 	list  ListState
 	mp    MapState
 	op    OperatorList
+	bc    BroadcastMap
 }

@@ -68,7 +68,8 @@ type SubtaskState struct {
 	SyncMillis      int64 `json:"syncMillis"`
 }
 
-// OperatorList is one operator list state (ABI state kinds 4 and 5) of one
+// OperatorList is one operator list state (ABI state kinds 4 and 5, and
+// the entries of a broadcast map state, kind 6) of one
 // subtask: its namespace ("<uid>/<name>"), how it is redistributed, and its
 // elements.
 type OperatorList struct {
@@ -81,6 +82,10 @@ type OperatorList struct {
 const (
 	ModeEvenSplit = "even-split"
 	ModeUnion     = "union"
+	// ModeBroadcast is broadcast map state (ABI kind 6), saved as a list
+	// of entries: every subtask holds the same copy, so every new subtask
+	// restores old subtask 0's (Broadcast).
+	ModeBroadcast = "broadcast"
 )
 
 // Stage describes a stage of the checkpointed job.
@@ -276,6 +281,8 @@ func (m *Metadata) operatorFor(stage, sub, par int) ([]OperatorList, error) {
 			share = EvenSplit(sv.lists, par)[sub]
 		case ModeUnion:
 			share = Union(sv.lists, par)[sub]
+		case ModeBroadcast:
+			share = Broadcast(sv.lists, par)[sub]
 		default:
 			return nil, fmt.Errorf("checkpoint %d: operator state %q has unknown mode %q", m.ID, ns, sv.mode)
 		}

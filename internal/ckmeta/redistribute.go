@@ -54,6 +54,27 @@ func Union(lists [][][]byte, newParallelism int) [][][]byte {
 	return out
 }
 
+// Broadcast redistributes broadcast state so that each of newParallelism
+// subtasks gets old subtask 0's list. Every subtask of an operator with a
+// broadcast input received the same broadcast records before the
+// checkpoint's barrier and wrote its copy from them alone, so the copies are
+// equal and one suffices; pooling them, as Union does, would repeat each
+// entry once per old subtask. As with EvenSplit, the returned lists are
+// non-nil and new, and the element slices are shared. Broadcast panics if
+// newParallelism is less than 1.
+func Broadcast(lists [][][]byte, newParallelism int) [][][]byte {
+	checkParallelism(newParallelism)
+	var first [][]byte
+	if len(lists) > 0 {
+		first = lists[0]
+	}
+	out := make([][][]byte, newParallelism)
+	for i := range out {
+		out[i] = append(make([][]byte, 0, len(first)), first...)
+	}
+	return out
+}
+
 // pooled concatenates lists in order.
 func pooled(lists [][][]byte) [][]byte {
 	n := 0

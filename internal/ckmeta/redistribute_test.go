@@ -76,11 +76,33 @@ func TestUnionGivesEverySubtaskEveryElement(t *testing.T) {
 	}
 }
 
+// TestBroadcastGivesEverySubtaskSubtaskZerosCopy checks that every new
+// subtask gets old subtask 0's list, once, whatever the other old subtasks
+// hold: their copies are the same by construction, so a pool would repeat
+// each entry.
+func TestBroadcastGivesEverySubtaskSubtaskZerosCopy(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for oldP := 1; oldP <= 16; oldP++ {
+		for newP := 1; newP <= 16; newP++ {
+			lists := randomLists(r, oldP)
+			got := Broadcast(lists, newP)
+			if len(got) != newP {
+				t.Fatalf("%d -> %d: %d lists", oldP, newP, len(got))
+			}
+			for i, l := range got {
+				if l == nil || !slices.Equal(values(l), values(lists[0])) {
+					t.Fatalf("%d -> %d: subtask %d got %q, want subtask 0's %q", oldP, newP, i, values(l), values(lists[0]))
+				}
+			}
+		}
+	}
+}
+
 // TestRedistributionReturnsNewLists checks that appending to a returned list
 // changes neither the input nor the other returned lists.
 func TestRedistributionReturnsNewLists(t *testing.T) {
 	for name, redistribute := range map[string]func([][][]byte, int) [][][]byte{
-		"EvenSplit": EvenSplit, "Union": Union,
+		"EvenSplit": EvenSplit, "Union": Union, "Broadcast": Broadcast,
 	} {
 		// The input lists have spare capacity that an aliasing result
 		// would write into.
@@ -99,7 +121,7 @@ func TestRedistributionReturnsNewLists(t *testing.T) {
 
 func TestRedistributionRejectsZeroParallelism(t *testing.T) {
 	for name, redistribute := range map[string]func([][][]byte, int) [][][]byte{
-		"EvenSplit": EvenSplit, "Union": Union,
+		"EvenSplit": EvenSplit, "Union": Union, "Broadcast": Broadcast,
 	} {
 		func() {
 			defer func() {

@@ -98,7 +98,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"operators:",
 			"  - {type: map, uid: a, module: wordcount, function: f}",
 			"  - {type: reduce, uid: b}"),
-		want: []string{`operators[1].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window or union)`},
+		want: []string{`operators[1].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin or union)`},
 	}, {
 		name: "process without keyBy",
 		spec: y(okName, okSource, okSink, okModule, "operators: [{type: process, uid: p, module: wordcount, function: f}]"),
@@ -145,7 +145,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"operators: [{type: map, uid: a, modul: wordcount, function: f}]"),
 		want: []string{
 			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints, autoscaler)`,
-			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs)`,
+			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, broadcast, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs, between, join, separator)`,
 			`line 6: operators[0].module: required`,
 		},
 	}, {
@@ -181,7 +181,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "empty list item",
 		spec: y(okName, okSource, okSink, "operators:", "  -", "  - {type: keyBy, uid: k, key: nope}"),
 		want: []string{
-			`line 5: operators[0].type: required (want map, filter, flatMap, keyBy, process, coProcess, window or union)`,
+			`line 5: operators[0].type: required (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin or union)`,
 			`line 5: operators[0].uid: required`,
 			`line 6: operators[1].key: invalid key "nope"`,
 		},

@@ -170,3 +170,42 @@ sink: {type: stdout, uid: out}
 		})
 	}
 }
+
+// TestCheckFunctionsJoin checks a join's function, at its line, as a
+// record function; a join without one calls nothing.
+func TestCheckFunctionsJoin(t *testing.T) {
+	const spec = `name: joins
+modules: {m: m.wasm}
+sources:
+  - {type: generator, uid: a, count: 1}
+  - {type: generator, uid: b, count: 1}
+operators:
+  - {type: keyBy, uid: ka, key: value, input: a}
+  - {type: keyBy, uid: kb, key: value, input: b}
+  - {type: intervalJoin, uid: plain, inputs: [ka, kb], between: [0s, 1s]}
+  - type: windowJoin
+    uid: fn
+    inputs: [ka, kb]
+    window: {type: tumbling, size: 1s}
+    module: m
+    function: pair
+sinks:
+  - {type: stdout, uid: out, inputs: [plain, fn]}
+`
+	job, err := Parse([]byte(spec), "/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, c := range job.Calls() {
+		calls = append(calls, c.Path+"@"+itoa(c.Line)+"="+c.Function+":"+string(c.Kind))
+	}
+	if got, want := strings.Join(calls, " "), "operators[3].function@15=pair:flatMap"; got != want {
+		t.Fatalf("calls\n got %s\nwant %s", got, want)
+	}
+	err = job.CheckFunctions("jobs.yaml", map[string]map[string]FunctionKind{"m": {"pairs": FunctionFlatMap}})
+	want := `jobs.yaml:15: operators[3].function: module "m" has no function "pair"; did you mean "pairs"? (it has: pairs)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("CheckFunctions\n got %v\nwant %q", err, want)
+	}
+}

@@ -61,6 +61,7 @@ func (b *builder) graph(j *Job, raw *rawJob) {
 		j.Operators[i].Inputs, ok = in.resolve(path, raw.Operators[i].Input, raw.Operators[i].Inputs, def, i == 0, j.Operators[i].UID)
 		if ok {
 			b.checkArity(path, &j.Operators[i])
+			b.checkBroadcast(path, &j.Operators[i], nodes)
 		}
 	}
 	for i := range j.Sinks {
@@ -199,7 +200,9 @@ func (b *builder) checkArity(path string, op *Operator) {
 		b.p.add(path+".inputs", "a union needs two or more inputs, got %d", n)
 	case op.Type == OperatorCoProcess && n != 2:
 		b.p.add(path+".inputs", "a coProcess reads exactly two inputs, one per function, got %d (a union before an input merges several)", n)
-	case op.Type != OperatorUnion && op.Type != OperatorCoProcess && n > 1:
+	case op.Type.TwoInput() && n != 2:
+		b.p.add(path+".inputs", "%s reads exactly two inputs, left then right, got %d (a union before an input merges several)", article(op.Type), n)
+	case op.Type != OperatorUnion && !op.Type.TwoInput() && n > 1:
 		b.p.add(path+".inputs", "a %s reads one input, got %d: put a union before it", op.Type, n)
 	}
 }
@@ -270,7 +273,10 @@ func (b *builder) checkKeyed(j *Job, nodes map[string]*graphNode) {
 		if !op.Type.Keyed() {
 			continue
 		}
-		for _, in := range op.Inputs {
+		for idx, in := range op.Inputs {
+			if idx == op.BroadcastInput() {
+				continue // sent to every subtask, not by key
+			}
 			if !keyed(in) {
 				b.p.add(itemPath("operators", i)+".type", "%s needs a keyBy before it (keyed state needs a key) on every path from a source; it reads %q, which is not keyed", op.Type, in)
 				break

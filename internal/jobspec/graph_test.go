@@ -43,6 +43,15 @@ func describeGraph(job *Job) string {
 		if op.Type == OperatorCoProcess {
 			fmt.Fprintf(&sb, " (%s: %s, %s)", op.Module, op.Function, op.Function2)
 		}
+		if j := op.Join; j != nil {
+			fmt.Fprintf(&sb, " (between [%v, %v] kind %q separator %q late %q function %q)", j.Lower, j.Upper, j.Kind, j.Separator, j.LateOutput, op.Function)
+		}
+		if w := op.Window; w != nil && op.Type == OperatorWindowJoin {
+			fmt.Fprintf(&sb, " (window %s size %v slide %v gap %v lateness %v)", w.Kind, w.Size, w.Slide, w.Gap, w.AllowedLateness)
+		}
+		if op.Broadcast != "" {
+			fmt.Fprintf(&sb, " broadcast %s (input %d)", op.Broadcast, op.BroadcastInput())
+		}
 		sb.WriteByte('\n')
 	}
 	for _, s := range job.Sinks {

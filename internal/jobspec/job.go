@@ -106,12 +106,24 @@ const (
 	// first input and Function2 on those of its second, sharing the key's
 	// state and timers.
 	OperatorCoProcess OperatorType = "coProcess"
+	// OperatorIntervalJoin joins two keyed inputs: a right record with
+	// the left records of its key whose time is within Join's bounds of
+	// its own.
+	OperatorIntervalJoin OperatorType = "intervalJoin"
+	// OperatorWindowJoin joins two keyed inputs window by window.
+	OperatorWindowJoin OperatorType = "windowJoin"
 )
+
+// TwoInput reports whether operators of type t read exactly two inputs,
+// each keyed, and head a stage whose task tells them apart.
+func (t OperatorType) TwoInput() bool {
+	return t == OperatorCoProcess || t == OperatorIntervalJoin || t == OperatorWindowJoin
+}
 
 // Keyed reports whether operators of type t keep keyed state, and so need a
 // keyBy before them.
 func (t OperatorType) Keyed() bool {
-	return t == OperatorProcess || t == OperatorCoProcess || t == OperatorWindow
+	return t == OperatorProcess || t == OperatorWindow || t.TwoInput()
 }
 
 // Operator is one step of the job's graph.
@@ -121,7 +133,7 @@ type Operator struct {
 	UID string
 	// Inputs are the uids of the sources and operators whose output the
 	// operator reads: one, two or more for a union, exactly two for a
-	// coProcess.
+	// coProcess and a join (left, then right).
 	Inputs []string
 	// Parallelism is the operator's own parallelism, or 0 to use the job's
 	// default; see Job.OperatorParallelism.
@@ -135,12 +147,22 @@ type Operator struct {
 	// Function2 is the function a coProcess runs on the records of its
 	// second input; empty for every other operator type.
 	Function2 string
+	// Broadcast is, for a coProcess with a broadcast input, the uid of
+	// that input (one of Inputs): its records go to every subtask and
+	// its function may write broadcast state (broadcast.go). Empty
+	// otherwise.
+	Broadcast string
 	// Key says how a keyBy derives each record's key; it is the zero
 	// KeySelector for every other operator type.
 	Key KeySelector
 	// Window is set for a window operator, whose Function is an aggregate
-	// or a window process function.
+	// or a window process function, and for a windowJoin, whose windows
+	// it shapes (its LateOutput is Join's).
 	Window *Window
+	// Join is set for an intervalJoin and a windowJoin; their Module and
+	// Function, when set, name the Wasm join function (a flatMap over
+	// framed pairs), and the built-in concatenation runs otherwise.
+	Join *Join
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs
 	// are dropped and counted.

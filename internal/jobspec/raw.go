@@ -57,7 +57,10 @@ type rawOperator struct {
 	Function    Scalar `yaml:"function"`
 	// Functions names a coProcess's two functions, one per input.
 	Functions []Scalar `yaml:"functions"`
-	Key       Scalar   `yaml:"key"`
+	// Broadcast names the input of a coProcess sent whole to every
+	// subtask (broadcast.go).
+	Broadcast Scalar `yaml:"broadcast"`
+	Key       Scalar `yaml:"key"`
 	// Input and Inputs name the steps the operator reads (graph.go).
 	Input  Scalar   `yaml:"input"`
 	Inputs []Scalar `yaml:"inputs"`
@@ -69,6 +72,11 @@ type rawOperator struct {
 	Aggregate       Scalar                    `yaml:"aggregate"`
 	Process         Scalar                    `yaml:"process"`
 	SideOutputs     map[string]*rawSideOutput `yaml:"sideOutputs"`
+	// Joins (join.go): an intervalJoin's bounds, a windowJoin's kind, and
+	// the separator of the built-in concatenation.
+	Between   []Scalar `yaml:"between"`
+	Join      Scalar   `yaml:"join"`
+	Separator Scalar   `yaml:"separator"`
 }
 
 // rawSink is a sink section, as rawSource is a source section.

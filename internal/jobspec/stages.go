@@ -84,17 +84,30 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	case OperatorCoProcess:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.coProcess(path, r, &op)
+	case OperatorIntervalJoin:
+		b.intervalJoin(path, r, &op)
+	case OperatorWindowJoin:
+		b.windowJoin(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
 		b.called(path+".function", op.Module, op.Function, FunctionKind(op.Type))
 	}
-	if op.Type != OperatorWindow {
+	switch op.Type {
+	case OperatorWindow:
+		b.notJoin(path, r)
+	case OperatorIntervalJoin, OperatorWindowJoin:
+		// They check the window fields they do not have.
+	default:
 		b.notWindow(path, r)
+		b.notJoin(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
+		b.p.only(path+".broadcast", r.Broadcast, "a coProcess (one of whose two inputs may be broadcast)")
+	} else if r.Broadcast.set {
+		op.Broadcast, _ = b.p.text(path+".broadcast", r.Broadcast)
 	}
 	if op.Type.Keyed() && !keyed {
 		b.p.add(path+".type", "%s needs a keyBy before it (keyed state needs a key)", op.Type)
@@ -102,7 +115,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorUnion)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion)}
 
 // coProcess fills in the module and the two functions of a coProcess:
 // functions: [F1, F2], F1 for the records of its first input and F2 for

@@ -64,10 +64,10 @@ type SideOutput struct {
 	Sink      Sink
 }
 
-// window fills in a window operator.
-func (b *builder) window(path string, r *rawOperator, op *Operator) {
+// windowShape returns the window: of a window or a windowJoin: its kind
+// and durations.
+func (b *builder) windowShape(path string, r *rawOperator) *Window {
 	w := &Window{}
-	op.Window = w
 	if r.Window == nil {
 		b.p.add(path+".window", "required (for example {type: tumbling, size: 10s})")
 	} else {
@@ -92,6 +92,13 @@ func (b *builder) window(path string, r *rawOperator, op *Operator) {
 			b.p.only(wp+".slide", rw.Slide, "a sliding window")
 		}
 	}
+	return w
+}
+
+// window fills in a window operator.
+func (b *builder) window(path string, r *rawOperator, op *Operator) {
+	w := b.windowShape(path, r)
+	op.Window = w
 	w.ProcessingTime = b.p.choice(path+".time", r.Time, "time", "event", "event", "processing") == "processing"
 	w.AllowedLateness = b.p.duration(path+".allowedLateness", r.AllowedLateness, 0, 0)
 	if w.ProcessingTime && w.AllowedLateness > 0 {

@@ -158,6 +158,8 @@ func (b *builder) placeReader(n *node) error {
 			from := b.nodes[p.uid].stage
 			e := Edge{From: from, Partitioning: Rebalance, KeyBy: p.keyBy, StepInput: input}
 			switch {
+			case n.op != nil && n.op.BroadcastInput() == input:
+				e.Partitioning, e.KeyBy = Broadcast, nil
 			case p.keyBy != nil:
 				e.Partitioning = Hash
 			case b.stages[from].Parallelism == n.parallelism:
@@ -167,7 +169,8 @@ func (b *builder) placeReader(n *node) error {
 			edges = append(edges, e)
 		}
 	}
-	keyed := len(edges) > 0 && !slices.ContainsFunc(edges, func(e Edge) bool { return e.Partitioning != Hash })
+	keyed := slices.ContainsFunc(edges, func(e Edge) bool { return e.Partitioning == Hash }) &&
+		!slices.ContainsFunc(edges, func(e Edge) bool { return e.Partitioning != Hash && e.Partitioning != Broadcast })
 	if n.op != nil && n.op.Type.Keyed() && n.op.Type != jobspec.OperatorWindow && !keyed {
 		return fmt.Errorf("operators[%d] (%s): a %s operator must directly follow a keyBy, which gives it the key its state is scoped to", n.index, n.uid, n.op.Type)
 	}

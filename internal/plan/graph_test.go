@@ -50,7 +50,7 @@ func TestGraphs(t *testing.T) {
 				sb.WriteString(" keyed")
 			}
 			sb.WriteByte('\n')
-			if len(s.Operators) > 0 && s.Operators[0].Type == jobspec.OperatorCoProcess {
+			if len(s.Operators) > 0 && s.Operators[0].Type.TwoInput() {
 				fmt.Fprintf(&sb, "stage %d channels by input of %s: %v\n", s.Index, s.Operators[0].UID, p.StepInputs(s.Index))
 			}
 		}

@@ -23,10 +23,14 @@
 // reads all its input edges through one inbox, whose channels are numbered
 // by input edge (Channel), and routes its output to every output edge.
 //
-// A coProcess has two inputs, each keyed: it always heads a stage, whose
-// edges say by StepInput which of its inputs they carry (StepInputs maps
-// the inbox's channels to them), so that the task runs the function of the
-// input each batch came by.
+// A coProcess, an intervalJoin and a windowJoin have two inputs, each
+// keyed: such an operator always heads a stage, whose edges say by
+// StepInput which of its inputs they carry (StepInputs maps the inbox's
+// channels to them), so that the task runs the function of the input each
+// batch came by, or tells a join's left records from its right ones. One input of a
+// coProcess may be a broadcast input instead, carried by Broadcast edges
+// (every record to every subtask); the stage's KeyedInput then says that its
+// other input is hashed.
 //
 // Build is a pure function of the spec; the local runner, the scheduler and
 // every task manager build the same plan from the same spec.
@@ -53,10 +57,13 @@ const (
 	// Forward sends the output of subtask i to subtask i; both stages have
 	// the same parallelism.
 	Forward
+	// Broadcast sends every record to every subtask: the broadcast input
+	// of a coProcess (jobspec.Operator.Broadcast).
+	Broadcast
 )
 
 func (p Partitioning) String() string {
-	return [...]string{"none", "hash", "rebalance", "forward"}[p]
+	return [...]string{"none", "hash", "rebalance", "forward", "broadcast"}[p]
 }
 
 // Edge carries the output of one stage to another.
@@ -96,7 +103,8 @@ type Stage struct {
 	// Outputs.
 	Sink *jobspec.Sink
 	// KeyedInput tells that all the stage's input arrives hash-partitioned
-	// by key group, with each record's key set.
+	// by key group, with each record's key set; but for a broadcast input,
+	// whose records go to every subtask unkeyed.
 	KeyedInput bool
 	// Inputs are the edges the stage reads, in the order its first step
 	// names them; Outputs the edges it writes.

@@ -206,7 +206,8 @@ type VertexInput struct {
 	// Stage is the vertex the edge comes from.
 	Stage int `json:"stage"`
 	// Partitioning is "hash" (by key group), "forward" (subtask i to
-	// subtask i) or "rebalance" (round-robin).
+	// subtask i), "rebalance" (round-robin) or "broadcast" (every record
+	// to every subtask).
 	Partitioning string `json:"partitioning"`
 }
 

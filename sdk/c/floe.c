@@ -817,6 +817,32 @@ bool floe_operator_list_get(floe_state s, floe_iter *it) {
 
 void floe_operator_list_clear(floe_state s) { floe__list_clear(s, -1); }
 
+/* Broadcast state (kind 6) uses the map functions with rec -1. */
+#define KIND_BROADCAST_MAP 6
+
+floe_state floe_broadcast_state(const char *name, int flags) { return declare(KIND_BROADCAST_MAP, name, flags); }
+
+int floe_broadcast_get(floe_state s, const void *key, size_t klen, floe_bytes *out) {
+    map_key = key;
+    map_klen = (int32_t)klen;
+    return read_state(map_get_key, s, -1, out);
+}
+
+void floe_broadcast_put(floe_state s, const void *key, size_t klen, const void *value, size_t vlen) {
+    floe__map_put(s, -1, key, (int32_t)klen, value, (int32_t)vlen);
+}
+
+void floe_broadcast_delete(floe_state s, const void *key, size_t klen) {
+    floe__map_delete(s, -1, key, (int32_t)klen);
+}
+
+bool floe_broadcast_entries(floe_state s, floe_iter *it) {
+    floe_bytes b = {0};
+    return start(read_state(floe__map_entries, s, -1, &b), b, s, true, it);
+}
+
+void floe_broadcast_clear(floe_state s) { floe__map_clear(s, -1); }
+
 /* -------------------------------------------------------------- timers */
 
 void floe_timer_register(floe_ctx *ctx, floe_time_domain domain, int64_t ts) {

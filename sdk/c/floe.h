@@ -388,6 +388,25 @@ void floe_operator_list_append(floe_state s, const void *value, size_t len);
 bool floe_operator_list_get(floe_state s, floe_iter *it);
 void floe_operator_list_clear(floe_state s);
 
+/* Broadcast state (Flink's broadcast state pattern): one map of byte
+ * strings per subtask, not per key, for an operator with a broadcast input
+ * (a job spec's coProcess with broadcast:). Every subtask gets every record
+ * of the broadcast input; that input's function keeps what they say here
+ * (floe_broadcast_put, _delete, _clear), and the keyed input's function and
+ * timer handlers read it (floe_broadcast_get, _entries). A write anywhere
+ * but in the broadcast input's function traps: every subtask's copy must
+ * see the same writes. Checkpointed; every subtask gets the whole map back
+ * at a restore, at any parallelism. Reads return as floe_map_get does; the
+ * bytes stay valid until the next read of the same state. */
+floe_state floe_broadcast_state(const char *name, int flags);
+int floe_broadcast_get(floe_state s, const void *key, size_t klen, floe_bytes *out);
+void floe_broadcast_put(floe_state s, const void *key, size_t klen, const void *value, size_t vlen);
+void floe_broadcast_delete(floe_state s, const void *key, size_t klen);
+/* floe_broadcast_entries starts *it on the map, in ascending key order;
+ * false when empty. */
+bool floe_broadcast_entries(floe_state s, floe_iter *it);
+void floe_broadcast_clear(floe_state s);
+
 /* --------------------------------------------------------------- timers */
 
 /* Timers belong to process functions (after a keyBy) and fire for the

@@ -33,7 +33,9 @@
 // A job spec's coProcess names two process functions, one per input; the
 // host runs both in one instance, so they share the key's state and timers
 // (timers fire into the first function's OnTimer handler, or the second's
-// when the first has none).
+// when the first has none). One of its inputs may be a broadcast input
+// (broadcast: in the spec), whose records reach every subtask unkeyed: its
+// function keeps a BroadcastState that the other function reads.
 //
 // Functions are called from one goroutine; an operator needs no locking.
 // Slices passed to a function are valid only during the call: copy what you

@@ -187,6 +187,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.fire(ctx, udf.ProcessingTime, h.now)
 	case "state":
 		return h.state(t, d)
+	case "broadcast":
+		return h.broadcastState(t, d)
 	case "close":
 		err := h.in.Close(ctx)
 		h.dead = true
@@ -207,6 +209,7 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 		"floe.subtask": "0", "floe.parallelism": "1", "floe.max_parallelism": "128"}
 	keyed := false
 	fn, fn2 := "", ""
+	bcast := -1
 	for _, a := range d.CmdArgs {
 		v := strings.Join(a.Vals, ",")
 		switch a.Key {
@@ -216,6 +219,8 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 			fn = v
 		case "function2":
 			fn2 = v
+		case "broadcast":
+			bcast, _ = strconv.Atoi(v)
 		case "subtask", "parallelism":
 			params["floe."+a.Key] = v
 		case "max-parallelism":
@@ -233,11 +238,19 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 			t.Fatalf("%s: want \"NAME even-split|union ELEM…\", got %q", d.Pos, line)
 		}
 		kind := udf.KindEvenSplitList
-		if f[1] == "union" {
+		switch f[1] {
+		case "union":
 			kind = udf.KindUnionList
+		case "broadcast":
+			kind = udf.KindBroadcastMap
 		}
 		var elems [][]byte
 		for _, e := range f[2:] {
+			if kind == udf.KindBroadcastMap {
+				k, v, _ := strings.Cut(e, "=")
+				elems = append(elems, append(binary.LittleEndian.AppendUint32(nil, uint32(len(k))), k+v...))
+				continue
+			}
 			elems = append(elems, []byte(e))
 		}
 		h.lists.Preset("op/"+f[0], kind, elems)
@@ -252,6 +265,9 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 		Function: fn, Function2: fn2, Operator: "op", Params: params, KeyedInput: keyed,
 		OperatorState: h.lists, CallTimeout: time.Minute,
 		Now: func() time.Time { return time.UnixMilli(h.now) },
+	}
+	if bcast >= 0 {
+		cfg.Broadcast, cfg.BroadcastInput = true, bcast
 	}
 	if keyed {
 		cfg.Keyed = keyedBackend{h.backend}
@@ -396,6 +412,26 @@ func (h *harness) state(t *testing.T, d *datadriven.TestData) string {
 	return strconv.FormatInt(int64(binary.LittleEndian.Uint64(b)), 10)
 }
 
+// broadcastState prints a broadcast map state as its checkpoint holds it
+// ("broadcast NAME"): entries KEY=VALUE in the order saved.
+func (h *harness) broadcastState(t *testing.T, d *datadriven.TestData) string {
+	if len(d.CmdArgs) != 1 {
+		t.Fatalf("%s: want \"broadcast NAME\"", d.Pos)
+	}
+	for _, l := range h.lists.Snapshot() {
+		if l.Namespace != "op/"+d.CmdArgs[0].Key {
+			continue
+		}
+		var es []string
+		for _, e := range l.Elems {
+			n := binary.LittleEndian.Uint32(e)
+			es = append(es, string(e[4:4+n])+"="+string(e[4+n:]))
+		}
+		return "entries: " + strings.Join(es, " ")
+	}
+	return "(none)"
+}
+
 func (h *harness) intArg(t *testing.T, d *datadriven.TestData) int64 {
 	if len(d.CmdArgs) != 1 {
 		t.Fatalf("%s: %s takes one number", d.Pos, d.Cmd)
@@ -412,9 +448,12 @@ func (h *harness) intArg(t *testing.T, d *datadriven.TestData) int64 {
 func guestMessage(err error) string {
 	var ue *udf.UDFError
 	if errors.As(err, &ue) {
-		return ue.Err.Error()
+		err = ue.Err
 	}
-	return err.Error()
+	// NB: a host function's trap ends with wazero's note and the guest's
+	// stack, which differ by SDK; the message before them does not.
+	msg, _, _ := strings.Cut(err.Error(), " (recovered by wazero)")
+	return msg
 }
 
 // keyedBackend adapts a state.Backend to udf.Keyed.

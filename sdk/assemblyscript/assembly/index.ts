@@ -44,4 +44,4 @@ export {
   currentWatermark,
   processingTime,
 } from "./runtime";
-export { ValueType, Redistribution, ValueState, ListState, MapState, MapEntries, OperatorListState } from "./state";
+export { ValueType, Redistribution, ValueState, ListState, MapState, MapEntries, OperatorListState, BroadcastState } from "./state";

@@ -27,6 +27,7 @@ export enum Redistribution {
 const KIND_VALUE = 1;
 const KIND_LIST = 2;
 const KIND_MAP = 3;
+const KIND_BROADCAST_MAP = 6;
 const OPERATOR_REC = -1;
 
 // ---------------------------------------------------------------------------
@@ -465,5 +466,72 @@ export class OperatorListState<T> {
   /** Empties the subtask's list. */
   clear(): void {
     abi.list_clear(this.d.id, OPERATOR_REC);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Broadcast state
+
+/**
+ * Broadcast map state (Flink's broadcast state): one map from K to V per
+ * subtask, not per key, for an operator with a broadcast input (a job spec's
+ * coProcess with `broadcast:`). Every subtask gets every record of the
+ * broadcast input; that input's function keeps what they say here, and the
+ * keyed input's function reads it. Only the broadcast input's function may
+ * write (put, delete, clear): a write anywhere else traps, since every
+ * subtask's copy must see the same writes. Checkpointed; every subtask gets
+ * the whole map back at a restore, at any parallelism.
+ */
+export class BroadcastState<K, V> {
+  private d: StateDecl;
+  private it: MapEntries<K, V>;
+  /** Whether the last `get` or `getOrNull` found the key. */
+  found: bool = false;
+
+  constructor(name: string) {
+    this.d = declare(KIND_BROADCAST_MAP, name, valueTypeOf<V>());
+    this.it = new MapEntries<K, V>(name);
+  }
+
+  /** The value under k, or orElse (see `found`). */
+  get(k: K, orElse: V): V {
+    encode<K>(k, encKey);
+    const n = readMapValue(this.d.id, OPERATOR_REC, encKey, scratch);
+    this.found = n >= 0;
+    if (n < 0) return orElse;
+    return decode<V>(this.d.name, scratch.ptr, n);
+  }
+
+  /** The value under k, or null: for reference-typed V. */
+  getOrNull(k: K): V | null {
+    if (isInteger<V>()) ERROR("getOrNull needs a reference type: use get(k, orElse) and found for integers");
+    encode<K>(k, encKey);
+    const n = readMapValue(this.d.id, OPERATOR_REC, encKey, scratch);
+    this.found = n >= 0;
+    if (n < 0) return null;
+    return decode<V>(this.d.name, scratch.ptr, n);
+  }
+
+  /** Sets k to v; only in the broadcast input's function. */
+  put(k: K, v: V): void {
+    encode<K>(k, encKey);
+    encode<V>(v, encVal);
+    abi.map_put(this.d.id, OPERATOR_REC, encKey.at, encKey.len, encVal.at, encVal.len);
+  }
+
+  /** Removes k; only in the broadcast input's function. */
+  delete(k: K): void {
+    encode<K>(k, encKey);
+    abi.map_delete(this.d.id, OPERATOR_REC, encKey.at, encKey.len);
+  }
+
+  /** The entries in ascending order of their encoded keys; a second call restarts the iterator. */
+  entries(): MapEntries<K, V> {
+    return this.it.load(this.d.id, OPERATOR_REC);
+  }
+
+  /** Removes every entry; only in the broadcast input's function. */
+  clear(): void {
+    abi.map_clear(this.d.id, OPERATOR_REC);
   }
 }

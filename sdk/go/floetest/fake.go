@@ -41,6 +41,13 @@ type fake struct {
 	now       int64
 	emitted   []Emitted
 	failure   *Failure
+	// kinds are the declared states' kinds, by id; onBroadcast says the
+	// running call is a broadcast input's, the only one that may write
+	// broadcast state; trapped that a host function refused the call, as
+	// the real host's trap does.
+	kinds       []int32
+	onBroadcast bool
+	trapped     bool
 }
 
 func newFake() *fake {
@@ -52,6 +59,10 @@ func newFake() *fake {
 func (f *fake) at(state, rec int32) stateKey {
 	if rec < 0 {
 		return stateKey{f.states[state], operatorKey}
+	}
+	if f.onBroadcast && !f.trapped {
+		f.failure = &Failure{Record: -1, Message: "keyed state \"" + f.states[state] + "\" used by the function of the broadcast input, whose records have no key"}
+		f.trapped = true
 	}
 	return stateKey{f.states[state], string(f.keys[rec])}
 }
@@ -102,6 +113,7 @@ func (f *fake) Fail(rec int32, msg string) {
 // kind of state by name, so it needs neither the kind nor the flags.
 func (f *fake) StateDeclare(kind int32, name string, flags int32) int32 {
 	f.states = append(f.states, name)
+	f.kinds = append(f.kinds, kind)
 	return int32(len(f.states) - 1)
 }
 
@@ -143,7 +155,27 @@ func (f *fake) MapGet(state, rec int32, k, buf []byte) int32 {
 	return fill(buf, v)
 }
 
+// writable reports whether the running call may write state id's map,
+// refusing the call, as the host traps, when it is a broadcast map written
+// outside the broadcast input's function.
+func (f *fake) writable(state int32) bool {
+	if f.kinds[state] != kindBroadcastMap || f.onBroadcast {
+		return true
+	}
+	if !f.trapped {
+		f.failure = &Failure{Record: -1, Message: "broadcast state \"" + f.states[state] + "\" is read-only here: only the function of the broadcast input may write it"}
+		f.trapped = true
+	}
+	return false
+}
+
+// kindBroadcastMap is the ABI's state kind of broadcast map state.
+const kindBroadcastMap = 6
+
 func (f *fake) MapPut(state, rec int32, k, v []byte) {
+	if !f.writable(state) {
+		return
+	}
 	sk := f.at(state, rec)
 	if f.maps[sk] == nil {
 		f.maps[sk] = map[string][]byte{}
@@ -152,6 +184,9 @@ func (f *fake) MapPut(state, rec int32, k, v []byte) {
 }
 
 func (f *fake) MapDelete(state, rec int32, k []byte) {
+	if !f.writable(state) {
+		return
+	}
 	sk := f.at(state, rec)
 	delete(f.maps[sk], string(k))
 	if len(f.maps[sk]) == 0 {
@@ -178,7 +213,11 @@ func (f *fake) MapEntries(state, rec int32, buf []byte) int32 {
 	return fill(buf, b)
 }
 
-func (f *fake) MapClear(state, rec int32) { delete(f.maps, f.at(state, rec)) }
+func (f *fake) MapClear(state, rec int32) {
+	if f.writable(state) {
+		delete(f.maps, f.at(state, rec))
+	}
+}
 
 func (f *fake) TimerRegister(rec, domain int32, ts int64) {
 	f.timers[timer{domain, ts, string(f.keys[rec])}] = true

@@ -25,6 +25,9 @@ const (
 // Harness made is the one the SDK calls.
 type Harness struct {
 	f *fake
+	// broadcast says the instance's second input is a broadcast input
+	// (OpenBroadcast).
+	broadcast bool
 }
 
 // New returns a harness with no state, no timers, no watermark
@@ -54,7 +57,8 @@ func (h *Harness) Open(function string, params map[string]string) error {
 	for _, k := range names {
 		block = lengthPrefixed(lengthPrefixed(block, []byte(k)), []byte(all[k]))
 	}
-	h.f.states, h.f.outputs, h.f.keys = nil, nil, nil
+	h.f.states, h.f.kinds, h.f.outputs, h.f.keys = nil, nil, nil, nil
+	h.broadcast = false
 	_, err := h.call(block, func(n int) int32 { return nativehost.Module.Open(n) })
 	return err
 }
@@ -70,6 +74,24 @@ func (h *Harness) OpenCoProcess(first, second string, params map[string]string) 
 	return h.Open(first, all)
 }
 
+// OpenBroadcast opens an instance of an operator with a broadcast input (a
+// job spec's coProcess with broadcast:): keyed runs on the records of its
+// keyed input (Process), broadcast on those of its broadcast input
+// (Process2, whose records have no key). As on Floe's host, only the
+// broadcast function may write broadcast state: a write from any other
+// call fails it.
+func (h *Harness) OpenBroadcast(keyed, broadcast string, params map[string]string) error {
+	err := h.OpenCoProcess(keyed, broadcast, params)
+	h.broadcast = true
+	return err
+}
+
+// BroadcastState returns the broadcast state named state, as stored, by
+// encoded map key.
+func (h *Harness) BroadcastState(state string) map[string][]byte {
+	return h.f.maps[stateKey{state, operatorKey}]
+}
+
 // Process runs one batch of records and returns what it emitted. It fails
 // with a *Failure that names the record at fault.
 func (h *Harness) Process(records ...Record) ([]Emitted, error) {
@@ -79,6 +101,8 @@ func (h *Harness) Process(records ...Record) ([]Emitted, error) {
 // Process2 runs one batch of records of a two-input operator's second
 // input (see OpenCoProcess), as Process does for its first.
 func (h *Harness) Process2(records ...Record) ([]Emitted, error) {
+	h.f.onBroadcast = h.broadcast
+	defer func() { h.f.onBroadcast = false }()
 	return h.process(nativehost.Module.Process2, records)
 }
 
@@ -231,11 +255,11 @@ func (h *Harness) PresetOperatorList(state string, elements ...[]byte) {
 func (h *Harness) call(input []byte, export func(n int) int32) ([]Emitted, error) {
 	nativehost.Current = h.f
 	copy(nativehost.Module.Alloc(len(input)), input)
-	h.f.emitted, h.f.failure = nil, nil
+	h.f.emitted, h.f.failure, h.f.trapped = nil, nil, false
 	status := export(len(input))
 	out := h.f.emitted
 	h.f.emitted = nil
-	if status != 0 {
+	if status != 0 || h.f.trapped {
 		f := h.f.failure
 		if f == nil {
 			f = &Failure{Record: -1, Message: "failed without a message"}

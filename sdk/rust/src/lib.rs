@@ -78,7 +78,9 @@ pub use registry::{Operator, Registry};
 #[doc(hidden)]
 pub use runtime::exports as __exports;
 pub use search::find_byte;
-pub use state::{ListState, MapState, OperatorListState, Redistribution, ValueState};
+pub use state::{
+    BroadcastState, ListState, MapState, OperatorListState, Redistribution, ValueState,
+};
 pub use window::{Aggregate, Window, WindowFunction, WindowRecord, WindowRecords};
 
 /// A log level; see [`log`].

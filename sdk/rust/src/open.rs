@@ -5,7 +5,9 @@ use crate::codec::Codec;
 use crate::context::Output;
 use crate::error::{Error, Result};
 use crate::params::Params;
-use crate::state::{ListState, MapState, OperatorListState, Redistribution, ValueState};
+use crate::state::{
+    BroadcastState, ListState, MapState, OperatorListState, Redistribution, ValueState,
+};
 
 /// What a process function's open gets: the parameters, and the
 /// declarations of state and side outputs. See [`Registry::process`](crate::Registry::process).
@@ -65,6 +67,17 @@ impl<'a> Open<'a> {
     ) -> Result<OperatorListState<C>> {
         self.state(name).operator_list(codec, mode)
     }
+
+    /// Declares broadcast map state: one map per subtask from `K`'s values
+    /// to `V`'s, written only by the function of a broadcast input.
+    pub fn broadcast_state<K: Codec, V: Codec>(
+        &mut self,
+        name: &str,
+        key: K,
+        value: V,
+    ) -> Result<BroadcastState<K, V>> {
+        self.state(name).broadcast_map(key, value)
+    }
 }
 
 /// A state declaration in progress; see [`Open::state`].
@@ -114,6 +127,18 @@ impl<'b> StateBuilder<'b> {
     ) -> Result<OperatorListState<C>> {
         Ok(OperatorListState::new(
             self.declare(mode.kind(), C::VALUE_TYPE as i32)?,
+            self.name,
+        ))
+    }
+
+    /// Declares it as broadcast map state.
+    pub fn broadcast_map<K: Codec, V: Codec>(
+        self,
+        _key: K,
+        _value: V,
+    ) -> Result<BroadcastState<K, V>> {
+        Ok(BroadcastState::new(
+            self.declare(abi::KIND_BROADCAST_MAP, V::VALUE_TYPE as i32)?,
             self.name,
         ))
     }

@@ -324,3 +324,78 @@ impl<C: Codec> OperatorListState<C> {
         abi::list_clear(self.h.id, abi::NO_RECORD);
     }
 }
+
+/// Broadcast map state (Flink's broadcast state): one map from `K`'s values
+/// to `V`'s per subtask, not per key, for an operator with a broadcast input
+/// (a job spec's `coProcess` with `broadcast:`). Every subtask gets every
+/// record of the broadcast input, and that input's function keeps what they
+/// say here; the keyed input's function reads it.
+///
+/// Only the broadcast input's function may write ([`put`](Self::put),
+/// [`delete`](Self::delete), [`clear`](Self::clear)): a write anywhere else
+/// traps, since every subtask's copy must see the same writes. It is
+/// checkpointed with the operator, and every subtask gets the whole map
+/// back on a restore at any parallelism.
+#[derive(Debug)]
+pub struct BroadcastState<K: Codec, V: Codec> {
+    h: Handle,
+    venc: Vec<u8>,
+    _codec: PhantomData<fn() -> (K, V)>,
+}
+
+impl<K: Codec, V: Codec> BroadcastState<K, V> {
+    pub(crate) fn new(id: i32, name: &str) -> Self {
+        BroadcastState {
+            h: Handle::new(id, name),
+            venc: Vec::new(),
+            _codec: PhantomData,
+        }
+    }
+
+    /// Returns the value under `key`.
+    pub fn get(&mut self, key: &K::Value) -> Result<Option<V::Owned>> {
+        let id = self.h.id;
+        let h = &mut self.h;
+        h.enc.clear();
+        K::encode(key, &mut h.enc);
+        let k = &h.enc;
+        match h.read.read(|buf| abi::map_get(id, abi::NO_RECORD, k, buf)) {
+            None => Ok(None),
+            Some(b) => V::decode(b).map(Some).map_err(in_state(&h.name)),
+        }
+    }
+
+    /// Sets `key` to `value`; only in the broadcast input's function.
+    pub fn put(&mut self, key: &K::Value, value: &V::Value) {
+        self.h.enc.clear();
+        K::encode(key, &mut self.h.enc);
+        self.venc.clear();
+        V::encode(value, &mut self.venc);
+        abi::map_put(self.h.id, abi::NO_RECORD, &self.h.enc, &self.venc);
+    }
+
+    /// Removes `key`; only in the broadcast input's function.
+    pub fn delete(&mut self, key: &K::Value) {
+        let id = self.h.id;
+        abi::map_delete(id, abi::NO_RECORD, self.h.encoded::<K>(key));
+    }
+
+    /// Returns the entries in ascending order of their encoded keys.
+    pub fn entries(&mut self) -> Result<Vec<(K::Owned, V::Owned)>> {
+        let id = self.h.id;
+        let h = &mut self.h;
+        let wrap = in_state(&h.name);
+        let entries = match h.read.read(|buf| abi::map_entries(id, abi::NO_RECORD, buf)) {
+            None => return Ok(Vec::new()),
+            Some(b) => Entries::new(b).map_err(&wrap)?,
+        };
+        entries
+            .map(|(k, v)| Ok((K::decode(k).map_err(&wrap)?, V::decode(v).map_err(&wrap)?)))
+            .collect()
+    }
+
+    /// Removes every entry; only in the broadcast input's function.
+    pub fn clear(&self) {
+        abi::map_clear(self.h.id, abi::NO_RECORD);
+    }
+}

@@ -17,6 +17,7 @@
 //!
 //! Only on native targets: a module built for wasm32 does not have it.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::abi::fake;
@@ -130,6 +131,8 @@ impl fmt::Display for Failure {
 /// thread (each test runs on its own thread).
 pub struct Harness {
     register: fn(&mut Registry),
+    /// The second input is a broadcast input (`open_broadcast`).
+    broadcast: bool,
 }
 
 impl Harness {
@@ -140,13 +143,29 @@ impl Harness {
             *h = fake::Fake::default();
             h.watermark = i64::MIN;
         });
-        Harness { register }
+        Harness {
+            register,
+            broadcast: false,
+        }
     }
 
     /// Sets operator list state `name` as a restore would, before an open.
     pub fn preset_operator_list<E: AsRef<[u8]>>(&mut self, name: &str, elements: &[E]) {
         let elements = elements.iter().map(|e| e.as_ref().to_vec()).collect();
         fake::with(|h| h.operator_lists.insert(name.to_owned(), elements));
+    }
+
+    /// Sets broadcast state `name` as a restore would, before an open.
+    pub fn preset_broadcast_state<K: AsRef<[u8]>, V: AsRef<[u8]>>(
+        &mut self,
+        name: &str,
+        entries: &[(K, V)],
+    ) {
+        let m = entries
+            .iter()
+            .map(|(k, v)| (k.as_ref().to_vec(), v.as_ref().to_vec()))
+            .collect();
+        fake::with(|h| h.broadcast_maps.insert(name.to_owned(), m));
     }
 
     /// Opens an instance running `function`, with `params` and the host's
@@ -175,6 +194,7 @@ impl Harness {
             h.outputs.clear();
             h.keys.clear();
         });
+        self.broadcast = false;
         input(block.len()).copy_from_slice(&block);
         let status = exports::open(block.len() as i32, self.register);
         self.finish(status).map(|_| ())
@@ -194,6 +214,28 @@ impl Harness {
         self.open(first, &all)
     }
 
+    /// Opens an operator with a broadcast input (a job spec's `coProcess`
+    /// with `broadcast:`): `keyed` runs on the batches of
+    /// [`process`](Harness::process), `broadcast` on those of
+    /// [`process2`](Harness::process2), whose records have no key. As on the
+    /// host, only `broadcast` may write broadcast state; a write elsewhere
+    /// traps (panics here).
+    pub fn open_broadcast(
+        &mut self,
+        keyed: &str,
+        broadcast: &str,
+        params: &[(&str, &str)],
+    ) -> Result<(), Failure> {
+        self.open_co_process(keyed, broadcast, params)?;
+        self.broadcast = true;
+        Ok(())
+    }
+
+    /// The broadcast state `state`, as stored, by encoded key.
+    pub fn broadcast_state(&self, state: &str) -> BTreeMap<Vec<u8>, Vec<u8>> {
+        fake::with(|h| h.broadcast_maps.get(state).cloned().unwrap_or_default())
+    }
+
     /// Runs one batch and returns what it emitted.
     pub fn process(&mut self, records: &[Record]) -> Result<Vec<Emitted>, Failure> {
         self.process_with(records, exports::process)
@@ -202,7 +244,11 @@ impl Harness {
     /// Runs one batch of a two-input operator's second input (see
     /// [`open_co_process`](Harness::open_co_process)).
     pub fn process2(&mut self, records: &[Record]) -> Result<Vec<Emitted>, Failure> {
-        self.process_with(records, exports::process2)
+        let broadcast = self.broadcast;
+        fake::with(|h| h.on_broadcast = broadcast);
+        let out = self.process_with(records, exports::process2);
+        fake::with(|h| h.on_broadcast = false);
+        out
     }
 
     fn process_with(

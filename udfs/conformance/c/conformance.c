@@ -446,6 +446,117 @@ static int unmatched(floe_ctx *ctx, floe_time_domain domain, int64_t t) {
     return 0;
 }
 
+/* ---------------------------------------------------------- watch/rule */
+
+/* rules is the broadcast state of watch (the keyed function) and rule (the
+ * broadcast function): rule name to pattern. hits counts watch's records
+ * per key. */
+static floe_state rules, hits;
+
+static int rules_open(floe_ctx *ctx) {
+    (void)ctx;
+    rules = floe_broadcast_state("rules", 0);
+    hits = floe_value_state("hits", FLOE_TYPE_INT64);
+    return 0;
+}
+
+/* contains reports whether pattern occurs in v (an empty one always does). */
+static bool contains(floe_bytes v, floe_bytes pattern) {
+    if (pattern.len > v.len) return false;
+    for (size_t i = 0; i + pattern.len <= v.len; i++) {
+        if (memcmp(v.data + i, pattern.data, pattern.len) == 0) return true;
+    }
+    return false;
+}
+
+static int watch(floe_ctx *ctx, floe_bytes v) {
+    if (floe_bytes_eq(v, "write")) {
+        floe_broadcast_put(rules, "x", 1, "y", 1);
+        return 0;
+    }
+    int64_t n = 0;
+    int got = floe_value_get_i64(ctx, hits, &n);
+    if (got < 0) return got;
+    n++;
+    floe_value_put_i64(ctx, hits, n);
+    floe_buf *line = floe_scratch(ctx);
+    floe_buf_append_bytes(line, floe_key(ctx));
+    floe_buf_append_byte(line, '#');
+    floe_buf_append_i64(line, n);
+    floe_buf_append_byte(line, ':');
+    floe_buf_append_bytes(line, v);
+    floe_buf_append_byte(line, ':');
+    floe_iter it;
+    floe_bytes name, pattern;
+    bool first = true;
+    if (floe_broadcast_entries(rules, &it)) {
+        while (floe_map_next(&it, &name, &pattern)) {
+            if (!contains(v, pattern)) continue;
+            if (!first) floe_buf_append_byte(line, '+');
+            floe_buf_append_bytes(line, name);
+            first = false;
+        }
+    }
+    floe_emit(ctx, line->data, line->len);
+    return 0;
+}
+
+static int rule(floe_ctx *ctx, floe_bytes v) {
+    if (floe_bytes_eq(v, "count")) {
+        int64_t n;
+        int got = floe_value_get_i64(ctx, hits, &n);
+        return got < 0 ? got : 0;
+    }
+    floe_buf *line = floe_scratch(ctx);
+    if (floe_bytes_eq(v, "?")) {
+        floe_buf_append_str(line, "rules:");
+        floe_iter it;
+        floe_bytes name, pattern;
+        bool first = true;
+        if (floe_broadcast_entries(rules, &it)) {
+            while (floe_map_next(&it, &name, &pattern)) {
+                if (!first) floe_buf_append_byte(line, ';');
+                floe_buf_append_bytes(line, name);
+                floe_buf_append_byte(line, '=');
+                floe_buf_append_bytes(line, pattern);
+                first = false;
+            }
+        }
+        floe_emit(ctx, line->data, line->len);
+        return 0;
+    }
+    if (floe_bytes_eq(v, "!")) {
+        floe_broadcast_clear(rules);
+        floe_emit(ctx, "!", 1);
+        return 0;
+    }
+    if (v.len > 0 && v.data[0] == '-') {
+        floe_broadcast_delete(rules, v.data + 1, v.len - 1);
+        floe_emit(ctx, v.data, v.len);
+        return 0;
+    }
+    size_t eq = 0;
+    while (eq < v.len && v.data[eq] != '=') eq++;
+    floe_bytes name = floe_bytes_of(v.data, eq);
+    floe_bytes pattern = eq < v.len ? floe_bytes_of(v.data + eq + 1, v.len - eq - 1) : floe_bytes_of(v.data, 0);
+    floe_bytes old;
+    int got = floe_broadcast_get(rules, name.data, name.len, &old);
+    if (got < 0) return got;
+    if (got == FLOE_FOUND) {
+        floe_buf_append_byte(line, '~');
+        floe_buf_append_bytes(line, name);
+        floe_buf_append_byte(line, '=');
+        floe_buf_append_bytes(line, old);
+        floe_emit(ctx, line->data, line->len);
+    }
+    floe_broadcast_put(rules, name.data, name.len, pattern.data, pattern.len);
+    line = floe_scratch(ctx);
+    floe_buf_append_byte(line, '+');
+    floe_buf_append_bytes(line, name);
+    floe_emit(ctx, line->data, line->len);
+    return 0;
+}
+
 /* --------------------------------------------------------- registration */
 
 void floe_init(void) {
@@ -467,4 +578,6 @@ void floe_init(void) {
     floe_function_on_open(l, pair_open);
     floe_function_on_timer(l, unmatched);
     floe_function_on_open(floe_register_process("right", right), pair_open);
+    floe_function_on_open(floe_register_process("watch", watch), rules_open);
+    floe_function_on_open(floe_register_process("rule", rule), rules_open);
 }

@@ -27,6 +27,8 @@ func init() {
 	floe.Process("left", left)
 	floe.Process("right", right)
 	floe.OnTimer("left", unmatched)
+	floe.Process("watch", watch)
+	floe.Process("rule", rule)
 	floe.FlatMap("buffer", buffer)
 	floe.Map("q1", q1)
 	floe.Process("keyedcount", keyedCount)
@@ -274,6 +276,64 @@ func unmatched(ctx *floe.Context, _ floe.Timer, out floe.Emitter) error {
 	if p, ok := pending.Get(ctx); ok {
 		out.Emit([]byte(string(ctx.Key()) + ",unmatched," + string(p)))
 		pending.Delete(ctx)
+	}
+	return nil
+}
+
+// rules is the broadcast state of watch/rule: rule name to pattern; hits
+// counts each key's watched records.
+var (
+	rules = floe.NewBroadcastState("rules", floe.String, floe.String)
+	hits  = floe.NewValueState("hits", floe.Int64)
+)
+
+// watch is the keyed function of an operator with a broadcast input: it
+// names the rules whose pattern its record contains. The value "write"
+// tries to write the broadcast state, which only rule may.
+func watch(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	if string(rec) == "write" {
+		rules.Put("x", "y")
+		return nil
+	}
+	n, _ := hits.Get(ctx)
+	n++
+	hits.Put(ctx, n)
+	var names []string
+	for name, pattern := range rules.All() {
+		if strings.Contains(string(rec), pattern) {
+			names = append(names, name)
+		}
+	}
+	out.Emit([]byte(string(ctx.Key()) + "#" + strconv.FormatInt(n, 10) + ":" + string(rec) + ":" + strings.Join(names, "+")))
+	return nil
+}
+
+// rule is the broadcast function: it keeps the rules. The value "count"
+// tries to use keyed state, which its unkeyed records cannot.
+func rule(ctx *floe.Context, rec []byte, out floe.Emitter) error {
+	v := string(rec)
+	switch {
+	case v == "count":
+		hits.Get(ctx)
+	case v == "?":
+		var es []string
+		for name, pattern := range rules.All() {
+			es = append(es, name+"="+pattern)
+		}
+		out.Emit([]byte("rules:" + strings.Join(es, ";")))
+	case v == "!":
+		rules.Clear()
+		out.Emit([]byte("!"))
+	case strings.HasPrefix(v, "-"):
+		rules.Delete(v[1:])
+		out.Emit(rec)
+	default:
+		name, pattern, _ := strings.Cut(v, "=")
+		if p, ok := rules.Get(name); ok {
+			out.Emit([]byte("~" + name + "=" + p))
+		}
+		rules.Put(name, pattern)
+		out.Emit([]byte("+" + name))
 	}
 	return nil
 }

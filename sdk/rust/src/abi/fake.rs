@@ -24,6 +24,11 @@ pub(crate) struct Fake {
     pub lists: BTreeMap<(String, Vec<u8>), Vec<Vec<u8>>>,
     pub maps: BTreeMap<(String, Vec<u8>), Map>,
     pub operator_lists: BTreeMap<String, Vec<Vec<u8>>>,
+    /// Broadcast map states by name (kind 6).
+    pub broadcast_maps: BTreeMap<String, Map>,
+    /// The call in progress is a broadcast input's, which alone may write
+    /// broadcast state and has no key.
+    pub on_broadcast: bool,
     /// Registered timers: domain, timestamp, key.
     pub timers: BTreeSet<(i32, i64, Vec<u8>)>,
     pub watermark: i64,
@@ -61,6 +66,11 @@ impl Fake {
         if *kind >= 4 {
             return Scope::Operator(name.clone());
         }
+        assert!(
+            !self.on_broadcast,
+            "trap: keyed state {:?} used by the function of the broadcast input, whose records have no key",
+            name
+        );
         let key = self
             .keys
             .get(rec as usize)
@@ -82,6 +92,25 @@ impl Fake {
         }
     }
 }
+
+impl Fake {
+    /// The broadcast map behind `state` when it is one; `write` traps
+    /// unless the call is the broadcast input's, as the host does.
+    fn broadcast(&mut self, state: i32, write: bool) -> Option<&mut Map> {
+        let (kind, name) = self.states.get(state as usize)?;
+        if *kind != KIND_BROADCAST_MAP {
+            return None;
+        }
+        assert!(
+            !write || self.on_broadcast,
+            "trap: broadcast state {:?} is read-only here: only the function of the broadcast input may write it",
+            name
+        );
+        Some(self.broadcast_maps.entry(name.clone()).or_default())
+    }
+}
+
+const KIND_BROADCAST_MAP: i32 = 6;
 
 fn keyed(s: Scope) -> (String, Vec<u8>) {
     match s {
@@ -156,7 +185,7 @@ pub(crate) fn state_declare(kind: i32, name: &str, _flags: i32) -> i32 {
             );
             return i as i32;
         }
-        assert!((1..=5).contains(&kind), "trap: unknown state kind {}", kind);
+        assert!((1..=6).contains(&kind), "trap: unknown state kind {}", kind);
         h.states.push((kind, name.to_owned()));
         h.states.len() as i32 - 1
     })
@@ -214,6 +243,9 @@ pub(crate) fn list_clear(state: i32, rec: i32) {
 
 pub(crate) fn map_get(state: i32, rec: i32, k: &[u8], buf: &mut [u8]) -> i32 {
     with(|h| {
+        if let Some(m) = h.broadcast(state, false) {
+            return m.get(k).map_or(-1, |v| give(v, buf));
+        }
         let s = keyed(h.scope(state, rec, MAP));
         h.maps
             .get(&s)
@@ -224,6 +256,10 @@ pub(crate) fn map_get(state: i32, rec: i32, k: &[u8], buf: &mut [u8]) -> i32 {
 
 pub(crate) fn map_put(state: i32, rec: i32, k: &[u8], v: &[u8]) {
     with(|h| {
+        if let Some(m) = h.broadcast(state, true) {
+            m.insert(k.to_vec(), v.to_vec());
+            return;
+        }
         let s = keyed(h.scope(state, rec, MAP));
         h.maps.entry(s).or_default().insert(k.to_vec(), v.to_vec());
     })
@@ -231,6 +267,10 @@ pub(crate) fn map_put(state: i32, rec: i32, k: &[u8], v: &[u8]) {
 
 pub(crate) fn map_delete(state: i32, rec: i32, k: &[u8]) {
     with(|h| {
+        if let Some(m) = h.broadcast(state, true) {
+            m.remove(k);
+            return;
+        }
         let s = keyed(h.scope(state, rec, MAP));
         if let Some(m) = h.maps.get_mut(&s) {
             m.remove(k);
@@ -240,9 +280,15 @@ pub(crate) fn map_delete(state: i32, rec: i32, k: &[u8]) {
 
 pub(crate) fn map_entries(state: i32, rec: i32, buf: &mut [u8]) -> i32 {
     with(|h| {
-        let s = keyed(h.scope(state, rec, MAP));
+        let m = match h.broadcast(state, false) {
+            Some(m) => Some(m.clone()),
+            None => {
+                let s = keyed(h.scope(state, rec, MAP));
+                h.maps.get(&s).cloned()
+            }
+        };
         let mut all = Vec::new();
-        for (k, v) in h.maps.get(&s).into_iter().flatten() {
+        for (k, v) in m.iter().flatten() {
             length_prefixed(&mut all, k);
             length_prefixed(&mut all, v);
         }
@@ -256,6 +302,10 @@ pub(crate) fn map_entries(state: i32, rec: i32, buf: &mut [u8]) -> i32 {
 
 pub(crate) fn map_clear(state: i32, rec: i32) {
     with(|h| {
+        if let Some(m) = h.broadcast(state, true) {
+            m.clear();
+            return;
+        }
         let s = keyed(h.scope(state, rec, MAP));
         h.maps.remove(&s);
     })

@@ -19,6 +19,7 @@ pub(crate) use fake::*;
 pub(crate) const KIND_VALUE: i32 = 1;
 pub(crate) const KIND_LIST: i32 = 2;
 pub(crate) const KIND_MAP: i32 = 3;
+pub(crate) const KIND_BROADCAST_MAP: i32 = 6;
 
 /// The `rec` that operator list state calls pass.
 pub(crate) const NO_RECORD: i32 = -1;

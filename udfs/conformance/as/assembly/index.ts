@@ -4,6 +4,7 @@
 
 import * as floe from "../../../../sdk/assemblyscript/assembly";
 import {
+  BroadcastState,
   Builder,
   Bytes,
   Context,
@@ -218,6 +219,81 @@ function unmatched(ctx: Context, _: Timer, out: Output): void {
   if (p === null) return;
   out.emit(line.reset().bytes(ctx.key).string(",unmatched,").bytes(p));
   pending.delete(ctx);
+}
+
+// ---------------------------------------------------------------------------
+// watch and rule: the keyed and the broadcast function of an operator with a
+// broadcast input, sharing the broadcast state rules (name to pattern);
+// watch counts its key's records in hits
+
+const rules = new BroadcastState<Bytes, Bytes>("rules");
+const hits = new ValueState<i64>("hits");
+const ruleLine = new Builder(64);
+
+floe.process("watch", (ctx: Context, v: Bytes, out: Output): void => {
+  if (v.equalsString("write")) {
+    rules.put(Bytes.fromString("x"), Bytes.fromString("y"));
+    return;
+  }
+  const n = hits.get(ctx, 0) + 1;
+  hits.put(ctx, n);
+  line.reset().bytes(ctx.key).byte(0x23).int(n).byte(0x3a).bytes(v).byte(0x3a);
+  const it = rules.entries();
+  let first = true;
+  while (it.next()) {
+    if (!contains(v, it.rawValue)) continue;
+    if (!first) line.byte(0x2b);
+    line.bytes(it.rawKey);
+    first = false;
+  }
+  out.emit(line);
+});
+
+floe.process("rule", (ctx: Context, v: Bytes, out: Output): void => {
+  if (v.equalsString("count")) {
+    hits.get(ctx, 0);
+    return;
+  }
+  if (v.equalsString("?")) {
+    line.reset().string("rules:");
+    const it = rules.entries();
+    let first = true;
+    while (it.next()) {
+      if (!first) line.byte(0x3b);
+      line.bytes(it.rawKey).byte(0x3d).bytes(it.rawValue);
+      first = false;
+    }
+    out.emit(line);
+    return;
+  }
+  if (v.equalsString("!")) {
+    rules.clear();
+    out.emit(line.reset().byte(0x21));
+    return;
+  }
+  if (v.length > 0 && v[0] == 0x2d) {
+    rules.delete(v.slice(1, v.length));
+    out.emit(line.reset().bytes(v));
+    return;
+  }
+  let eq = v.indexOf(0x3d);
+  const name = eq < 0 ? v : v.slice(0, eq);
+  const pattern = eq < 0 ? v.slice(v.length, v.length) : v.slice(eq + 1, v.length);
+  const old = rules.getOrNull(name);
+  if (old !== null) out.emit(ruleLine.reset().byte(0x7e).bytes(name).byte(0x3d).bytes(old));
+  rules.put(name, pattern);
+  out.emit(line.reset().byte(0x2b).bytes(name));
+});
+
+// contains reports whether pattern occurs in v (an empty one always does).
+function contains(v: Bytes, pattern: Bytes): bool {
+  const n = v.length, m = pattern.length;
+  for (let i = 0; i + m <= n; i++) {
+    let j = 0;
+    while (j < m && v[i + j] == pattern[j]) j++;
+    if (j == m) return true;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------

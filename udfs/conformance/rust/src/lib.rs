@@ -3,8 +3,8 @@
 //! the Go SDK's.
 
 use floe::{
-    append_i64, find_byte, Bytes, Context, Error, MapState, Open, Operator, OperatorListState,
-    Redistribution, Registry, Result, TimeDomain, Timer, ValueState, I64,
+    append_i64, find_byte, BroadcastState, Bytes, Context, Error, MapState, Open, Operator,
+    OperatorListState, Redistribution, Registry, Result, TimeDomain, Timer, ValueState, I64,
 };
 
 fn register(r: &mut Registry) {
@@ -22,6 +22,8 @@ fn register(r: &mut Registry) {
     r.process("keyedcount", keyed_count);
     r.process("left", |o: &mut Open| Pair::open(o, b'L'));
     r.process("right", |o: &mut Open| Pair::open(o, b'R'));
+    r.process("watch", |o: &mut Open| Rules::open(o, false));
+    r.process("rule", |o: &mut Open| Rules::open(o, true));
 }
 
 floe::module!(register);
@@ -344,6 +346,108 @@ impl Operator for Pair {
     }
 }
 
+/// watch and rule: the keyed and the broadcast function of an operator with
+/// a broadcast input, sharing the broadcast state `rules` (name to
+/// pattern); watch counts its key's records in `hits`.
+struct Rules {
+    rules: BroadcastState<Bytes, Bytes>,
+    hits: ValueState<I64>,
+    broadcast: bool,
+}
+
+impl Rules {
+    fn open(open: &mut Open, broadcast: bool) -> Result<Rules> {
+        Ok(Rules {
+            rules: open.broadcast_state("rules", Bytes, Bytes)?,
+            hits: open.value_state("hits", I64)?,
+            broadcast,
+        })
+    }
+
+    fn watch(&mut self, ctx: &mut Context, v: &[u8]) -> Result<()> {
+        if v == b"write" {
+            self.rules.put(b"x", b"y");
+            return Ok(());
+        }
+        let n = self.hits.get(ctx)?.unwrap_or(0) + 1;
+        self.hits.put(ctx, &n);
+        let mut line = ctx.key().to_vec();
+        line.push(b'#');
+        append_i64(&mut line, n);
+        line.push(b':');
+        line.extend_from_slice(v);
+        line.push(b':');
+        let mut first = true;
+        for (name, pattern) in self.rules.entries()? {
+            if pattern.is_empty() || v.windows(pattern.len()).any(|w| w == pattern.as_slice()) {
+                if !first {
+                    line.push(b'+');
+                }
+                line.extend_from_slice(&name);
+                first = false;
+            }
+        }
+        ctx.emit(&line);
+        Ok(())
+    }
+
+    fn rule(&mut self, ctx: &mut Context, v: &[u8]) -> Result<()> {
+        match v {
+            b"count" => {
+                self.hits.get(ctx)?;
+            }
+            b"?" => {
+                let mut line = b"rules:".to_vec();
+                for (i, (name, pattern)) in self.rules.entries()?.into_iter().enumerate() {
+                    if i > 0 {
+                        line.push(b';');
+                    }
+                    line.extend_from_slice(&name);
+                    line.push(b'=');
+                    line.extend_from_slice(&pattern);
+                }
+                ctx.emit(&line);
+            }
+            b"!" => {
+                self.rules.clear();
+                ctx.emit(b"!");
+            }
+            [b'-', name @ ..] => {
+                self.rules.delete(name);
+                ctx.emit(v);
+            }
+            _ => {
+                let (name, pattern) = match find_byte(v, b'=') {
+                    Some(i) => (&v[..i], &v[i + 1..]),
+                    None => (v, &v[v.len()..]),
+                };
+                if let Some(p) = self.rules.get(name)? {
+                    let mut line = vec![b'~'];
+                    line.extend_from_slice(name);
+                    line.push(b'=');
+                    line.extend_from_slice(&p);
+                    ctx.emit(&line);
+                }
+                self.rules.put(name, pattern);
+                let mut line = vec![b'+'];
+                line.extend_from_slice(name);
+                ctx.emit(&line);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Operator for Rules {
+    fn process(&mut self, ctx: &mut Context, v: &[u8]) -> Result<()> {
+        if self.broadcast {
+            self.rule(ctx, v)
+        } else {
+            self.watch(ctx, v)
+        }
+    }
+}
+
 /// buffer: records buffered in operator list state and emitted `size` at a
 /// time, and the subtasks that ever ran, in union list state.
 struct Buffer {
@@ -494,6 +598,29 @@ mod tests {
             lines(h.advance_watermark(100).unwrap()),
             ["main @100 b,unmatched,Rq"]
         );
+    }
+
+    #[test]
+    fn watch_reads_what_rule_keeps_in_broadcast_state() {
+        let mut h = Harness::new(super::register);
+        h.open_broadcast("watch", "rule", &[]).unwrap();
+        assert_eq!(
+            lines(h.process2(&[Record::new("fruit=app").at(1)]).unwrap()),
+            ["main @1 +fruit"]
+        );
+        assert_eq!(
+            lines(h.process(&[Record::keyed("a", "apple").at(2)]).unwrap()),
+            ["main @2 a#1:apple:fruit"]
+        );
+        assert_eq!(h.broadcast_state("rules").len(), 1);
+    }
+
+    #[test]
+    #[should_panic(expected = "read-only here")]
+    fn watch_cannot_write_broadcast_state() {
+        let mut h = Harness::new(super::register);
+        h.open_broadcast("watch", "rule", &[]).unwrap();
+        let _ = h.process(&[Record::keyed("a", "write")]);
     }
 
     #[test]

@@ -1,0 +1,223 @@
+package join
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+)
+
+// IntervalConfig configures an interval join; bounds are in ms.
+type IntervalConfig struct {
+	// Lower and Upper bound the right record's time relative to the left
+	// one's: l.ts + Lower <= r.ts <= l.ts + Upper. Lower <= Upper.
+	Lower, Upper int64
+	// LateOutput names the side output of late records; "" drops them.
+	LateOutput string
+}
+
+// ErrNoTimestamp is returned for a record without event time.
+var ErrNoTimestamp = errors.New("join: a record without a timestamp reached a join (give the sources timestamps)")
+
+// Interval is one subtask of a keyed interval join.
+type Interval struct {
+	cfg       IntervalConfig
+	fn        Combiner
+	rows      udf.MapState // key → side, ts, seq → value
+	timers    *timer.Queue
+	watermark int64
+	late      record.Batch
+	lateCount int64
+	pairs     []Pair
+	// groups and order group a batch's records by key (ProcessInput).
+	groups map[string]int
+	order  [][]int
+}
+
+// NewInterval returns an interval join keeping its rows in rows and its
+// cleanup timers in timers, both in the subtask's keyed state.
+func NewInterval(cfg IntervalConfig, fn Combiner, rows udf.MapState, timers *timer.Queue) (*Interval, error) {
+	if cfg.Lower > cfg.Upper {
+		return nil, fmt.Errorf("join: the lower bound (%dms) is above the upper bound (%dms)", cfg.Lower, cfg.Upper)
+	}
+	return &Interval{cfg: cfg, fn: fn, rows: rows, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}}, nil
+}
+
+// SetWatermark tells the operator its event time.
+func (o *Interval) SetWatermark(ts int64) { o.watermark = ts }
+
+// SideOutputs returns the late-data output, if any.
+func (o *Interval) SideOutputs() []string { return lateOutputs(o.cfg.LateOutput) }
+
+// SideOutput returns the batch of late records since the caller reset it.
+func (o *Interval) SideOutput(int) *record.Batch { return &o.late }
+
+// Late returns how many records came too late to join.
+func (o *Interval) Late() int64 { return o.lateCount }
+
+// Close implements the task's Operator.
+func (o *Interval) Close(context.Context) error { return nil }
+
+// Process joins a batch of the left input.
+func (o *Interval) Process(ctx context.Context, in, out *record.Batch) error {
+	return o.ProcessInput(ctx, 0, in, out)
+}
+
+// ProcessInput joins a batch of input 0 (left) or 1 (right): each record
+// with the other side's rows it falls in the interval of, then buffers it.
+// The records of one key in a batch match none of each other (they are of
+// one side), so each key's rows are read once per batch.
+func (o *Interval) ProcessInput(ctx context.Context, input int, in, out *record.Batch) error {
+	side := Side(input)
+	o.pairs = o.pairs[:0]
+	clear(o.groups)
+	o.order = o.order[:0]
+	for i := range in.Records {
+		r := &in.Records[i]
+		if r.Timestamp == record.NoTimestamp {
+			return ErrNoTimestamp
+		}
+		if isLate(r.Timestamp, o.watermark) {
+			o.lateCount++
+			if o.cfg.LateOutput != "" {
+				o.late.AppendRecord(r)
+			}
+			continue
+		}
+		g, ok := o.groups[string(r.Key)]
+		if !ok {
+			g = len(o.order)
+			o.groups[string(r.Key)] = g
+			o.order = append(o.order, nil)
+		}
+		o.order[g] = append(o.order[g], i)
+	}
+	for _, idx := range o.order {
+		if err := o.addKey(side, in, idx); err != nil {
+			return err
+		}
+	}
+	return o.emit(ctx, out)
+}
+
+// isLate tells whether a record at ts is at or behind the watermark wm,
+// which promises no more records at or before it.
+func isLate(ts, wm int64) bool { return wm != record.NoTimestamp && ts <= wm }
+
+// buffered is a row of the other side, as one key's batch matches it.
+type buffered struct {
+	ts    int64
+	value []byte
+}
+
+// addKey matches the records idx of in, all of one key and of side s,
+// with the other side's rows of that key, and buffers them.
+func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
+	first := &in.Records[idx[0]]
+	var other []buffered // by time, as the map iterates
+	seqs := map[int64]uint64{}
+	err := o.rows.Iter(first.KeyGroup, first.Key, func(mk, v []byte) error {
+		rs, ts, n, err := decodeIntervalKey(mk)
+		switch {
+		case err != nil:
+			return err
+		case rs == s:
+			seqs[ts] = max(seqs[ts], n+1)
+		default:
+			other = append(other, buffered{ts, bytes.Clone(v)})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, i := range idx {
+		r := &in.Records[i]
+		lo, hi := r.Timestamp+o.cfg.Lower, r.Timestamp+o.cfg.Upper // right times a left r matches
+		if s == Right {
+			lo, hi = r.Timestamp-o.cfg.Upper, r.Timestamp-o.cfg.Lower
+		}
+		from, _ := slices.BinarySearchFunc(other, lo, func(b buffered, t int64) int { return cmp.Compare(b.ts, t) })
+		for _, b := range other[from:] {
+			if b.ts > hi {
+				break
+			}
+			p := Pair{Key: r.Key, KeyGroup: r.KeyGroup, HasRight: true, Timestamp: max(b.ts, r.Timestamp)}
+			if s == Left {
+				p.Left, p.Right = r.Value, b.value
+			} else {
+				p.Left, p.Right = b.value, r.Value
+			}
+			o.pairs = append(o.pairs, p)
+		}
+		cleanup := o.cleanupTime(s, r.Timestamp)
+		if isLate(cleanup, o.watermark) {
+			continue // no record of the other side can still match it
+		}
+		seq := seqs[r.Timestamp]
+		seqs[r.Timestamp] = seq + 1
+		if err := o.rows.Put(r.KeyGroup, r.Key, intervalKey(s, r.Timestamp, seq), r.Value); err != nil {
+			return err
+		}
+		if err := o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, cleanup); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cleanupTime is the watermark from which a row of side s at ts can match
+// no record still to come: every record after it is later than the row's
+// interval.
+func (o *Interval) cleanupTime(s Side, ts int64) int64 {
+	if s == Left {
+		return ts + o.cfg.Upper
+	}
+	return ts - o.cfg.Lower
+}
+
+func (o *Interval) emit(ctx context.Context, out *record.Batch) error {
+	if len(o.pairs) == 0 {
+		return nil
+	}
+	err := o.fn.Combine(ctx, o.pairs, out)
+	o.pairs = o.pairs[:0]
+	return err
+}
+
+// FireTimer deletes the rows of key whose cleanup time is at or before ts.
+func (o *Interval) FireTimer(_ context.Context, _ udf.TimeDomain, ts int64, kg uint16, key []byte, _ *record.Batch) error {
+	var drop [][]byte
+	err := o.rows.Iter(kg, key, func(mk, _ []byte) error {
+		s, rts, _, err := decodeIntervalKey(mk)
+		if err != nil {
+			return err
+		}
+		if o.cleanupTime(s, rts) <= ts {
+			drop = append(drop, bytes.Clone(mk))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, mk := range drop {
+		if err := o.rows.Delete(kg, key, mk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func lateOutputs(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{name}
+}

@@ -1,0 +1,50 @@
+// Command pairjoin is a join function for the built-in joins (a job spec's
+// intervalJoin or windowJoin with module and function, docs/jobs.md): the
+// host hands it one record per joined pair, whose value frames the pair
+// (sdk/ABI.md, "Join functions"), and it emits "RIGHT<-LEFT", or
+// "LEFT<-none" to the side output "unmatched" for a left outer join's left
+// row without a match. It writes
+// the pair the other way round from the built-in concatenation, so that a
+// test can tell which of the two ran.
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+
+	floe "github.com/floe-stream/floe/sdk/go"
+)
+
+func init() {
+	floe.FlatMap("swap", swap)
+}
+
+// swap emits one record per pair.
+func swap(rec []byte, out floe.Emitter) error {
+	left, right, hasRight, err := split(rec)
+	if err != nil {
+		return err
+	}
+	if !hasRight {
+		out.EmitTo("unmatched", append(append([]byte(nil), left...), "<-none"...))
+		return nil
+	}
+	v := append(append([]byte(nil), right...), "<-"...)
+	out.Emit(append(v, left...))
+	return nil
+}
+
+// split decodes the frame: u32 left_len, left, u8 has_right, right.
+func split(frame []byte) (left, right []byte, hasRight bool, err error) {
+	if len(frame) < 5 {
+		return nil, nil, false, errors.New("pairjoin: a pair frame shorter than its header")
+	}
+	n := binary.LittleEndian.Uint32(frame)
+	if uint64(n)+5 > uint64(len(frame)) {
+		return nil, nil, false, errors.New("pairjoin: a pair frame shorter than its left value")
+	}
+	rest := frame[4+n:]
+	return frame[4 : 4+n], rest[1:], rest[0] == 1, nil
+}
+
+func main() {}
