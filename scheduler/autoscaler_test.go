@@ -1,7 +1,10 @@
 package scheduler
 
 import (
+	"context"
+	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,5 +79,40 @@ func TestAutoscalerStatus(t *testing.T) {
 	want := api.AutoscalerConfig{Enabled: true, MaxParallelism: 8, TargetUtilization: 0.7, Stabilization: "1m0s", Cooldown: "30s", Interval: "10s"}
 	if st.Config != want {
 		t.Errorf("config %+v, want %+v", st.Config, want)
+	}
+}
+
+// TestAutoscalerPolicyIsJournaled sets a job's autoscaler through a
+// follower (which forwards the PUT to the leader): every member has the
+// policy, and once the leader is gone the new one still has it.
+func TestAutoscalerPolicyIsJournaled(t *testing.T) {
+	g := startGroup(t, 3)
+	leader, f := g.leader(), g.follower()
+	waitUntil(t, func() bool { _, err := f.leaderREST(); return err == nil })
+	id, err := leader.Submit(context.Background(), api.Submission{CheckpointInterval: time.Second,
+		Spec: []byte("name: j\nsource: {type: generator, uid: src, rate: 10}\nsink: {type: stdout, uid: out}\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := g.do(t, f, http.MethodPut, "/v1/jobs/"+id+"/autoscaler", `{"enabled": true, "maxParallelism": 4}`,
+		http.Header{"Content-Type": {"application/json"}})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"enabled":true`) {
+		t.Fatalf("PUT through a follower: %s %s", resp.Status, body)
+	}
+	enabled := func(s *Server) bool {
+		st, err := s.Autoscaler(context.Background(), id)
+		return err == nil && st.Config.Enabled && st.Config.MaxParallelism == 4
+	}
+	for _, s := range g.servers {
+		waitUntil(t, func() bool { return enabled(s) })
+	}
+	for i, s := range g.servers {
+		if s == leader {
+			g.stop[i]()
+		}
+	}
+	waitUntil(t, func() bool { l := g.leader(); return l != nil && l != leader })
+	if l := g.leader(); !enabled(l) {
+		t.Errorf("the new leader lost the policy")
 	}
 }
