@@ -23,12 +23,13 @@ import (
 // autoscaledCount is a keyed count of a random generator's records under
 // a rate schedule low → high → low, with the autoscaler on. What is
 // tested is the wiring (heartbeats in, rescales out, exactly once
-// throughout), not the machine's speed, so the steps are far apart and the
-// target low: on a loaded 2-core machine one count subtask measured 20K to
-// 150K records per busy second at 1.5K/s, but only 1.5K to 10K at 100/s,
-// where per-batch costs dominate. At 20K/s the count stage asks for
-// 20000 / (150000 × 0.1) ≥ 2 subtasks even on an idle machine (and a
-// back-pressured one for more), at 50/s for 50 / (10000 × 0.1) < 1.
+// throughout), so the steps are far apart: on a loaded 2-core machine one
+// count subtask measured 300K–700K records per busy second once warm, and
+// 0.5K–7K at 50/s, where per-batch costs dominate (its busy share was
+// about 0.03 at both 50/s and 20K/s: busy time tells nothing below some
+// load). At 200K/s the count stage asks for 200000 / (700000 × 0.25) ≥ 2
+// subtasks (and a back-pressured one for more), at 50/s for
+// 50 / (500 × 0.25) < 1.
 const autoscaledCount = `name: autoscaled-count
 maxParallelism: 16
 modules: {kc: keyedcount.wasm}
@@ -39,18 +40,18 @@ source:
   keys: 64
   size: 16
   count: %d
-  rate: [{for: 4s, rate: 50}, {for: 8s, rate: 20000}, {for: 20s, rate: 50}]
+  rate: [{for: 4s, rate: 50}, {for: 6s, rate: 200000}, {for: 20s, rate: 50}]
 operators:
   - {type: keyBy, uid: by-key, key: "csv:0"}
   - {type: process, uid: count, module: kc, function: count}
 sink: {type: file, uid: out, path: "${output}"}
 checkpoints: {interval: 300ms}
-autoscaler: {enabled: true, targetUtilization: 0.1, stabilization: 2s, cooldown: 2s, interval: 1s, maxParallelism: 4}
+autoscaler: {enabled: true, targetUtilization: 0.25, stabilization: 3s, cooldown: 2s, interval: 1s, maxParallelism: 4}
 `
 
-// scheduleRecords is the records of the schedule above: 4 s at 50, 8 s
-// at 20000, 20 s at 50.
-const scheduleRecords = 4*50 + 8*20000 + 20*50
+// scheduleRecords is the records of the schedule above: 4 s at 50, 6 s
+// at 200000, 20 s at 50.
+const scheduleRecords = 4*50 + 6*200000 + 20*50
 
 // TestAutoscalerFollowsARateSchedule runs the keyed count on a cluster of
 // 4 slots: the autoscaler must raise the count stage's parallelism during

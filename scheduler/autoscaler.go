@@ -88,7 +88,7 @@ func (s *Server) autoscale(now time.Time) {
 		sc := s.scaler(j.ID)
 		observeFinished(sc, j, now)
 		d, ok, err := sc.Tick(now, autoscale.Job{Config: coreConfig(cfg), Vertices: vertices(j.Plan),
-			Cluster: autoscale.Cluster{FreeSlots: free}, LastRescale: j.Autoscaler.LastRescale, Interval: cfg.WithDefaults().Interval})
+			Cluster: autoscale.Cluster{FreeSlots: free}, LastRescale: settledSince(j), Interval: cfg.WithDefaults().Interval})
 		if err != nil {
 			s.log.Warn("autoscaler", "job", j.ID, "err", err)
 			continue
@@ -116,6 +116,18 @@ func observeFinished(sc *autoscale.Scaler, j *lifecycle.Job, now time.Time) {
 			}
 		}
 	}
+}
+
+// settledSince is when the job's current attempt last changed: the later
+// of the autoscaler's last rescale and the time every task of the attempt
+// ran. The cooldown and the metrics window start there, so that neither a
+// rescale's nor a restart's downtime and warm-up (modules compiled, state
+// opened) count as load.
+func settledSince(j *lifecycle.Job) time.Time {
+	if j.RunningSince.After(j.Autoscaler.LastRescale) {
+		return j.RunningSince
+	}
+	return j.Autoscaler.LastRescale
 }
 
 // coreConfig is a spec's policy as the decision core takes it.

@@ -50,6 +50,23 @@ func TestObserveFinished(t *testing.T) {
 	}
 }
 
+func TestSettledSince(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		running, rescaled, want time.Time
+	}{
+		{t0, time.Time{}, t0},                          // never rescaled: since it runs
+		{t0.Add(time.Second), t0, t0.Add(time.Second)}, // the rescaled attempt runs
+		{t0, t0.Add(time.Second), t0.Add(time.Second)}, // a rescale asked, the old attempt still runs
+	}
+	for _, tt := range tests {
+		j := &lifecycle.Job{RunningSince: tt.running, Autoscaler: lifecycle.Autoscaling{LastRescale: tt.rescaled}}
+		if got := settledSince(j); !got.Equal(tt.want) {
+			t.Errorf("running %s, rescaled %s: %s, want %s", tt.running, tt.rescaled, got, tt.want)
+		}
+	}
+}
+
 // TestAutoscalerStatus: journaled decisions newest first, the leader's
 // latest no-change decision before them, its missing slots on top, and
 // the policy with its defaults.

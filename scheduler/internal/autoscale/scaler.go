@@ -1,6 +1,9 @@
 package autoscale
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Counters are one subtask's metrics as a heartbeat reports them:
 // counters since the subtask started and shares of the last heartbeat
@@ -27,8 +30,16 @@ type Scaler struct {
 	last    map[key]Counters
 	samples []Sample
 	next    time.Time
+	// lower is, by vertex, since when every decision has asked for a
+	// lower parallelism, and the largest it asked for.
+	lower map[int]lowering
 	// Latest is the latest decision, nil before the first.
 	Latest *Decision
+}
+
+type lowering struct {
+	since time.Time
+	most  int
 }
 
 // Observe records one subtask's counters of attempt. Counters of a newer
@@ -40,7 +51,7 @@ func (s *Scaler) Observe(attempt, vertex, subtask int, c Counters) {
 	case attempt < s.attempt:
 		return
 	case attempt > s.attempt || s.last == nil:
-		s.attempt, s.last, s.samples = attempt, map[key]Counters{}, nil
+		s.attempt, s.last, s.samples, s.lower = attempt, map[key]Counters{}, nil, nil
 	}
 	k := key{vertex, subtask}
 	prev, seen := s.last[k]
@@ -98,6 +109,45 @@ func (s *Scaler) Tick(now time.Time, j Job) (Decision, bool, error) {
 	if err != nil {
 		return Decision{}, false, err
 	}
+	s.holdScaleDown(&d, now, cfg.withDefaults().Stabilization)
 	s.Latest = &d
 	return d, true, nil
+}
+
+// holdScaleDown lets a vertex scale down only once every decision over
+// delay (the stabilization) has asked for less, and then to the largest
+// parallelism they asked for: ups apply at once, downs wait until the
+// lower load has lasted. Decisions that computed nothing (cooldown, not
+// enough metrics) neither start nor break a wait.
+func (s *Scaler) holdScaleDown(d *Decision, now time.Time, delay time.Duration) {
+	if len(d.Vertices) == 0 {
+		return
+	}
+	if s.lower == nil {
+		s.lower = map[int]lowering{}
+	}
+	for i := range d.Vertices {
+		v := &d.Vertices[i]
+		if v.New >= v.Current {
+			delete(s.lower, v.ID)
+			continue
+		}
+		l, ok := s.lower[v.ID]
+		if !ok {
+			l = lowering{since: now, most: v.New}
+		}
+		l.most = max(l.most, v.New)
+		s.lower[v.ID] = l
+		if waited := now.Sub(l.since); waited < delay {
+			v.Notes = append(v.Notes, fmt.Sprintf("scale down to %d held: asked for less for %s of %s", v.New, waited, delay))
+			v.New = v.Current
+			continue
+		}
+		if l.most != v.New {
+			v.Notes = append(v.Notes, fmt.Sprintf("%d raised to %d, the most asked for over %s", v.New, l.most, delay))
+			v.New = l.most
+		}
+	}
+	d.Change = false
+	d.Reason = reason(d)
 }

@@ -117,21 +117,23 @@ func steps(every time.Duration, rates ...float64) func(time.Duration) float64 {
 // TestScalerFollowsARateStep runs a keyed count through a rate step
 // 2000 → 20000 → 2000 rec/s with count subtasks of 3000 rec/s: it must
 // scale up within 3 decisions of the step (to ceil(20000 / (3000 × 0.7))
-// = 10), back down to 1 after the step down, and change direction no
-// more than once per step.
+// = 10), back down to 1 a stabilization after the step down, and change
+// direction no more than once per step.
 func TestScalerFollowsARateStep(t *testing.T) {
 	s := &sim{rate: steps(5*time.Minute, 2000, 20000, 2000), capacity: 3000, sourceCapacity: 100000}
 	cfg := Config{Enabled: true, TargetUtilization: 0.7, Stabilization: time.Minute, Cooldown: 30 * time.Second}
 	s.run(t, cfg, 15*time.Minute)
 	// NB: the heartbeat at 5m0s is the first to report the new rate, and
-	// the decision at 5m0s the first to see it.
-	if got, want := strings.Join(s.changes, " "), "5m0s:10 10m0s:1"; got != want {
+	// the decision at 5m0s the first to see it. A scale down waits until
+	// every decision over the stabilization (1m) has asked for it.
+	if got, want := strings.Join(s.changes, " "), "5m0s:10 11m0s:1"; got != want {
 		t.Errorf("rescales %s, want %s", got, want)
 	}
-	for _, step := range []time.Duration{5 * time.Minute, 10 * time.Minute} {
-		if n := decisionsToChange(s.decisions, step); n > 3 {
-			t.Errorf("the step at %s took %d decisions, want at most 3", step, n)
-		}
+	if n := decisionsToChange(s.decisions, 5*time.Minute); n > 3 {
+		t.Errorf("the step up took %d decisions, want at most 3", n)
+	}
+	if n := decisionsToChange(s.decisions, 10*time.Minute); n > 7 {
+		t.Errorf("the step down took %d decisions, want at most 7 (a minute of them, then the one that acts)", n)
 	}
 	for _, d := range s.decisions {
 		if d.SlotsMissing != 0 {
@@ -227,5 +229,40 @@ func TestDecisionFinite(t *testing.T) {
 	v.finite()
 	if v.Required != 0 || v.TrueRate != 0 || v.Busy != 0.5 || v.BackPressure != 0 {
 		t.Errorf("got %+v", v)
+	}
+}
+
+// TestScalerHoldsScaleDowns: a noisy load that asks for less now and then
+// does not scale down; one that asks for less over a whole stabilization
+// does, to the most it asked for meanwhile.
+func TestScalerHoldsScaleDowns(t *testing.T) {
+	var sc Scaler
+	at := func(s int) time.Time { return simEpoch.Add(time.Duration(s) * time.Second) }
+	decide := func(now int, news ...int) Decision {
+		d := Decision{At: at(now)}
+		for i, n := range news {
+			d.Vertices = append(d.Vertices, VertexDecision{ID: i, Current: 4, Computed: n, New: n})
+		}
+		d.Reason = reason(&d)
+		sc.holdScaleDown(&d, at(now), 10*time.Second)
+		return d
+	}
+	var got []string
+	for _, step := range []struct {
+		at   int
+		news []int
+	}{
+		{0, []int{3, 6}}, // vertex 1 up at once, vertex 0 waits
+		{5, []int{2, 4}},
+		{8, []int{4, 4}}, // vertex 0 back at 4: the wait starts again
+		{9, []int{2, 4}},
+		{15, []int{3, 4}},
+		{19, []int{2, 4}}, // 10 s of asking for less: the most, 3
+	} {
+		d := decide(step.at, step.news...)
+		got = append(got, fmt.Sprintf("%ds:%d/%d", step.at, d.Vertices[0].New, d.Vertices[1].New))
+	}
+	if want := "0s:4/6 5s:4/4 8s:4/4 9s:4/4 15s:4/4 19s:3/4"; strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 	}
 }
