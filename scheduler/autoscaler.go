@@ -36,6 +36,9 @@ func (s *Server) taskMetrics(id lifecycle.TaskID, smp lifecycle.Sample) {
 	}
 	c := autoscale.Counters{At: smp.At, RecordsIn: smp.RecordsIn, RecordsOut: smp.RecordsOut,
 		BackPressure: smp.BackPressure, Idle: smp.Idle}
+	if wm := watermark(smp.InputWatermark); wm != nil && smp.At.After(*wm) {
+		c.Lag = smp.At.Sub(*wm)
+	}
 	if id.Stage < len(j.Plan.Stages) {
 		st := j.Plan.Stages[id.Stage]
 		if src := st.Source; src != nil && st.Parallelism > 0 {
@@ -134,7 +137,7 @@ func settledSince(j *lifecycle.Job) time.Time {
 func coreConfig(a jobspec.Autoscaler) autoscale.Config {
 	return autoscale.Config{Enabled: a.Enabled, MinParallelism: a.MinParallelism, MaxParallelism: a.MaxParallelism,
 		TargetUtilization: a.TargetUtilization, Stabilization: a.Stabilization, Cooldown: a.Cooldown,
-		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp}
+		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag}
 }
 
 // vertices are a plan's stages as the decision core takes them: stages
@@ -225,12 +228,15 @@ func apiAutoscalerConfig(a jobspec.Autoscaler) api.AutoscalerConfig {
 	if a.CatchUp > 0 {
 		c.CatchUp = a.CatchUp.String()
 	}
+	if a.MaxLag > 0 {
+		c.MaxLag = a.MaxLag.String()
+	}
 	return c
 }
 
 func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 	out := api.AutoscalerDecision{At: d.At, Change: d.Change, Reason: d.Reason, SlotsNeeded: d.SlotsNeeded,
-		SlotsMissing: d.SlotsMissing, Journaled: journaled}
+		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds()}
 	for _, v := range d.Vertices {
 		out.Vertices = append(out.Vertices, api.AutoscalerVertex{Stage: v.ID, Name: v.Name, Current: v.Current,
 			Computed: v.Computed, New: v.New, Required: v.Required, InputRate: v.InputRate, Backlog: v.Backlog,

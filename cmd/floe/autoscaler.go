@@ -37,6 +37,7 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 	down := j.fs.Float64("max-scale-down", 0, "one rescale goes at least to ceil(p / F)")
 	catchUp := j.fs.Duration("catch-up", 0, "time in which a source's backlog should be worked off (0 ignores backlogs)")
 	interval := j.fs.Duration("interval", 0, "time between decisions")
+	maxLag := j.fs.Duration("max-lag", 0, "latency policy: keep the job's event-time lag under this (0 turns it off)")
 	return j.command(func(pos []string) int {
 		if err := checkOutput(*output); err != nil {
 			return j.usageError(err)
@@ -61,6 +62,12 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 			set("max-scale-down", func() { c.MaxScaleDownFactor = *down })
 			set("catch-up", func() { c.CatchUp = catchUp.String() })
 			set("interval", func() { c.Interval = interval.String() })
+			set("max-lag", func() {
+				c.MaxLag = ""
+				if *maxLag > 0 {
+					c.MaxLag = maxLag.String()
+				}
+			})
 		}
 		changing := false
 		j.fs.Visit(func(f *pflag.Flag) { changing = changing || policyFlags[f.Name] })
@@ -85,7 +92,7 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 // policyFlags are the flags of floe job autoscaler that change the policy.
 var policyFlags = map[string]bool{"enable": true, "disable": true, "min-parallelism": true, "max-parallelism": true,
 	"target-utilization": true, "stabilization": true, "cooldown": true, "max-scale-up": true, "max-scale-down": true,
-	"catch-up": true, "interval": true}
+	"catch-up": true, "interval": true, "max-lag": true}
 
 // printAutoscaler writes a job's autoscaler as floe job autoscaler shows it.
 func printAutoscaler(w io.Writer, st api.AutoscalerStatus) error {
@@ -107,6 +114,9 @@ func printAutoscaler(w io.Writer, st api.AutoscalerStatus) error {
 	}
 	if c.CatchUp != "" {
 		fmt.Fprintf(w, ", catch up backlogs in %s", c.CatchUp)
+	}
+	if c.MaxLag != "" {
+		fmt.Fprintf(w, ", event-time lag under %s", c.MaxLag)
 	}
 	fmt.Fprintf(w, "\nRescales: %d", st.Rescales)
 	if st.LastRescale != nil {

@@ -23,6 +23,10 @@ func TestJobAutoscaler(t *testing.T) {
 	if !strings.Contains(r.stdout, "enabled; target utilization 50%, stabilization 1m0s, cooldown 1m0s") {
 		t.Errorf("the other settings were not kept: %+v", r)
 	}
+	r = runFloe("job", "autoscaler", id, "--server", c.url, "--max-lag", "30s")
+	if !strings.Contains(r.stdout, ", event-time lag under 30s\n") {
+		t.Errorf("--max-lag: %+v", r)
+	}
 	r = runFloe("job", "autoscaler", id, "--server", c.url, "--target-utilization", "3")
 	if r.code != 1 || !strings.Contains(r.stderr, "targetUtilization: must be a number above 0 and at most 1") {
 		t.Errorf("got %+v, want the scheduler's refusal", r)

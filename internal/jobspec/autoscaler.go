@@ -34,6 +34,10 @@ type Autoscaler struct {
 	CatchUp time.Duration
 	// Interval is how often the scheduler decides.
 	Interval time.Duration
+	// MaxLag is the latency policy's bound on the job's event-time lag:
+	// while the lag is above it nothing scales down, and the busiest
+	// vertex scales up; zero turns the policy off.
+	MaxLag time.Duration
 }
 
 // The autoscaler's defaults.
@@ -76,6 +80,7 @@ type rawAutoscaler struct {
 	MaxScaleDownFactor Scalar `yaml:"maxScaleDownFactor"`
 	CatchUp            Scalar `yaml:"catchUp"`
 	Interval           Scalar `yaml:"interval"`
+	MaxLag             Scalar `yaml:"maxLag"`
 }
 
 // autoscaler builds the section at path (nil: absent), checking every
@@ -97,6 +102,7 @@ func (p *problems) autoscaler(r *rawAutoscaler, path string, maxPar int) Autosca
 	a.MaxScaleDownFactor = p.factor(at("maxScaleDownFactor"), r.MaxScaleDownFactor)
 	a.CatchUp = p.duration(at("catchUp"), r.CatchUp, 0, 0)
 	a.Interval = p.duration(at("interval"), r.Interval, DefaultAutoscalerInterval, minAutoscalerTime)
+	a.MaxLag = p.duration(at("maxLag"), r.MaxLag, 0, 0)
 	if a.MinParallelism > 0 && a.MaxParallelism > 0 && a.MinParallelism > a.MaxParallelism {
 		p.reject(at("minParallelism"), "%d is above maxParallelism %d", a.MinParallelism, a.MaxParallelism)
 	}

@@ -369,9 +369,9 @@ func TestAutoscaler(t *testing.T) {
 		want    Autoscaler
 		wantErr string
 	}{
-		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m"}`,
+		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m", "maxLag": "20s"}`,
 			Autoscaler{Enabled: true, TargetUtilization: 0.5, Stabilization: 30 * time.Second, Cooldown: 30 * time.Second,
-				CatchUp: 5 * time.Minute, Interval: 10 * time.Second}, ""},
+				CatchUp: 5 * time.Minute, Interval: 10 * time.Second, MaxLag: 20 * time.Second}, ""},
 		{`{}`, Autoscaler{}.WithDefaults(), ""},
 		{`{"maxParallelism": 200}`, Autoscaler{}, `autoscaler: line 1: maxParallelism: 200 is above the job's maxParallelism 128 (its key groups)`},
 		{`{"enabled": 1}`, Autoscaler{}, `autoscaler: line 1: enabled: must be true or false, got "1"`},

@@ -20,6 +20,7 @@ type AutoscalerConfig struct {
 	MaxScaleDownFactor float64 `json:"maxScaleDownFactor,omitempty"`
 	CatchUp            string  `json:"catchUp,omitempty"`
 	Interval           string  `json:"interval,omitempty"`
+	MaxLag             string  `json:"maxLag,omitempty"`
 }
 
 // AutoscalerStatus is a job's autoscaler: its policy and its decisions.
@@ -53,6 +54,9 @@ type AutoscalerDecision struct {
 	SlotsNeeded  int  `json:"slotsNeeded"`
 	SlotsMissing int  `json:"slotsMissing"`
 	Journaled    bool `json:"journaled"`
+	// LagMillis is the job's event-time lag when the latency policy found
+	// it above maxLag, absent otherwise.
+	LagMillis int64 `json:"lagMillis,omitempty"`
 	// Vertices is empty when no decision was computed.
 	Vertices []AutoscalerVertex `json:"vertices,omitempty"`
 }

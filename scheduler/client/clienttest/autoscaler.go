@@ -58,5 +58,8 @@ func fakeAutoscaler(id string, a jobspec.Autoscaler) api.AutoscalerStatus {
 	if a.CatchUp > 0 {
 		c.CatchUp = a.CatchUp.String()
 	}
+	if a.MaxLag > 0 {
+		c.MaxLag = a.MaxLag.String()
+	}
 	return api.AutoscalerStatus{ID: id, Config: c, Decisions: []api.AutoscalerDecision{}}
 }

@@ -27,6 +27,9 @@ type Config struct {
 	// CatchUp is the time in which the sources' backlog should be worked
 	// off, on top of their input rate; zero ignores the backlog.
 	CatchUp time.Duration
+	// MaxLag is the latency policy's bound on the job's event-time lag
+	// (latency.go); zero turns the policy off.
+	MaxLag time.Duration
 	// Slack is how much a subtask's samples may fall short of covering
 	// Stabilization: samples arrive with every heartbeat, and those that
 	// straddle the window's edges do not count, so a Scaler fed by

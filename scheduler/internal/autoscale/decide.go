@@ -43,6 +43,7 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 		required[v.ID], ratio[v.ID] = vd.Required, vd.OutputRatio
 		d.Vertices = append(d.Vertices, vd)
 	}
+	applyLatency(cfg, vertices, &d, jobLag(stats))
 	capSlots(&d, cluster)
 	d.Reason = reason(&d)
 	for i := range d.Vertices {
@@ -59,6 +60,9 @@ func reason(d *Decision) string {
 			d.Change = true
 			r = "rescale"
 		}
+	}
+	if d.Lag > 0 {
+		r += fmt.Sprintf("; latency: event-time lag %s above maxLag", d.Lag)
 	}
 	for _, v := range d.Vertices {
 		if v.Skewed() {

@@ -22,6 +22,9 @@ type Decision struct {
 	// vertex, as slots are shared by one subtask of each vertex);
 	// SlotsMissing how many of them the cluster does not have.
 	SlotsNeeded, SlotsMissing int
+	// Lag is the job's event-time lag when it is above the latency
+	// policy's MaxLag, zero otherwise.
+	Lag time.Duration
 }
 
 // VertexDecision is one vertex's new parallelism and why.

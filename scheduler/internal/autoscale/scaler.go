@@ -18,6 +18,9 @@ type Counters struct {
 	// InputRate, Backlog and GeneratorRate are a source subtask's, as in
 	// Sample; zero when unknown.
 	InputRate, Backlog, GeneratorRate float64
+	// Lag is the subtask's event-time lag at At, zero without a
+	// watermark.
+	Lag time.Duration
 }
 
 // Scaler is the autoscaler of one job between decisions: it turns the
@@ -66,7 +69,7 @@ func (s *Scaler) Observe(attempt, vertex, subtask int, c Counters) {
 		At: c.At, Interval: c.At.Sub(prev.At), Vertex: vertex, Subtask: subtask,
 		RecordsIn: float64(c.RecordsIn - prev.RecordsIn), RecordsOut: float64(c.RecordsOut - prev.RecordsOut),
 		Busy: max(0, 1-c.BackPressure-c.Idle), BackPressure: c.BackPressure, Idle: c.Idle,
-		InputRate: c.InputRate, Backlog: c.Backlog, GeneratorRate: c.GeneratorRate,
+		InputRate: c.InputRate, Backlog: c.Backlog, GeneratorRate: c.GeneratorRate, Lag: c.Lag,
 	})
 }
 
