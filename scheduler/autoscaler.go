@@ -135,9 +135,13 @@ func settledSince(j *lifecycle.Job) time.Time {
 
 // coreConfig is a spec's policy as the decision core takes it.
 func coreConfig(a jobspec.Autoscaler) autoscale.Config {
-	return autoscale.Config{Enabled: a.Enabled, MinParallelism: a.MinParallelism, MaxParallelism: a.MaxParallelism,
+	c := autoscale.Config{Enabled: a.Enabled, MinParallelism: a.MinParallelism, MaxParallelism: a.MaxParallelism,
 		TargetUtilization: a.TargetUtilization, Stabilization: a.Stabilization, Cooldown: a.Cooldown,
 		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag}
+	for _, w := range a.Schedule {
+		c.Schedule = append(c.Schedule, autoscale.Window{From: w.From, To: w.To, Min: w.MinParallelism, Max: w.MaxParallelism})
+	}
+	return c
 }
 
 // vertices are a plan's stages as the decision core takes them: stages
@@ -231,12 +235,13 @@ func apiAutoscalerConfig(a jobspec.Autoscaler) api.AutoscalerConfig {
 	if a.MaxLag > 0 {
 		c.MaxLag = a.MaxLag.String()
 	}
+	c.Schedule = apiWindows(a.Schedule)
 	return c
 }
 
 func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 	out := api.AutoscalerDecision{At: d.At, Change: d.Change, Reason: d.Reason, SlotsNeeded: d.SlotsNeeded,
-		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds()}
+		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds(), Window: d.Window}
 	for _, v := range d.Vertices {
 		out.Vertices = append(out.Vertices, api.AutoscalerVertex{Stage: v.ID, Name: v.Name, Current: v.Current,
 			Computed: v.Computed, New: v.New, Required: v.Required, InputRate: v.InputRate, Backlog: v.Backlog,
@@ -267,4 +272,19 @@ func (s *Server) autoscalerSnapshot(j *lifecycle.Job) *schedmetrics.Autoscaler {
 		}
 	}
 	return out
+}
+
+// apiWindows renders a policy's schedule for the REST API.
+func apiWindows(ws []jobspec.AutoscalerWindow) []api.AutoscalerWindow {
+	var out []api.AutoscalerWindow
+	for _, w := range ws {
+		out = append(out, api.AutoscalerWindow{From: timeOfDay(w.From), To: timeOfDay(w.To),
+			MinParallelism: w.MinParallelism, MaxParallelism: w.MaxParallelism})
+	}
+	return out
+}
+
+// timeOfDay renders a time after midnight as "08:00".
+func timeOfDay(d time.Duration) string {
+	return fmt.Sprintf("%02d:%02d", int(d.Hours()), int(d.Minutes())%60)
 }

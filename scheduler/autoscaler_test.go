@@ -94,7 +94,7 @@ func TestAutoscalerStatus(t *testing.T) {
 		t.Errorf("vertex %+v", v)
 	}
 	want := api.AutoscalerConfig{Enabled: true, MaxParallelism: 8, TargetUtilization: 0.7, Stabilization: "1m0s", Cooldown: "30s", Interval: "10s"}
-	if st.Config != want {
+	if !reflect.DeepEqual(st.Config, want) {
 		t.Errorf("config %+v, want %+v", st.Config, want)
 	}
 }

@@ -118,6 +118,9 @@ func printAutoscaler(w io.Writer, st api.AutoscalerStatus) error {
 	if c.MaxLag != "" {
 		fmt.Fprintf(w, ", event-time lag under %s", c.MaxLag)
 	}
+	for _, win := range c.Schedule {
+		fmt.Fprintf(w, ", %s-%s UTC parallelism %s..%s", win.From, win.To, intOr(win.MinParallelism, "-"), intOr(win.MaxParallelism, "-"))
+	}
 	fmt.Fprintf(w, "\nRescales: %d", st.Rescales)
 	if st.LastRescale != nil {
 		fmt.Fprintf(w, ", the last at %s", st.LastRescale.UTC().Format(time.RFC3339))

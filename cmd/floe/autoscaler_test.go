@@ -40,7 +40,7 @@ func TestPrintAutoscaler(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	st := api.AutoscalerStatus{ID: "job-1", Rescales: 1, LastRescale: &at, SlotsMissing: 2,
 		Config: api.AutoscalerConfig{Enabled: true, TargetUtilization: 0.7, Stabilization: "1m0s", Cooldown: "30s", Interval: "10s",
-			MaxScaleUpFactor: 2},
+			MaxScaleUpFactor: 2, Schedule: []api.AutoscalerWindow{{From: "08:00", To: "20:00", MinParallelism: 4}}},
 		Decisions: []api.AutoscalerDecision{
 			{At: at.Add(time.Minute), Reason: "no change: every vertex is at its computed parallelism; not enough slots: the computed parallelism needs 6, 2 missing",
 				SlotsNeeded: 6, SlotsMissing: 2, Vertices: []api.AutoscalerVertex{
@@ -52,7 +52,7 @@ func TestPrintAutoscaler(t *testing.T) {
 	if err := printAutoscaler(&out, st); err != nil {
 		t.Fatal(err)
 	}
-	want := `Autoscaler of job-1: enabled; target utilization 70%, stabilization 1m0s, cooldown 30s, every 10s, up at most ×2
+	want := `Autoscaler of job-1: enabled; target utilization 70%, stabilization 1m0s, cooldown 30s, every 10s, up at most ×2, 08:00-20:00 UTC parallelism 4..-
 Rescales: 1, the last at 2026-01-02T03:04:05Z; 2 slots missing
 
 2026-01-02T03:05:05Z (latest, leader only): no change: every vertex is at its computed parallelism; not enough slots: the computed parallelism needs 6, 2 missing

@@ -38,6 +38,51 @@ type Autoscaler struct {
 	// while the lag is above it nothing scales down, and the busiest
 	// vertex scales up; zero turns the policy off.
 	MaxLag time.Duration
+	// Schedule holds times of day with other bounds: the first window that
+	// holds replaces MinParallelism and MaxParallelism with those it sets.
+	Schedule []AutoscalerWindow
+}
+
+// AutoscalerWindow is a time of day, from From to To after midnight UTC
+// (wrapping past midnight when To is not after From), with the bounds
+// that apply then; a zero bound keeps the policy's.
+type AutoscalerWindow struct {
+	From, To                       time.Duration
+	MinParallelism, MaxParallelism int
+}
+
+type rawTimeWindow struct {
+	From           Scalar `yaml:"from"`
+	To             Scalar `yaml:"to"`
+	MinParallelism Scalar `yaml:"minParallelism"`
+	MaxParallelism Scalar `yaml:"maxParallelism"`
+}
+
+// window builds one window of a schedule at path.
+func (p *problems) window(r rawTimeWindow, path string) AutoscalerWindow {
+	at := func(name string) string { return childPath(path, name) }
+	w := AutoscalerWindow{From: p.timeOfDay(at("from"), r.From), To: p.timeOfDay(at("to"), r.To),
+		MinParallelism: int(p.integer(at("minParallelism"), r.MinParallelism, 0, 1, unbounded)),
+		MaxParallelism: int(p.integer(at("maxParallelism"), r.MaxParallelism, 0, 1, unbounded))}
+	if w.MinParallelism == 0 && w.MaxParallelism == 0 && !p.rejected(path) {
+		p.reject(path, "a window sets minParallelism, maxParallelism or both")
+	}
+	return w
+}
+
+// timeOfDay reads HH:MM at path, a time of day UTC, as the time after
+// midnight.
+func (p *problems) timeOfDay(path string, s Scalar) time.Duration {
+	if !s.set {
+		p.reject(path, "required (a time of day UTC such as 08:00)")
+		return 0
+	}
+	t, err := time.Parse("15:04", s.value)
+	if err != nil {
+		p.reject(path, "must be a time of day UTC such as 08:00 or 23:30, got %q", s.value)
+		return 0
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute
 }
 
 // The autoscaler's defaults.
@@ -70,17 +115,18 @@ func (a Autoscaler) WithDefaults() Autoscaler {
 }
 
 type rawAutoscaler struct {
-	Enabled            Scalar `yaml:"enabled"`
-	MinParallelism     Scalar `yaml:"minParallelism"`
-	MaxParallelism     Scalar `yaml:"maxParallelism"`
-	TargetUtilization  Scalar `yaml:"targetUtilization"`
-	Stabilization      Scalar `yaml:"stabilization"`
-	Cooldown           Scalar `yaml:"cooldown"`
-	MaxScaleUpFactor   Scalar `yaml:"maxScaleUpFactor"`
-	MaxScaleDownFactor Scalar `yaml:"maxScaleDownFactor"`
-	CatchUp            Scalar `yaml:"catchUp"`
-	Interval           Scalar `yaml:"interval"`
-	MaxLag             Scalar `yaml:"maxLag"`
+	Enabled            Scalar          `yaml:"enabled"`
+	MinParallelism     Scalar          `yaml:"minParallelism"`
+	MaxParallelism     Scalar          `yaml:"maxParallelism"`
+	TargetUtilization  Scalar          `yaml:"targetUtilization"`
+	Stabilization      Scalar          `yaml:"stabilization"`
+	Cooldown           Scalar          `yaml:"cooldown"`
+	MaxScaleUpFactor   Scalar          `yaml:"maxScaleUpFactor"`
+	MaxScaleDownFactor Scalar          `yaml:"maxScaleDownFactor"`
+	CatchUp            Scalar          `yaml:"catchUp"`
+	Interval           Scalar          `yaml:"interval"`
+	MaxLag             Scalar          `yaml:"maxLag"`
+	Schedule           []rawTimeWindow `yaml:"schedule"`
 }
 
 // autoscaler builds the section at path (nil: absent), checking every
@@ -103,6 +149,9 @@ func (p *problems) autoscaler(r *rawAutoscaler, path string, maxPar int) Autosca
 	a.CatchUp = p.duration(at("catchUp"), r.CatchUp, 0, 0)
 	a.Interval = p.duration(at("interval"), r.Interval, DefaultAutoscalerInterval, minAutoscalerTime)
 	a.MaxLag = p.duration(at("maxLag"), r.MaxLag, 0, 0)
+	for i, w := range r.Schedule {
+		a.Schedule = append(a.Schedule, p.window(w, itemPath(at("schedule"), i)))
+	}
 	if a.MinParallelism > 0 && a.MaxParallelism > 0 && a.MinParallelism > a.MaxParallelism {
 		p.reject(at("minParallelism"), "%d is above maxParallelism %d", a.MinParallelism, a.MaxParallelism)
 	}

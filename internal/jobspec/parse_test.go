@@ -361,7 +361,7 @@ func TestAutoscaler(t *testing.T) {
 	}
 	want := Autoscaler{Enabled: true, MinParallelism: 2, TargetUtilization: 0.7, Stabilization: time.Minute,
 		Cooldown: time.Minute, MaxScaleDownFactor: 2, Interval: 10 * time.Second}
-	if job.Autoscaler != want {
+	if !reflect.DeepEqual(job.Autoscaler, want) {
 		t.Errorf("spec: got %+v, want %+v", job.Autoscaler, want)
 	}
 	tests := []struct {
@@ -373,6 +373,14 @@ func TestAutoscaler(t *testing.T) {
 			Autoscaler{Enabled: true, TargetUtilization: 0.5, Stabilization: 30 * time.Second, Cooldown: 30 * time.Second,
 				CatchUp: 5 * time.Minute, Interval: 10 * time.Second, MaxLag: 20 * time.Second}, ""},
 		{`{}`, Autoscaler{}.WithDefaults(), ""},
+		{`{"schedule": [{"from": "08:00", "to": "20:00", "minParallelism": 4}, {"from": "23:30", "to": "01:00", "maxParallelism": 2}]}`,
+			Autoscaler{TargetUtilization: 0.7, Stabilization: time.Minute, Cooldown: 30 * time.Second, Interval: 10 * time.Second,
+				Schedule: []AutoscalerWindow{{From: 8 * time.Hour, To: 20 * time.Hour, MinParallelism: 4},
+					{From: 23*time.Hour + 30*time.Minute, To: time.Hour, MaxParallelism: 2}}}, ""},
+		{`{"schedule": [{"from": "8am", "to": "20:00", "minParallelism": 4}]}`, Autoscaler{},
+			`autoscaler: line 1: schedule[0].from: must be a time of day UTC such as 08:00 or 23:30, got "8am"`},
+		{`{"schedule": [{"from": "08:00", "to": "20:00"}]}`, Autoscaler{},
+			`autoscaler: line 1: schedule[0]: a window sets minParallelism, maxParallelism or both`},
 		{`{"maxParallelism": 200}`, Autoscaler{}, `autoscaler: line 1: maxParallelism: 200 is above the job's maxParallelism 128 (its key groups)`},
 		{`{"enabled": 1}`, Autoscaler{}, `autoscaler: line 1: enabled: must be true or false, got "1"`},
 		{`[1]`, Autoscaler{}, `a job spec must be a mapping`},
@@ -385,7 +393,7 @@ func TestAutoscaler(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %+v, %v, want %+v", tt.body, got, err, tt.want)
 		}
 	}

@@ -21,6 +21,18 @@ type AutoscalerConfig struct {
 	CatchUp            string  `json:"catchUp,omitempty"`
 	Interval           string  `json:"interval,omitempty"`
 	MaxLag             string  `json:"maxLag,omitempty"`
+	// Schedule holds times of day with other bounds; the first window
+	// that holds applies.
+	Schedule []AutoscalerWindow `json:"schedule,omitempty"`
+}
+
+// AutoscalerWindow is a time of day, "08:00" to "20:00" UTC (wrapping past
+// midnight when to is not after from), with the bounds that apply then.
+type AutoscalerWindow struct {
+	From           string `json:"from"`
+	To             string `json:"to"`
+	MinParallelism int    `json:"minParallelism,omitempty"`
+	MaxParallelism int    `json:"maxParallelism,omitempty"`
 }
 
 // AutoscalerStatus is a job's autoscaler: its policy and its decisions.
@@ -57,6 +69,9 @@ type AutoscalerDecision struct {
 	// LagMillis is the job's event-time lag when the latency policy found
 	// it above maxLag, absent otherwise.
 	LagMillis int64 `json:"lagMillis,omitempty"`
+	// Window is the schedule's window whose bounds applied, as
+	// "08:00-20:00", absent when none did.
+	Window string `json:"window,omitempty"`
 	// Vertices is empty when no decision was computed.
 	Vertices []AutoscalerVertex `json:"vertices,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/scheduler/api"
@@ -61,5 +62,14 @@ func fakeAutoscaler(id string, a jobspec.Autoscaler) api.AutoscalerStatus {
 	if a.MaxLag > 0 {
 		c.MaxLag = a.MaxLag.String()
 	}
+	for _, w := range a.Schedule {
+		c.Schedule = append(c.Schedule, api.AutoscalerWindow{From: clock(w.From), To: clock(w.To),
+			MinParallelism: w.MinParallelism, MaxParallelism: w.MaxParallelism})
+	}
 	return api.AutoscalerStatus{ID: id, Config: c, Decisions: []api.AutoscalerDecision{}}
+}
+
+// clock renders a time after midnight as "08:00".
+func clock(d time.Duration) string {
+	return fmt.Sprintf("%02d:%02d", int(d.Hours()), int(d.Minutes())%60)
 }

@@ -15,6 +15,7 @@ import (
 //
 //	config [enabled=BOOL] [target=F] [stabilization=D] [cooldown=D]
 //	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D]
+//	       [window=(FROM,TO,MIN,MAX)...]
 //	                                      the policy (enabled=true unless
 //	                                      said); each config starts afresh
 //	job                                   the plan, one vertex a line:
@@ -104,6 +105,14 @@ func parseConfig(t *testing.T, d *datadriven.TestData) Config {
 	c.MaxParallelism = int(flt(t, arg(d, "max", "0")))
 	c.CatchUp = dur(t, arg(d, "catchup", "0s"))
 	c.MaxLag = dur(t, arg(d, "maxlag", "0s"))
+	for _, a := range d.CmdArgs {
+		if a.Key != "window" {
+			continue
+		}
+		// window=(FROM,TO,MIN,MAX), times as durations after midnight.
+		c.Schedule = append(c.Schedule, Window{From: dur(t, a.Vals[0]), To: dur(t, a.Vals[1]),
+			Min: int(flt(t, a.Vals[2])), Max: int(flt(t, a.Vals[3]))})
+	}
 	return c
 }
 

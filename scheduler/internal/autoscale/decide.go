@@ -15,6 +15,11 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 	lastRescale, now time.Time) (Decision, error) {
 	cfg = cfg.withDefaults()
 	d := Decision{At: now}
+	var window Window
+	var scheduled bool
+	if cfg, window, scheduled = cfg.inForce(now); scheduled {
+		d.Window = window.String()
+	}
 	if !cfg.Enabled {
 		d.Reason = "no change: autoscaler disabled"
 		return d, nil
@@ -60,6 +65,9 @@ func reason(d *Decision) string {
 			d.Change = true
 			r = "rescale"
 		}
+	}
+	if d.Window != "" {
+		r += fmt.Sprintf("; the bounds of the schedule's %s UTC apply", d.Window)
 	}
 	if d.Lag > 0 {
 		r += fmt.Sprintf("; latency: event-time lag %s above maxLag", d.Lag)

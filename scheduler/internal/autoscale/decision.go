@@ -22,6 +22,9 @@ type Decision struct {
 	// vertex, as slots are shared by one subtask of each vertex);
 	// SlotsMissing how many of them the cluster does not have.
 	SlotsNeeded, SlotsMissing int
+	// Window is the schedule's window whose bounds applied, as
+	// "08:00-20:00", or "".
+	Window string
 	// Lag is the job's event-time lag when it is above the latency
 	// policy's MaxLag, zero otherwise.
 	Lag time.Duration

@@ -2,6 +2,7 @@ package rest_test
 
 import (
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,8 +23,13 @@ func TestAutoscaler(t *testing.T) {
 	decode(t, e.do("PUT", "/v1/jobs/job-1/autoscaler", strings.NewReader(body), "application/json"), http.StatusOK, &st)
 	decode(t, e.do("GET", "/v1/jobs/job-1/autoscaler", nil, ""), http.StatusOK, &st)
 	if want := (api.AutoscalerConfig{Enabled: true, MaxParallelism: 8, TargetUtilization: 0.7, Stabilization: "1m0s",
-		Cooldown: "1m0s", Interval: "10s"}); st.Config != want {
+		Cooldown: "1m0s", Interval: "10s"}); !reflect.DeepEqual(st.Config, want) {
 		t.Errorf("after: %+v, want %+v", st.Config, want)
+	}
+	body = `{"enabled": true, "schedule": [{"from": "22:00", "to": "06:00", "maxParallelism": 2}]}`
+	decode(t, e.do("PUT", "/v1/jobs/job-1/autoscaler", strings.NewReader(body), "application/json"), http.StatusOK, &st)
+	if want := []api.AutoscalerWindow{{From: "22:00", To: "06:00", MaxParallelism: 2}}; !reflect.DeepEqual(st.Config.Schedule, want) {
+		t.Errorf("schedule %+v, want %+v", st.Config.Schedule, want)
 	}
 	tests := []struct {
 		name, path, body string
@@ -33,6 +39,8 @@ func TestAutoscaler(t *testing.T) {
 		{"unknown field", "/v1/jobs/job-1/autoscaler", `{"enable": true}`, 400, `unknown field "enable"`},
 		{"out of range", "/v1/jobs/job-1/autoscaler", `{"targetUtilization": 2}`, 400, "targetUtilization: must be a number above 0 and at most 1"},
 		{"bad duration", "/v1/jobs/job-1/autoscaler", `{"cooldown": "soon"}`, 400, `cooldown: must be a duration`},
+		{"bad window", "/v1/jobs/job-1/autoscaler", `{"schedule": [{"from": "25:00", "to": "06:00", "minParallelism": 1}]}`, 400,
+			`schedule[0].from: must be a time of day UTC`},
 		{"unknown job", "/v1/jobs/job-9/autoscaler", `{"enabled": true}`, 404, "job-9"},
 	}
 	for _, tt := range tests {

@@ -170,6 +170,7 @@ func TestOpenAPISchemas(t *testing.T) {
 		"AutoscalerStatus":        reflect.TypeFor[api.AutoscalerStatus](),
 		"AutoscalerDecision":      reflect.TypeFor[api.AutoscalerDecision](),
 		"AutoscalerVertex":        reflect.TypeFor[api.AutoscalerVertex](),
+		"AutoscalerWindow":        reflect.TypeFor[api.AutoscalerWindow](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]
