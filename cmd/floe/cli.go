@@ -45,6 +45,7 @@ func rootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		runCommand(stdout, stderr),
 		planCommand(stdout, stderr),
+		sqlCommand(stdout, stderr),
 		schedulerCommand(stdout, stderr),
 		taskManagerCommand(stdout, stderr),
 		jobCommand(stdout, stderr),

@@ -220,7 +220,9 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 			"checked with the --set values before anything is sent. Prints the job's id,\n"+
 			"and nothing else, on stdout. With --from-savepoint the job starts from the\n"+
 			"state of a savepoint (docs/savepoints.md); with --from-checkpoint, from the\n"+
-			"latest completed checkpoint of another job, which the scheduler names.\n", stdout, stderr)
+			"latest completed checkpoint of another job, which the scheduler names.\n"+
+			"A file ending in .sql is a stream SQL script (docs/sql.md): it is compiled\n"+
+			"here, as floe sql compiles it, and the compiled spec is submitted.\n", stdout, stderr)
 	set := j.fs.StringArray("set", nil, "set a job parameter, `key=value` (repeatable)")
 	parallelism := j.fs.Int("parallelism", 0, "default parallelism of the job, overriding the spec's (0 keeps it)")
 	interval := j.fs.Duration("checkpoint-interval", 0, checkpointIntervalHelp+" (0 keeps the spec's)")
@@ -253,7 +255,16 @@ func jobSubmitCmd(stdout, stderr io.Writer) *cobra.Command {
 				}
 				opts.FromSavepoint = dir
 			}
-			id, err := c.SubmitFiles(ctx, pos[0], opts)
+			spec := pos[0]
+			if isSQL(spec) {
+				compiled, cleanup, err := compileSQLToFile(spec, *set)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				spec = compiled
+			}
+			id, err := c.SubmitFiles(ctx, spec, opts)
 			if err == nil {
 				fmt.Fprintln(stdout, id)
 			}

@@ -147,7 +147,12 @@ func (g *Generator) Current() int64 {
 
 // Tracker combines the watermarks of a task's inputs: its watermark is the
 // minimum over the inputs that are neither idle nor ended, and never moves
-// back. When every input has ended it is Max.
+// back. When every input has ended it is Max. When every input is idle or
+// ended, it is the minimum over the idle ones of the watermark each sent
+// last: an idle input's last watermark still holds, and without this a
+// task whose active inputs all ended (a branch of a graph that ended,
+// beside an idle one) would stay behind what its idle inputs promised
+// until one of them woke.
 type Tracker struct {
 	marks   []int64
 	idle    []bool
@@ -196,13 +201,12 @@ func (t *Tracker) advance() (int64, bool) {
 		lowest = min(lowest, m)
 	}
 	if !any {
-		// Every input is idle or ended: only ending moves the watermark.
-		allEnded := true
-		for _, e := range t.ended {
-			allEnded = allEnded && e
-		}
-		if !allEnded {
-			return t.current, false
+		// Every input is idle or ended: the lowest last watermark of the
+		// idle ones, Max once every input has ended.
+		for i, m := range t.marks {
+			if !t.ended[i] {
+				lowest = min(lowest, m)
+			}
 		}
 	}
 	if lowest > t.current {

@@ -73,6 +73,14 @@ type checkpointer struct {
 	// alignStart is when the checkpoint being aligned saw its first
 	// barrier.
 	alignStart time.Time
+	// triggered is the newest checkpoint the task was triggered for: a
+	// trigger repeated (for an ending task on the same task manager) is
+	// not taken twice.
+	triggered atomic.Int64
+	// ending is set once the task's input ended and its sink holds its
+	// final output for the job's final commit: it is then triggered
+	// directly and acknowledges with that final state.
+	ending atomic.Bool
 }
 
 func newCheckpointer(cfg *Checkpointing, wake chan<- struct{}) *checkpointer {
@@ -86,11 +94,22 @@ func (c *checkpointer) poke() {
 	}
 }
 
-// TriggerCheckpoint asks a source task to take checkpoint id. It returns
-// false when the task cannot take it now.
+// TriggerCheckpoint asks a source task, or a task whose input ended and
+// that waits for the job's final commit, to take checkpoint id. It returns
+// false when the task cannot take it now, and true without taking it again
+// for an id it was already triggered for.
 func (t *Task) TriggerCheckpoint(id int64) bool {
-	if t.ckpt == nil || t.source == nil {
+	if t.ckpt == nil || (t.source == nil && !t.ckpt.ending.Load()) {
 		return false
+	}
+	for {
+		last := t.ckpt.triggered.Load()
+		if id <= last {
+			return true
+		}
+		if t.ckpt.triggered.CompareAndSwap(last, id) {
+			break
+		}
 	}
 	select {
 	case t.ckpt.triggers <- id:
@@ -225,6 +244,32 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 		}
 		t.finishSnapshot(id, snap, st)
 	})
+	return nil
+}
+
+// ending makes the task, whose input ended and whose sink sealed its last
+// output for the job's final commit, take checkpoints as a finished task:
+// once the snapshots in flight are acknowledged, it is triggered directly
+// and acknowledges with ackEnded.
+func (t *Task) ending() {
+	if prev := t.ckpt.prev; prev != nil {
+		<-prev
+	}
+	t.ckpt.ending.Store(true)
+}
+
+// ackEnded acknowledges checkpoint id for a task that is ending: its sink's
+// final state and a source's spent splits, marked finished, and no keyed
+// state (see ckmeta.SubtaskState.Finished).
+func (t *Task) ackEnded(id int64, final []byte) error {
+	st := ckmeta.SubtaskState{Stage: t.spec.Stage, Subtask: t.spec.Subtask, KeyGroups: t.keyGroups(), Sink: final, Finished: true}
+	if t.source != nil {
+		var err error
+		if st.Source, err = t.position(id); err != nil {
+			return fmt.Errorf("checkpoint %d: source position: %w", id, err)
+		}
+	}
+	t.ckpt.cfg.Ack(id, st)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/sqlrow"
 	"github.com/floe-stream/floe/storage/keygroup"
 )
 
@@ -45,6 +46,12 @@ func (k *keyer) key(i int, v []byte) []byte {
 	case jobspec.KeyCSV:
 		f, _ := record.CSVField(v, k.sel.Field) // NB: fewer fields: an empty key
 		return f
+	case jobspec.KeyRow:
+		n, err := sqlrow.PrefixLen(v, k.sel.Field)
+		if err != nil {
+			return nil // NB: the SQL window fails on the row itself
+		}
+		return v[:n]
 	}
 	return v
 }

@@ -147,7 +147,10 @@ func (t *Task) openedOperators() {
 		case *udf.Instance:
 			om.Guest = o.Stats()
 		case windowOp:
-			om.Guest, om.late = o.in.Stats(), o.Late
+			om.late = o.Late
+			if o.in != nil { // NB: nil for a SQL window's built-in aggregate
+				om.Guest = o.in.Stats()
+			}
 		case joinOp:
 			om.late = o.Late
 			if o.in != nil {

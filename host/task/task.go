@@ -15,6 +15,7 @@ import (
 	"github.com/floe-stream/floe/host/eventtime"
 	"github.com/floe-stream/floe/host/exchange"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/task/internal/align"
 	"github.com/floe-stream/floe/host/timer"
 	"github.com/floe-stream/floe/host/udf"
@@ -260,22 +261,40 @@ func (t *Task) Run(ctx context.Context) (err error) {
 // finalCommit, at the end of a checkpointed job's input, seals the sink's
 // last output and commits it only once the whole job has ended: a failure
 // anywhere before then restores the last checkpoint, and output committed
-// early would be written twice.
+// early would be written twice. Meanwhile the rest of the job may run on
+// (another branch of a graph): checkpoints are triggered at the task, which
+// acknowledges each with the sealed output, so that a restore from one
+// commits it rather than losing it; once such a checkpoint completes, the
+// output is committed at once, as after Flink's final checkpoint.
 func (t *Task) finalCommit(ctx context.Context) error {
 	tx, ok := t.sink.(connector.Transactional)
 	if !ok || t.ckpt == nil {
 		return nil
 	}
-	if _, err := tx.PreCommit(ckmeta.Final); err != nil {
+	final, err := tx.PreCommit(ckmeta.Final)
+	if err != nil {
 		return err
 	}
+	t.ending()
 	t.ckpt.cfg.Ending()
+	var held int64 // the first checkpoint acknowledged with the final output
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case id := <-t.ckpt.triggers:
+			if err := t.ackEnded(id, final); err != nil {
+				return err
+			}
+			if held == 0 {
+				held = id
+			}
 		case id := <-t.ckpt.commits:
-			if err := tx.Commit(id); err != nil || id == ckmeta.Final {
+			last := id == ckmeta.Final
+			if held != 0 && id >= held {
+				id = ckmeta.Final // a completed checkpoint holds it all
+			}
+			if err := tx.Commit(id); err != nil || last {
 				return err
 			}
 		}
@@ -336,6 +355,13 @@ func (t *Task) open(ctx context.Context) error {
 			op, err = t.windowOperator(ctx, spec)
 		case jobspec.OperatorIntervalJoin, jobspec.OperatorWindowJoin:
 			op, err = t.joinOperator(ctx, spec)
+		case jobspec.OperatorSQL:
+			op = sqlop.New(spec.UID, spec.SQL)
+		case jobspec.OperatorSQLGroup:
+			if t.state == nil {
+				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
+			}
+			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
 		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}

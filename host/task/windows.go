@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/timer"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/host/window"
@@ -14,33 +15,58 @@ import (
 )
 
 // windowOp is a window operator of the chain and the Wasm instance of its
-// function.
+// function (nil for a SQL window's built-in aggregate).
 type windowOp struct {
 	*window.Operator
 	in *udf.Instance
 }
 
-func (w windowOp) Close(ctx context.Context) error { return w.in.Close(ctx) }
+func (w windowOp) Close(ctx context.Context) error {
+	if w.in == nil {
+		return nil
+	}
+	return w.in.Close(ctx)
+}
 
 // windowOperator opens the window operator op.
 func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operator, error) {
 	if t.state == nil {
 		return nil, fmt.Errorf("operator %s: a window needs keyed state", op.UID)
 	}
-	inst, err := t.instance(ctx, op, true)
-	if err != nil {
-		return nil, err
+	w0 := op.Window
+	var fn window.Function
+	var in *udf.Instance
+	if op.SQLAggregation != nil {
+		fn = &sqlop.Aggregate{Agg: op.SQLAggregation}
+		// NB: the Wasm path makes the operator's timer queue as it
+		// instantiates the function; a built-in one makes it here.
+		if _, err := t.queue(op.UID); err != nil {
+			return nil, err
+		}
+	} else {
+		inst, err := t.instance(ctx, op, true)
+		if err != nil {
+			return nil, err
+		}
+		in = inst.(*udf.Instance)
+		fn = &window.Wasm{In: in, Agg: w0.Aggregate}
 	}
-	in := inst.(*udf.Instance)
+	closeIn := func() {
+		if in != nil {
+			in.Close(ctx)
+		}
+	}
 	wins, err := t.state.Map(op.UID + "#windows")
 	if err != nil {
+		closeIn()
 		return nil, err
 	}
 	elems, err := t.state.Map(op.UID + "#elems")
 	if err != nil {
+		closeIn()
 		return nil, err
 	}
-	w := op.Window
+	w := w0
 	cfg := window.Config{
 		Spec: window.Spec{Kind: window.Kind(w.Kind), Size: w.Size.Milliseconds(),
 			Slide: w.Slide.Milliseconds(), Gap: w.Gap.Milliseconds()},
@@ -52,9 +78,9 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	if w.ProcessingTime {
 		cfg.Domain = udf.ProcessingTime
 	}
-	wo, err := window.New(cfg, &window.Wasm{In: in, Agg: w.Aggregate}, wins, elems, t.queues[op.UID])
+	wo, err := window.New(cfg, fn, wins, elems, t.queues[op.UID])
 	if err != nil {
-		in.Close(ctx)
+		closeIn()
 		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
 	}
 	return windowOp{wo, in}, nil

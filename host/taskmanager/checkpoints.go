@@ -144,7 +144,7 @@ func (tm *TaskManager) TriggerCheckpoint(ctx context.Context, req *floev1.Trigge
 		}
 	}
 	if n == 0 {
-		return nil, status.Errorf(codes.FailedPrecondition, "no running source task of job %s attempt %d here", req.JobId, req.Attempt)
+		return nil, status.Errorf(codes.FailedPrecondition, "no running source task or ending sink of job %s attempt %d here", req.JobId, req.Attempt)
 	}
 	return &floev1.TriggerCheckpointResponse{}, nil
 }

@@ -66,6 +66,14 @@ type SubtaskState struct {
 	// its inputs; SyncMillis how long it paused processing to snapshot.
 	AlignmentMillis int64 `json:"alignmentMillis"`
 	SyncMillis      int64 `json:"syncMillis"`
+	// Finished marks a subtask whose input had ended before the
+	// checkpoint: a source that had read everything (Source lists its
+	// spent splits, or none), a sink waiting for the job's final commit
+	// (Sink holds all its output), or a task that had ended (nothing
+	// else). Its keyed state is neither recorded nor restored: what the
+	// task had to emit reached its readers before its end, which their
+	// alignment counted as the barrier of that input.
+	Finished bool `json:"finished,omitempty"`
 }
 
 // OperatorList is one operator list state (ABI state kinds 4 and 5, and
@@ -177,7 +185,7 @@ type Restore struct {
 
 // RestoreFor computes the share of checkpoint m that subtask sub of stage
 // stage restores when the stage runs at parallelism par: the keyed state of
-// every old subtask whose key groups overlap the new ones, its share of the
+// every old subtask not finished whose key groups overlap the new ones, its share of the
 // source's split states at any parallelism (see sourceFor), and, at an
 // unchanged parallelism, its own sink files.
 func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
@@ -200,7 +208,7 @@ func (m *Metadata) RestoreFor(stage, sub, par int) (*Restore, error) {
 		if s.Sink != nil && s.Subtask%par == sub {
 			r.Sink = append(r.Sink, s.Sink)
 		}
-		if len(s.Keyed) == 0 {
+		if len(s.Keyed) == 0 || s.Finished {
 			continue
 		}
 		overlap := keygroup.Intersect(mine, s.KeyGroups)

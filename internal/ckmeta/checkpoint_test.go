@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/floe-stream/floe/storage/keygroup"
 )
 
 // sourceMetadata returns a checkpoint of a source stage of 3 subtasks, which
@@ -107,4 +109,59 @@ func values(l [][]byte) []string {
 		out[i] = string(e)
 	}
 	return out
+}
+
+// TestRestoreForFinishedSubtasks restores a checkpoint taken after one
+// branch of a job ended: a source subtask that read everything, a sink
+// subtask that waits for the final commit with all its output, and a task
+// between them that ended. The restored source reads nothing, the restored
+// sink gets its final state to commit, at an unchanged parallelism and
+// after a rescale, and nothing keyed comes from a finished subtask.
+func TestRestoreForFinishedSubtasks(t *testing.T) {
+	full := func(name string) []File { return []File{{Path: name, Size: 1, Full: true}} }
+	md := roundTrip(t, &Metadata{
+		Version: Version, ID: 9, MaxParallelism: 128,
+		Stages: []Stage{{Name: "short", Parallelism: 2}, {Name: "map", Parallelism: 2}, {Name: "sink", Parallelism: 2}},
+		Subtasks: []SubtaskState{
+			{Stage: 0, Subtask: 0, Source: [][]byte{}, Finished: true},
+			{Stage: 0, Subtask: 1, Source: [][]byte{[]byte("spent")}, Finished: true},
+			{Stage: 1, Subtask: 0, KeyGroups: keygroup.RangeFor(128, 2, 0), Keyed: full("m0"), Finished: true},
+			{Stage: 1, Subtask: 1, KeyGroups: keygroup.RangeFor(128, 2, 1), Keyed: full("m1")},
+			{Stage: 2, Subtask: 0, Sink: []byte("final-0"), Finished: true},
+			{Stage: 2, Subtask: 1, Sink: []byte("final-1"), Finished: true},
+		},
+	}, &Metadata{})
+	for _, par := range []int{2, 1, 3} {
+		var srcs, sinks []string
+		var keyed []string
+		for sub := range par {
+			r, err := md.RestoreFor(0, sub, par)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Source == nil {
+				t.Fatalf("parallelism %d: source subtask %d restores no source state, so it would read again", par, sub)
+			}
+			srcs = append(srcs, values(r.Source)...)
+			if r, err = md.RestoreFor(2, sub, par); err != nil {
+				t.Fatal(err)
+			}
+			sinks = append(sinks, values(r.Sink)...)
+			if r, err = md.RestoreFor(1, sub, par); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range r.Keyed {
+				keyed = append(keyed, k.Files[0].Path)
+			}
+		}
+		if want := []string{"spent"}; !slices.Equal(srcs, want) {
+			t.Errorf("parallelism %d: sources restore %q, want %q", par, srcs, want)
+		}
+		if want := []string{"final-0", "final-1"}; !slices.Equal(sinks, want) {
+			t.Errorf("parallelism %d: sinks restore %q, want %q", par, sinks, want)
+		}
+		if want := []string{"m1"}; !slices.Equal(slices.Compact(keyed), want) {
+			t.Errorf("parallelism %d: keyed state restored from %q, want only %q", par, keyed, want)
+		}
+	}
 }

@@ -2,6 +2,8 @@ package jobspec
 
 import (
 	"slices"
+
+	"github.com/floe-stream/floe/internal/sqlprog"
 	"strconv"
 	"time"
 )
@@ -112,6 +114,13 @@ const (
 	OperatorIntervalJoin OperatorType = "intervalJoin"
 	// OperatorWindowJoin joins two keyed inputs window by window.
 	OperatorWindowJoin OperatorType = "windowJoin"
+	// OperatorSQL runs a compiled SQL program (internal/sqlprog) on each
+	// record, host-side: a filter and projection over typed rows.
+	OperatorSQL OperatorType = "sql"
+	// OperatorSQLGroup keeps, per key, the accumulator of a SQL GROUP BY
+	// without a window (SQLAggregation) and emits the key's new result row
+	// for every batch that changed it: an updating result.
+	OperatorSQLGroup OperatorType = "sqlGroup"
 )
 
 // TwoInput reports whether operators of type t read exactly two inputs,
@@ -123,7 +132,7 @@ func (t OperatorType) TwoInput() bool {
 // Keyed reports whether operators of type t keep keyed state, and so need a
 // keyBy before them.
 func (t OperatorType) Keyed() bool {
-	return t == OperatorProcess || t == OperatorWindow || t.TwoInput()
+	return t == OperatorProcess || t == OperatorWindow || t.TwoInput() || t == OperatorSQLGroup
 }
 
 // Operator is one step of the job's graph.
@@ -163,6 +172,12 @@ type Operator struct {
 	// Function, when set, name the Wasm join function (a flatMap over
 	// framed pairs), and the built-in concatenation runs otherwise.
 	Join *Join
+	// SQL is the program of a sql operator; nil for every other type.
+	SQL *sqlprog.Program
+	// SQLAggregation is the built-in aggregate function of a window that
+	// names sql: instead of a module's function, or of a sqlGroup; nil
+	// otherwise.
+	SQLAggregation *sqlprog.Aggregation
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs
 	// are dropped and counted.
@@ -180,19 +195,23 @@ const (
 	KeyCSV KeyKind = "csv"
 	// KeyFunction keys a record by what a Wasm key selector returns.
 	KeyFunction KeyKind = "function"
+	// KeyRow keys an encoded SQL row (internal/sqlrow) by its first Field
+	// values: the bytes of that prefix.
+	KeyRow KeyKind = "row"
 )
 
 // KeySelector is a parsed keyBy key.
 type KeySelector struct {
 	Kind KeyKind
-	// Field is the 0-based field index of a KeyCSV selector.
+	// Field is the 0-based field index of a KeyCSV selector, and the
+	// number of leading values of a KeyRow one.
 	Field int
 }
 
-// String returns the selector as a spec writes it: value, csv:N or function.
+// String returns the selector as a spec writes it: value, csv:N, row:N or function.
 func (k KeySelector) String() string {
-	if k.Kind == KeyCSV {
-		return "csv:" + strconv.Itoa(k.Field)
+	if k.Kind == KeyCSV || k.Kind == KeyRow {
+		return string(k.Kind) + ":" + strconv.Itoa(k.Field)
 	}
 	return string(k.Kind)
 }

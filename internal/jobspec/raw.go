@@ -77,6 +77,9 @@ type rawOperator struct {
 	Between   []Scalar `yaml:"between"`
 	Join      Scalar   `yaml:"join"`
 	Separator Scalar   `yaml:"separator"`
+	// SQL is the JSON program of a sql operator, or the aggregation of a
+	// SQL window (sql.go).
+	SQL Scalar `yaml:"sql"`
 }
 
 // rawSink is a sink section, as rawSource is a source section.

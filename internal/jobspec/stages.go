@@ -88,6 +88,12 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.intervalJoin(path, r, &op)
 	case OperatorWindowJoin:
 		b.windowJoin(path, r, &op)
+	case OperatorSQL:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.sqlOperator(path, r, &op)
+	case OperatorSQLGroup:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.sqlGroup(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
@@ -103,6 +109,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notJoin(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
+	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup {
+		b.p.only(path+".sql", r.SQL, "a sql or sqlGroup operator or a window")
+	}
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
 		b.p.only(path+".broadcast", r.Broadcast, "a coProcess (one of whose two inputs may be broadcast)")
@@ -115,7 +124,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup)}
 
 // coProcess fills in the module and the two functions of a coProcess:
 // functions: [F1, F2], F1 for the records of its first input and F2 for
@@ -164,7 +173,7 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 	case KeyFunction:
 		op.Module, op.Function = b.function(path, r)
 		b.called(path+".function", op.Module, op.Function, FunctionKeySelector)
-	case KeyValue, KeyCSV:
+	case KeyValue, KeyCSV, KeyRow:
 		b.p.only(path+".module", r.Module, "a keyBy whose key is function")
 		b.p.only(path+".function", r.Function, "a keyBy whose key is function")
 	}
@@ -173,12 +182,12 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 // key returns the key selector at path.
 func (b *builder) key(path string, s Scalar) KeySelector {
 	if !s.set {
-		b.p.reject(path, "required (want value, csv:N or function)")
+		b.p.reject(path, "required (want value, csv:N, row:N or function)")
 		return KeySelector{}
 	}
 	k, ok := parseKey(s.value)
 	if !ok {
-		b.p.reject(path, "invalid key %q (want value, csv:N with N >= 0, or function)", s.value)
+		b.p.reject(path, "invalid key %q (want value, csv:N with N >= 0, row:N with N >= 0, or function)", s.value)
 	}
 	return k
 }
@@ -189,15 +198,15 @@ func parseKey(s string) (KeySelector, bool) {
 	case string(KeyValue), string(KeyFunction):
 		return KeySelector{Kind: KeyKind(s)}, true
 	}
-	digits, ok := strings.CutPrefix(s, "csv:")
-	if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+	kind, digits, ok := strings.Cut(s, ":")
+	if !ok || (kind != string(KeyCSV) && kind != string(KeyRow)) || digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return KeySelector{}, false
 	}
 	n, err := strconv.Atoi(digits)
 	if err != nil {
 		return KeySelector{}, false
 	}
-	return KeySelector{Kind: KeyCSV, Field: n}, true
+	return KeySelector{Kind: KeyKind(kind), Field: n}, true
 }
 
 // sinks returns the job's sinks: the one under sink:, or those listed under

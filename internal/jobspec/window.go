@@ -107,6 +107,10 @@ func (b *builder) window(path string, r *rawOperator, op *Operator) {
 	if r.LateOutput.set {
 		w.LateOutput = r.LateOutput.value
 	}
+	if r.SQL.set {
+		b.sqlWindow(path, r, op)
+		return
+	}
 	switch {
 	case r.Aggregate.set && r.Process.set:
 		b.p.reject(path+".process", "a window has either an aggregate or a process function, not both")

@@ -89,6 +89,10 @@ func benchmarks() []benchmark {
 		{"nexmark-q2", nexmarkRow("q2")},
 		{"nexmark-q5", nexmarkRow("q5")},
 		{"nexmark-q7", nexmarkRow("q7")},
+		{"nexmark-q3", nexmarkRow("q3")},
+		{"nexmark-q4", nexmarkRow("q4")},
+		{"nexmark-q9", nexmarkRow("q9")},
+		{"nexmark-q11", nexmarkRow("q11")},
 		{"rescale-1m-keys", benchRescale},
 		{"scheduler-failover", benchSchedulerFailover},
 	}

@@ -23,6 +23,9 @@
 //     brings them;
 //   - Nexmark q5's windows and timers survive a SIGKILLed task manager: the
 //     output equals the brute-force result (tests/nexmark);
+//   - Nexmark q9's join of auctions and bids from two sources (a coProcess
+//     with keyed state and event-time timers) survives a SIGKILLed task
+//     manager: each auction's winning bid is committed once;
 //   - Kafka (an in-process kfake cluster) to word count to Kafka stays exactly
 //     once across two SIGKILLs, across rescales 2 → 3 → 1, and while the
 //     broker goes away and comes back.

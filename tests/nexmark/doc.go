@@ -1,6 +1,6 @@
 // Package nexmark computes the expected results of the Nexmark queries that
-// Floe's examples run (q1, q2, q5, q7 and q8), by brute force over a slice
-// of events, so that tests can check a streaming job's output against them.
+// Floe's examples run (udfs/nexmark), by brute force over a slice of
+// events, so that tests can check a streaming job's output against them.
 //
 // The events are the CSV lines of the nexmark source
 // (host/connector/nexmark):
@@ -28,6 +28,16 @@
 //     who also opened an auction in it (the auction's seller is the
 //     person's id), once per person: "windowEnd,personId,name".
 //
+// The queries over several kinds of event (joins.go) follow the Nexmark
+// definitions of Flink's and Beam's suites, each documented with its
+// function: Q0 (pass through), Q3 (local item suggestion), Q4 (average
+// closing price per category, read every window), Q6 (average selling
+// price of a seller's last 10 auctions), Q9 (winning bids, from Winners),
+// Q11 (user sessions), Q13 (bounded side input join), Q17 (auction
+// statistics per day), Q20 (bids of category 10 with their auction), Q21
+// and Q22 (channel ids and URL directories). Each is a plain loop or
+// lookup over the whole event list, in no particular order.
+//
 // Windows are on event time, the events' dateTime in milliseconds: a
 // window [start, end) holds the events with start <= dateTime < end. A
 // tumbling window of size s starts at multiples of s; an event at ts is in
@@ -39,5 +49,6 @@
 // The Native functions are the same queries as plain Go over event lines in
 // timestamp order, for the benchmarks' comparison with native code: Q1Native
 // and Q2Native map one line, and Q5Native and Q7Native fire each window as
-// soon as an event past its end arrives.
+// soon as an event past its end arrives. Q3Native, Q4Native, Q9Native and
+// Q11Native (native_joins.go) close auctions and sessions in the same way.
 package nexmark

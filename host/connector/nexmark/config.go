@@ -38,6 +38,11 @@ type Config struct {
 	// Seed varies the random draws of every event; 0 draws as Beam's
 	// generator does.
 	Seed int64
+	// Stream selects the kind of events emitted: 'P' (persons), 'A'
+	// (auctions), 'B' (bids), or 0 for all of them. A selective source
+	// walks the same event numbers as the mixed one and emits only those
+	// of its kind, so the events keep their ids and timestamps.
+	Stream byte
 	// Clock paces the rate limit; nil means the system clock.
 	Clock connector.Clock
 }
@@ -53,6 +58,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("nexmark: give a rate or a schedule, not both")
 	case c.EventsPerSecond < 0 || c.EventsPerSecond > MaxEventsPerSecond:
 		return fmt.Errorf("nexmark: eventsPerSecond %d is not from 1 to %d (or 0 for the default)", c.EventsPerSecond, MaxEventsPerSecond)
+	case c.Stream != 0 && c.Stream != 'P' && c.Stream != 'A' && c.Stream != 'B':
+		return fmt.Errorf("nexmark: stream %q is not 'P', 'A', 'B' or 0 (all)", c.Stream)
 	}
 	return nil
 }

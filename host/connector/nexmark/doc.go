@@ -57,6 +57,19 @@
 // Beam does not offer. Beam's optional out-of-order groups and delayed
 // events are not modelled: within a split, events come in order.
 //
+// # One kind of event
+//
+// Config.Stream (a job spec's stream: persons, auctions or bids) makes a
+// source emit only the events of one kind, as Flink's Nexmark reads
+// persons, auctions and bids from three topics. Such a source walks the
+// same event numbers as the mixed stream, split the same way, and skips
+// the numbers of other kinds, so its events are those of the mixed stream,
+// ids and timestamps included: three sources of the three kinds with the
+// same Count, Seed and EventsPerSecond together emit exactly the mixed
+// stream. Its split states count event numbers taken, not records emitted,
+// and Rate caps the numbers taken, so such sources at one rate keep the
+// pace and proportions of the mixed stream.
+//
 // # Splits, positions and rescaling
 //
 // The source is bounded by Count events (0: unbounded). Subtask i of

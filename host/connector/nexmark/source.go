@@ -54,8 +54,12 @@ func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 
 // Next implements connector.Source. Each record's value is an event's CSV
 // line and its timestamp the event's time. Of the splits it holds, Next
-// always emits the event with the lowest number next, so its records come
-// in event-time order.
+// always takes the event with the lowest number next, so its records come
+// in event-time order. A source of one kind of event (Config.Stream) takes
+// up to max event numbers and emits those of its kind, so a batch may hold
+// fewer records than the numbers it took, or none; the rate caps the
+// numbers taken, so sources of the three kinds at the same rate keep the
+// pace, and the proportions, of one mixed source.
 func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
@@ -76,9 +80,11 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	}
 	for range n {
 		sp := &s.splits[s.lowest()]
-		var ts int64
-		s.buf, ts = s.gen.Append(s.buf[:0], sp.next())
-		b.Append(nil, s.buf, ts)
+		if n := sp.next(); s.cfg.Stream == 0 || Kind(n) == s.cfg.Stream {
+			var ts int64
+			s.buf, ts = s.gen.Append(s.buf[:0], n)
+			b.Append(nil, s.buf, ts)
+		}
 		sp.emitted++
 	}
 	return nil

@@ -32,13 +32,29 @@ type Spec struct {
 	// Seed varies the events' random contents; 0 gives the draws of the
 	// Beam Nexmark generator.
 	Seed int64
+	// Stream is which events the source emits: StreamAll, or only those of
+	// StreamPersons, StreamAuctions or StreamBids, with the ids and
+	// timestamps they have in the mixed stream.
+	Stream string
 }
+
+// The values of a nexmark source's stream field.
+const (
+	StreamAll      = "all"
+	StreamPersons  = "persons"
+	StreamAuctions = "auctions"
+	StreamBids     = "bids"
+)
+
+// streamKinds maps a stream field to Config.Stream.
+var streamKinds = map[string]byte{StreamAll: 0, StreamPersons: 'P', StreamAuctions: 'A', StreamBids: 'B'}
 
 type raw struct {
 	Rate            jobspec.RateField `yaml:"rate"`
 	Count           jobspec.Scalar    `yaml:"count"`
 	EventsPerSecond jobspec.Scalar    `yaml:"eventsPerSecond"`
 	Seed            jobspec.Scalar    `yaml:"seed"`
+	Stream          jobspec.Scalar    `yaml:"stream"`
 }
 
 func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
@@ -46,6 +62,7 @@ func parse(s *jobspec.Section, r *raw) jobspec.SourceSpec {
 		Count:           s.Integer("count", r.Count, 0, 0, math.MaxInt64),
 		EventsPerSecond: s.Integer("eventsPerSecond", r.EventsPerSecond, DefaultEventsPerSecond, 1, MaxEventsPerSecond),
 		Seed:            s.Integer("seed", r.Seed, 0, 0, math.MaxInt64),
+		Stream:          s.Choice("stream", r.Stream, "nexmark stream", StreamAll, StreamAll, StreamPersons, StreamAuctions, StreamBids),
 	}
 	var steps []jobspec.RateStep
 	n.Rate, steps = s.RateSchedule("rate", r.Rate)
@@ -65,5 +82,5 @@ func (n *Spec) ConfiguredRate() float64 { return n.Rate }
 
 // OpenSource implements connector.SourceOpener.
 func (n *Spec) OpenSource(split connector.SplitInfo, _ connector.Env) (connector.Source, error) {
-	return NewSource(Config{Count: n.Count, Rate: n.Rate, Schedule: n.Schedule, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed}, split)
+	return NewSource(Config{Count: n.Count, Rate: n.Rate, Schedule: n.Schedule, EventsPerSecond: n.EventsPerSecond, Seed: n.Seed, Stream: streamKinds[n.Stream]}, split)
 }

@@ -17,11 +17,14 @@ func TestParseNexmarkSource(t *testing.T) {
 		source string
 		want   nexmark.Spec
 	}{
-		{"{type: nexmark, uid: bids}", nexmark.Spec{EventsPerSecond: 10_000}},
-		{"{type: nexmark, uid: bids, count: 1000000, rate: 2500.5, eventsPerSecond: 1000, seed: 7}",
-			nexmark.Spec{Count: 1_000_000, Rate: 2500.5, EventsPerSecond: 1000, Seed: 7}},
-		{"{type: nexmark, uid: bids, eventsPerSecond: 1000000000}", nexmark.Spec{EventsPerSecond: 1_000_000_000}},
-		{"{type: nexmark, uid: bids, rate: [{for: 30s, rate: 2000}, {for: 1m, rate: 20000}]}", nexmark.Spec{EventsPerSecond: 10_000,
+		{"{type: nexmark, uid: bids}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "all"}},
+		{"{type: nexmark, uid: bids, count: 1000000, rate: 2500.5, eventsPerSecond: 1000, seed: 7, stream: bids}",
+			nexmark.Spec{Count: 1_000_000, Rate: 2500.5, EventsPerSecond: 1000, Seed: 7, Stream: "bids"}},
+		{"{type: nexmark, uid: bids, eventsPerSecond: 1000000000}", nexmark.Spec{EventsPerSecond: 1_000_000_000, Stream: "all"}},
+		{"{type: nexmark, uid: p, stream: persons}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "persons"}},
+		{"{type: nexmark, uid: a, stream: auctions}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "auctions"}},
+		{"{type: nexmark, uid: a, stream: all}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "all"}},
+		{"{type: nexmark, uid: bids, rate: [{for: 30s, rate: 2000}, {for: 1m, rate: 20000}]}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "all",
 			Schedule: ratelimit.Schedule{{For: 30 * time.Second, Rate: 2000}, {For: time.Minute, Rate: 20000}}}},
 	}
 	for _, tt := range tests {
@@ -83,6 +86,10 @@ func TestNexmarkSourceProblems(t *testing.T) {
 		source: "{type: nexmark, uid: n, seed: -3}",
 		want:   []string{`source.seed: must be an integer >= 0, got "-3"`},
 	}, {
+		name:   "unknown stream",
+		source: "{type: nexmark, uid: n, stream: people}",
+		want:   []string{`source.stream: unknown nexmark stream "people" (want all, persons, auctions or bids)`},
+	}, {
 		name:   "fields of other sources",
 		source: "{type: nexmark, uid: n, path: in.txt, follow: true, kind: random, keys: 3, size: 9}",
 		want: []string{
@@ -94,10 +101,11 @@ func TestNexmarkSourceProblems(t *testing.T) {
 		},
 	}, {
 		name:   "nexmark fields on a generator",
-		source: "{type: generator, uid: g, eventsPerSecond: 5, seed: 1}",
+		source: "{type: generator, uid: g, eventsPerSecond: 5, seed: 1, stream: bids}",
 		want: []string{
 			`source.eventsPerSecond: only applies to a nexmark source`,
 			`source.seed: only applies to a nexmark source`,
+			`source.stream: only applies to a nexmark source`,
 		},
 	}, {
 		name:   "nexmark fields on a file source",

@@ -12,8 +12,11 @@ import (
 // parallelism, in increasing order. It keeps that share wherever it is
 // restored.
 type split struct {
-	info    connector.SplitInfo
-	emitted int64 // events of the share emitted so far
+	info connector.SplitInfo
+	// emitted counts the event numbers of the share taken so far: those
+	// emitted, and for a source of one kind of event those of other kinds
+	// it skipped.
+	emitted int64
 	quota   int64 // events of the share in all; -1 when unbounded
 }
 

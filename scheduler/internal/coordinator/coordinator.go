@@ -11,6 +11,18 @@
 // last acknowledgement arrives the checkpoint is complete: the scheduler
 // writes its metadata, and only then is it used for recovery. Completing a
 // checkpoint subsumes older ones still pending.
+//
+// Checkpoints go on after part of a job has ended (Flink's FLIP-147, done
+// our way). A task that has finished is dropped: it acknowledges nothing
+// more, and no checkpoint waits for it; its output reached its readers
+// before its end, which their alignment counts as that input's barrier. A
+// task whose input has ended but that still holds output to commit (a
+// transactional sink waiting for the job's final commit: it is ending) can
+// get no barrier any more, so it is triggered directly, as sources are, and
+// acknowledges with its final state. Checkpointing stops once no source
+// runs, since the job then only drains. The coordinator needs no graph for
+// this: a task that is neither a source nor ending is reached by barriers
+// from the sources still running upstream of it, or ends itself.
 package coordinator
 
 import (
@@ -37,10 +49,11 @@ type Task struct{ Stage, Subtask int }
 
 func (t Task) String() string { return fmt.Sprintf("%d/%d", t.Stage, t.Subtask) }
 
-// Trigger asks the sources to start checkpoint ID.
+// Trigger asks Tasks to start checkpoint ID: the sources still running
+// and the ending tasks.
 type Trigger struct {
-	ID      int64
-	Sources []Task
+	ID    int64
+	Tasks []Task
 }
 
 // Complete reports that every task acknowledged checkpoint ID; Handles
@@ -73,6 +86,7 @@ type Coordinator struct {
 	running  bool
 	tasks    []Task
 	sources  []Task
+	ending   []Task
 	nextID   int64
 	pending  []*pending
 	lastTrig time.Time
@@ -97,7 +111,7 @@ func (c *Coordinator) SetNextID(id int64) { c.nextID = max(c.nextID, id) }
 // Start begins checkpointing an attempt whose tasks are all running; the
 // first checkpoint comes one interval after now.
 func (c *Coordinator) Start(now time.Time, tasks, sources []Task) {
-	c.running, c.tasks, c.sources = true, slices.Clone(tasks), slices.Clone(sources)
+	c.running, c.tasks, c.sources, c.ending = true, slices.Clone(tasks), slices.Clone(sources), nil
 	c.lastTrig, c.lastEnd = now, time.Time{}
 }
 
@@ -153,7 +167,12 @@ func (c *Coordinator) trigger(now time.Time) Trigger {
 	c.nextID++
 	c.pending = append(c.pending, p)
 	c.lastTrig = now
-	return Trigger{ID: p.id, Sources: slices.Clone(c.sources)}
+	return Trigger{ID: p.id, Tasks: c.triggered()}
+}
+
+// triggered returns the tasks a checkpoint is triggered at.
+func (c *Coordinator) triggered() []Task {
+	return append(slices.Clone(c.sources), c.ending...)
 }
 
 // Ack records task's acknowledgement of checkpoint id with its payload;
@@ -185,6 +204,7 @@ func (c *Coordinator) complete(now time.Time, p *pending) []Action {
 func (c *Coordinator) Finish(now time.Time, task Task) []Action {
 	c.tasks = slices.DeleteFunc(c.tasks, func(t Task) bool { return t == task })
 	c.sources = slices.DeleteFunc(c.sources, func(t Task) bool { return t == task })
+	c.ending = slices.DeleteFunc(c.ending, func(t Task) bool { return t == task })
 	if c.running && len(c.sources) == 0 {
 		return c.Stop("every source has finished")
 	}
@@ -192,6 +212,30 @@ func (c *Coordinator) Finish(now time.Time, task Task) []Action {
 	for _, p := range slices.Clone(c.pending) {
 		if c.acked(p) {
 			acts = append(acts, c.complete(now, p)...)
+		}
+	}
+	return acts
+}
+
+// Ending records that a task's input has ended while it still holds output
+// to commit: checkpoints still wait for it, and are triggered at it
+// directly since no barrier reaches it any more. It returns a trigger at
+// the task for each pending checkpoint it has not acknowledged. A task that
+// ends while it is a source stops being one. When no source is left, the
+// attempt stops checkpointing.
+func (c *Coordinator) Ending(now time.Time, task Task) []Action {
+	if !slices.Contains(c.tasks, task) || slices.Contains(c.ending, task) {
+		return nil
+	}
+	c.sources = slices.DeleteFunc(c.sources, func(t Task) bool { return t == task })
+	if c.running && len(c.sources) == 0 {
+		return c.Stop("every source has finished")
+	}
+	c.ending = append(c.ending, task)
+	var acts []Action
+	for _, p := range c.pending {
+		if _, ok := p.handles[task]; !ok {
+			acts = append(acts, Trigger{ID: p.id, Tasks: []Task{task}})
 		}
 	}
 	return acts

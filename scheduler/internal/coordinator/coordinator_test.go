@@ -19,6 +19,7 @@ import (
 //	ack id=N task=S/T at=D [handle=X]
 //	decline id=N task=S/T at=D reason=X
 //	finish task=S/T at=D
+//	ending task=S/T at=D
 //	trigger-now at=D
 //	stop reason=X
 //
@@ -53,6 +54,8 @@ func TestCoordinator(t *testing.T) {
 				acts = c.Decline(at(), id(t, d), tasks(t, d, "task")[0], reason)
 			case "finish":
 				acts = c.Finish(at(), tasks(t, d, "task")[0])
+			case "ending":
+				acts = c.Ending(at(), tasks(t, d, "task")[0])
 			case "trigger-now":
 				if tr, ok := c.TriggerNow(at()); ok {
 					acts = []Action{tr}
@@ -74,7 +77,7 @@ func render(acts []Action, epoch time.Time) string {
 	for _, a := range acts {
 		switch a := a.(type) {
 		case Trigger:
-			fmt.Fprintf(&sb, "trigger %d at %v\n", a.ID, a.Sources)
+			fmt.Fprintf(&sb, "trigger %d at %v\n", a.ID, a.Tasks)
 		case Abort:
 			fmt.Fprintf(&sb, "abort %d: %s\n", a.ID, a.Reason)
 		case Complete:

@@ -12,6 +12,7 @@ type State struct {
 	Running  bool
 	Tasks    []Task `json:",omitempty"`
 	Sources  []Task `json:",omitempty"`
+	Ending   []Task `json:",omitempty"`
 	NextID   int64
 	Pending  []PendingState `json:",omitempty"`
 	LastTrig time.Time
@@ -35,7 +36,7 @@ type Ack struct {
 // State returns the coordinator's state. The handles are shared with the
 // coordinator, which never changes them.
 func (c *Coordinator) State() State {
-	s := State{Running: c.running, Tasks: slices.Clone(c.tasks), Sources: slices.Clone(c.sources), NextID: c.nextID,
+	s := State{Running: c.running, Tasks: slices.Clone(c.tasks), Sources: slices.Clone(c.sources), Ending: slices.Clone(c.ending), NextID: c.nextID,
 		LastTrig: c.lastTrig, LastEnd: c.lastEnd}
 	for _, p := range c.pending {
 		ps := PendingState{ID: p.id, Triggered: p.triggered}
@@ -53,6 +54,7 @@ func (c *Coordinator) State() State {
 // SetState replaces the coordinator's state (its configuration stays).
 func (c *Coordinator) SetState(s State) {
 	c.running, c.tasks, c.sources, c.nextID = s.Running, slices.Clone(s.Tasks), slices.Clone(s.Sources), s.NextID
+	c.ending = slices.Clone(s.Ending)
 	c.lastTrig, c.lastEnd, c.pending = s.LastTrig, s.LastEnd, nil
 	for _, ps := range s.Pending {
 		p := &pending{id: ps.ID, triggered: ps.Triggered, handles: map[Task][]byte{}}

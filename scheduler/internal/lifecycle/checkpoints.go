@@ -79,20 +79,27 @@ func (m *Machine) startCheckpoints(j *Job) {
 	if j.ckpt == nil {
 		return
 	}
-	var tasks, sources []coordinator.Task
+	var tasks, sources, ending []coordinator.Task
 	for si, st := range j.Plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
 			t := coordinator.Task{Stage: si, Subtask: sub}
-			if j.finishedSources[t] {
+			state := j.Tasks[si][sub].State
+			if j.finishedSources[t] || state == api.TaskFinished {
 				continue // it finished before the attempt was all running
 			}
 			tasks = append(tasks, t)
-			if st.Source != nil {
+			switch {
+			case state == api.TaskEnding:
+				ending = append(ending, t)
+			case st.Source != nil:
 				sources = append(sources, t)
 			}
 		}
 	}
 	j.ckpt.coord.Start(m.now, tasks, sources)
+	for _, t := range ending {
+		m.checkpointActions(j, j.ckpt.coord.Ending(m.now, t))
+	}
 }
 
 // stopCheckpoints ends checkpointing of the current attempt.
@@ -102,25 +109,29 @@ func (m *Machine) stopCheckpoints(j *Job, reason string) {
 	}
 }
 
-// taskEnded adapts checkpointing to a task whose input has ended. A source
-// that has read all its splits finishes while the others go on, of its
-// stage and of the job's other source stages; later checkpoints record it
-// as done, so a restore does not read its splits again. Any other ending
-// task means every input of a part of the job has ended: checkpoints stop.
+// taskEnded adapts checkpointing to a task whose input has ended, so that
+// checkpoints go on while the rest of the job runs (coordinator's doc). A
+// source that has read all its splits finishes while the others go on;
+// later checkpoints record it as finished, so a restore does not read its
+// splits again. Any other task that finished is no longer waited for; one
+// that is ending (its sink holds output for the final commit) is triggered
+// directly and acknowledges with that output.
 func (m *Machine) taskEnded(j *Job, id TaskID, state string) {
 	if j.ckpt == nil {
 		return
 	}
-	if st := &j.Plan.Stages[id.Stage]; st.Source != nil && st.Sink == nil && state == api.TaskFinished {
-		t := coordinator.Task{Stage: id.Stage, Subtask: id.Subtask}
+	t := coordinator.Task{Stage: id.Stage, Subtask: id.Subtask}
+	if state == api.TaskEnding {
+		m.checkpointActions(j, j.ckpt.coord.Ending(m.now, t))
+		return
+	}
+	if j.Plan.Stages[id.Stage].Source != nil {
 		if j.finishedSources == nil {
 			j.finishedSources = map[coordinator.Task]bool{}
 		}
 		j.finishedSources[t] = true
-		m.checkpointActions(j, j.ckpt.coord.Finish(m.now, t))
-		return
 	}
-	m.stopCheckpoints(j, "the job's input is ending")
+	m.checkpointActions(j, j.ckpt.coord.Finish(m.now, t))
 }
 
 // checkpointActions carries out what the coordinator decided.
@@ -128,7 +139,9 @@ func (m *Machine) checkpointActions(j *Job, acts []coordinator.Action) {
 	for _, a := range acts {
 		switch a := a.(type) {
 		case coordinator.Trigger:
-			m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
+			if j.ckpt.status(a.ID) == nil { // not a pending one triggered at an ending task
+				m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
+			}
 			m.triggerAt(j, a)
 		case coordinator.Abort:
 			m.failCheckpoint(j, a.ID, a.Reason)
@@ -162,10 +175,11 @@ func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
 	m.log.Warn("checkpoint failed", "job", j.ID, "checkpoint", id, "reason", reason)
 }
 
-// triggerAt asks the task managers of the sources to start a checkpoint.
+// triggerAt asks the task managers of the tasks a trigger names (running
+// sources and ending tasks) to start a checkpoint.
 func (m *Machine) triggerAt(j *Job, a coordinator.Trigger) {
 	var seen []string
-	for _, src := range a.Sources {
+	for _, src := range a.Tasks {
 		id := j.placement[src.Subtask]
 		if _, ok := m.tms[id]; !ok || slices.Contains(seen, id) {
 			continue
@@ -215,10 +229,20 @@ func (m *Machine) metadata(j *Job, a coordinator.Complete) (*ckmeta.Metadata, er
 		}
 		md.Subtasks = append(md.Subtasks, st)
 	}
-	// A source that finished before acknowledging has read all its splits.
-	for t := range j.finishedSources {
-		if _, acked := a.Handles[t]; !acked {
-			md.Subtasks = append(md.Subtasks, ckmeta.SubtaskState{Stage: t.Stage, Subtask: t.Subtask, Source: [][]byte{}})
+	// A task that finished before acknowledging is recorded as finished:
+	// a source has read all its splits, any other task has handed on all
+	// it had.
+	for si, stage := range j.Tasks {
+		for sub, task := range stage {
+			t := coordinator.Task{Stage: si, Subtask: sub}
+			if _, acked := a.Handles[t]; acked || (!j.finishedSources[t] && task.State != api.TaskFinished) {
+				continue
+			}
+			st := ckmeta.SubtaskState{Stage: si, Subtask: sub, Finished: true}
+			if j.Plan.Stages[si].Source != nil {
+				st.Source = [][]byte{}
+			}
+			md.Subtasks = append(md.Subtasks, st)
 		}
 	}
 	slices.SortFunc(md.Subtasks, func(a, b ckmeta.SubtaskState) int {

@@ -73,6 +73,12 @@
 // server reports the metadata written (MetadataWritten): then it retains
 // it, retires older ones (DeleteFiles) and notifies the tasks.
 //
+// Checkpoints go on after part of a graph has ended: a task that reports
+// FINISHED is no longer waited for (a source is recorded as finished, so a
+// restore does not read it again), and one that reports ENDING (a sink
+// holding its last output for the final commit) is triggered directly and
+// acknowledges with that output. Checkpointing stops once no source runs.
+//
 // # Savepoints
 //
 // A savepoint is a trigger kept in the job's checkpointing (savepoint.go):

@@ -179,12 +179,12 @@ func (m *Machine) adopted(j *Job) {
 }
 
 // checkpointable reports whether a running attempt can take checkpoints:
-// every task runs but sources that have finished, and a source is left.
+// every task runs but those whose input has ended, and a source runs.
 func (m *Machine) checkpointable(j *Job) bool {
 	left := false
 	for si, stage := range j.Tasks {
 		for sub, t := range stage {
-			if j.finishedSources[coordinator.Task{Stage: si, Subtask: sub}] {
+			if j.finishedSources[coordinator.Task{Stage: si, Subtask: sub}] || t.State == api.TaskFinished || t.State == api.TaskEnding {
 				continue
 			}
 			if t.State != api.TaskRunning {

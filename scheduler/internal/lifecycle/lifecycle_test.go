@@ -35,6 +35,11 @@ import (
 //	                                      after the command
 //	submit stages=P,P,... [restart=(N,D)] [backoff=(INITIAL,MAX,RESET)]
 //	       [checkpoints=(INTERVAL,TIMEOUT,RETAIN)] [restore=ID]
+//	       [sources=N | edges=FROM-TO,...]
+//	                                      the first N stages are sources
+//	                                      read by the next, which the others
+//	                                      follow in a line; or the edges
+//	                                      given
 //	                                      restart is fixedDelay, backoff
 //	                                      exponentialDelay
 //	tick
@@ -363,7 +368,12 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 	if d.HasArg("sources") {
 		sources = intArg(t, d, "sources")
 	}
-	sub := Submission{ID: id, Plan: testGraphPlan(pars, sources), Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
+	build := func(pars []int) *plan.Plan { return testGraphPlan(pars, sources) }
+	if d.HasArg("edges") {
+		edges := edgesArg(t, strArg(t, d, "edges"))
+		build = func(pars []int) *plan.Plan { return testEdgePlan(pars, edges) }
+	}
+	sub := Submission{ID: id, Plan: build(pars), Replan: func(par int, ops map[string]int) (*plan.Plan, error) {
 		if par > 128 {
 			return nil, fmt.Errorf("parallelism %d is above maxParallelism 128", par)
 		}
@@ -377,7 +387,7 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 				ps[i] = n
 			}
 		}
-		return testGraphPlan(ps, sources), nil
+		return build(ps), nil
 	}}
 	if d.HasArg("restart") {
 		var n int
@@ -444,6 +454,45 @@ func testGraphPlan(pars []int, sources int) *plan.Plan {
 	return p
 }
 
+// edgesArg parses FROM-TO,... into pairs of stage indexes.
+func edgesArg(t *testing.T, s string) [][2]int {
+	var out [][2]int
+	for _, e := range strings.Split(s, ",") {
+		from, to, ok := strings.Cut(e, "-")
+		f, err1 := strconv.Atoi(from)
+		g, err2 := strconv.Atoi(to)
+		if !ok || err1 != nil || err2 != nil || f >= g {
+			t.Fatalf("bad edge %q", e)
+		}
+		out = append(out, [2]int{f, g})
+	}
+	return out
+}
+
+// testEdgePlan is a plan of stages at the given parallelisms joined by
+// rebalance edges: a stage no edge reaches is a source, one no edge leaves
+// has a sink.
+func testEdgePlan(pars []int, edges [][2]int) *plan.Plan {
+	p := &plan.Plan{Job: &jobspec.Job{Name: "test", MaxParallelism: 128}}
+	for i, n := range pars {
+		p.Stages = append(p.Stages, plan.Stage{Index: i, Name: fmt.Sprintf("s%d", i), Parallelism: n})
+	}
+	for _, fg := range edges {
+		to := &p.Stages[fg[1]]
+		e := plan.Edge{From: fg[0], To: fg[1], Partitioning: plan.Rebalance, Input: len(to.Inputs)}
+		to.Inputs = append(to.Inputs, e)
+		p.Stages[fg[0]].Outputs = append(p.Stages[fg[0]].Outputs, e)
+	}
+	for i := range p.Stages {
+		if st := &p.Stages[i]; len(st.Inputs) == 0 {
+			st.Source = &jobspec.Source{}
+		} else if len(st.Outputs) == 0 {
+			st.Sink = &jobspec.Sink{}
+		}
+	}
+	return p
+}
+
 // snapshot is a task's acknowledgement of checkpoint id: one snapshot
 // file of its own.
 func snapshot(task coordinator.Task, id int) []byte {
@@ -500,7 +549,11 @@ func (h *harness) render(acts []Action) string {
 			h.written[a.Metadata.ID] = a.Metadata
 			var subs []string
 			for _, s := range a.Metadata.Subtasks {
-				subs = append(subs, fmt.Sprintf("%d/%d", s.Stage, s.Subtask))
+				sub := fmt.Sprintf("%d/%d", s.Stage, s.Subtask)
+				if s.Finished {
+					sub += "(finished)"
+				}
+				subs = append(subs, sub)
 			}
 			fmt.Fprintf(&sb, "write metadata of checkpoint %d (attempt %d, subtasks %s)", a.Metadata.ID, a.Attempt, strings.Join(subs, " "))
 		case NotifyCheckpoint:

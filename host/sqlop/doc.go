@@ -1,0 +1,8 @@
+// Package sqlop runs, inside a task, the operators that Floe's SQL compiler
+// emits, host-side and without Wasm: Operator runs a sql operator's program
+// (internal/sqlprog.Program) over a batch, and Aggregate is the built-in
+// aggregate function of a SQL window, which host/window drives like any
+// window function (its accumulators live in the window's keyed state, so
+// checkpoints, restores and rescales treat them as they treat a Wasm
+// aggregate's). Rows travel between them in internal/sqlrow's encoding.
+package sqlop

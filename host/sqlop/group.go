@@ -1,0 +1,106 @@
+package sqlop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/sqlprog"
+	"github.com/floe-stream/floe/internal/sqlrow"
+)
+
+// Group runs a SQL GROUP BY without a window: it keeps each key's
+// accumulator in keyed state and, for every batch, emits the new result
+// row (key..., result...) of each key the batch changed, once, stamped with
+// the key's last record's timestamp. It is used by one task goroutine.
+type Group struct {
+	uid  string
+	agg  *sqlprog.Aggregation
+	accs udf.ValueState
+
+	in, acc sqlrow.Row
+	touched map[string]int
+	order   []touched
+}
+
+// touched is a key a batch changed: its key group, key and accumulator,
+// and the timestamp of its last record.
+type touched struct {
+	kg  uint16
+	key []byte
+	acc sqlrow.Row
+	ts  int64
+}
+
+// NewGroup returns the operator uid, its accumulators in the keyed state
+// uid/acc.
+func NewGroup(uid string, agg *sqlprog.Aggregation, state udf.Keyed) (*Group, error) {
+	accs, err := state.Value(uid + "/acc")
+	if err != nil {
+		return nil, fmt.Errorf("sql group %s: %w", uid, err)
+	}
+	return &Group{uid: uid, agg: agg, accs: accs, touched: map[string]int{}}, nil
+}
+
+// Process folds the batch's rows into their keys' accumulators and appends
+// each changed key's result row to out.
+func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
+	clear(g.touched)
+	g.order = g.order[:0]
+	for i := range in.Records {
+		r := &in.Records[i]
+		k, ok := g.touched[string(r.Key)]
+		if !ok {
+			acc, err := g.load(r.KeyGroup, r.Key)
+			if err != nil {
+				return err
+			}
+			k = len(g.order)
+			g.touched[string(r.Key)] = k
+			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, acc: acc})
+		}
+		row, err := sqlrow.DecodeRow(g.in, r.Value, len(g.agg.Input))
+		if err != nil {
+			return fmt.Errorf("sql group %s: a record: %w", g.uid, err)
+		}
+		g.in = row
+		if err := g.agg.Add(g.order[k].acc, row); err != nil {
+			return fmt.Errorf("sql group %s: %w", g.uid, err)
+		}
+		g.order[k].ts = r.Timestamp
+	}
+	var buf []byte
+	for _, t := range g.order {
+		if err := g.accs.Put(t.kg, t.key, sqlrow.AppendRow(nil, t.acc)); err != nil {
+			return fmt.Errorf("sql group %s: %w", g.uid, err)
+		}
+		key, err := sqlrow.DecodeRow(nil, t.key, g.agg.Keys)
+		if err != nil {
+			return fmt.Errorf("sql group %s: a key: %w", g.uid, err)
+		}
+		buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(key, t.acc))
+		out.AppendKeyed(t.key, buf, t.ts, t.kg)
+	}
+	return nil
+}
+
+// load returns the accumulator of key, or a new one.
+func (g *Group) load(kg uint16, key []byte) (sqlrow.Row, error) {
+	b, ok, err := g.accs.Get(kg, key)
+	if err != nil {
+		return nil, fmt.Errorf("sql group %s: %w", g.uid, err)
+	}
+	if !ok {
+		return g.agg.NewAcc(), nil
+	}
+	// NB: DecodeRow copies what it reads, so the state's slice may go.
+	acc, err := sqlrow.DecodeRow(nil, b, g.agg.AccLen())
+	if err != nil {
+		return nil, fmt.Errorf("sql group %s: an accumulator: %w", g.uid, err)
+	}
+	return acc, nil
+}
+
+// Close implements the task's Operator; the state is the task's.
+func (g *Group) Close(context.Context) error { return nil }

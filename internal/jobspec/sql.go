@@ -1,0 +1,57 @@
+package jobspec
+
+import "github.com/floe-stream/floe/internal/sqlprog"
+
+// This file reads the operators that the SQL compiler (internal/sqlc)
+// emits: a sql operator, and a window whose aggregate function is built in.
+// Their sql: field is the JSON of a sqlprog.Program or
+// sqlprog.Aggregation; it is checked here, so a spec edited by hand fails
+// with its line rather than in a task.
+
+// sqlOperator fills in a sql operator from its program.
+func (b *builder) sqlOperator(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".module", r.Module, "an operator that calls a function (a sql operator runs its program)")
+	b.p.only(path+".function", r.Function, "an operator that calls a function (a sql operator runs its program)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	prog, err := sqlprog.ParseProgram(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQL = prog
+}
+
+// sqlWindow fills in the aggregation of a window whose aggregate function
+// is SQL's built-in one.
+func (b *builder) sqlWindow(path string, r *rawOperator, op *Operator) {
+	for name, s := range map[string]Scalar{"module": r.Module, "function": r.Function, "aggregate": r.Aggregate, "process": r.Process} {
+		b.p.only(path+"."+name, s, "a window with a Wasm function (this one's is sql:)")
+	}
+	text, _ := b.p.text(path+".sql", r.SQL)
+	agg, err := sqlprog.ParseAggregation(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQLAggregation = agg
+	op.Window.Aggregate = true
+}
+
+// sqlGroup fills in the aggregation of a sqlGroup operator.
+func (b *builder) sqlGroup(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".module", r.Module, "an operator that calls a function (a sqlGroup runs its aggregation)")
+	b.p.only(path+".function", r.Function, "an operator that calls a function (a sqlGroup runs its aggregation)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	agg, err := sqlprog.ParseAggregation(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQLAggregation = agg
+}

@@ -1,0 +1,30 @@
+// Package sqlc compiles Floe's stream SQL into a job spec: the same YAML a
+// person writes (docs/jobs.md), so that a SQL job is planned, checkpointed,
+// restored, rescaled and measured exactly as any other job. docs/sql.md is
+// the user's reference of the dialect.
+//
+// The text is parsed by PostgreSQL's own grammar through pg_query_go
+// (RATIONALE.md says why that parser); this package walks the tree it
+// returns and never parses SQL itself. A script is a list of statements:
+//
+//   - SET key = value sets a property of the job (name, parallelism, ...);
+//   - CREATE TABLE t (col TYPE, ...) WITH (connector = '...', ...) declares a
+//     table: a source when a query reads it, a sink when one inserts into
+//     it. Every option but connector, format and watermark goes to the
+//     connector's section of the spec as it stands;
+//   - INSERT INTO sink SELECT ... FROM t [WHERE ...] [GROUP BY ...] is one
+//     query of the job; several share the tables they read;
+//   - EXPLAIN before an INSERT asks for the job's graph instead of a run.
+//
+// A query becomes a chain of host-side operators (host/sqlop): a sql
+// operator that decodes the table's records, filters and projects them;
+// for a windowed GROUP BY, a keyBy on the grouping columns (key row:N), a
+// window with the built-in aggregate function and a second sql operator
+// for the SELECT list and HAVING over the aggregates; for a GROUP BY
+// without a window, a sqlGroup operator in the window's place and a last
+// sql operator that writes a changelog. Expressions compile to
+// internal/sqlexpr trees, typed as they are built, so a type error is found
+// here, with the line and column of the offending text, not in a task.
+// What only the spec's parser can find (a connector's option) is pointed
+// back at the script by Job.Locate.
+package sqlc

@@ -1,0 +1,153 @@
+package sqlprog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/floe-stream/floe/internal/sqlexpr"
+	"github.com/floe-stream/floe/internal/sqlrow"
+)
+
+// TestAggregation folds rows of (key VARCHAR, x BIGINT, y DOUBLE) into two
+// accumulators, merges them, and checks results worked out by hand.
+func TestAggregation(t *testing.T) {
+	a := &Aggregation{
+		Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt, sqlrow.Double},
+		Keys:  1,
+		Aggs:  []Agg{{Count, -1}, {Count, 1}, {Sum, 1}, {Min, 2}, {Max, 1}, {Avg, 2}, {Sum, 2}},
+	}
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	k := sqlrow.Str("k")
+	rows := []sqlrow.Row{
+		{k, sqlrow.Int(5), sqlrow.Float(1.5)},
+		{k, {}, sqlrow.Float(-2)},
+		{k, sqlrow.Int(-3), {}},
+	}
+	acc1, acc2 := a.NewAcc(), a.NewAcc()
+	for _, r := range rows[:2] {
+		if err := a.Add(acc1, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Add(acc2, rows[2]); err != nil {
+		t.Fatal(err)
+	}
+	// The accumulator crosses state as an encoded row.
+	enc := sqlrow.AppendRow(nil, acc1)
+	acc1, err := sqlrow.DecodeRow(nil, enc, a.AccLen())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Merge(acc1, acc2); err != nil {
+		t.Fatal(err)
+	}
+	got := a.Result(sqlrow.Row{k}, 0, 10, acc1)
+	// count(*) 3; count(x) 2; sum(x) 5-3=2; min(y) -2; max(x) 5;
+	// avg(y) (1.5-2)/2 = -0.25; sum(y) -0.5.
+	want := `"k",0,10,3,2,2,-2.0,5,-0.25,-0.5`
+	var parts []string
+	for _, v := range got {
+		parts = append(parts, v.String())
+	}
+	if s := strings.Join(parts, ","); s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+	if ts := a.Output(); len(ts) != len(got) {
+		t.Errorf("Output has %d types for rows of %d", len(ts), len(got))
+	}
+	// An empty group: counts 0, the rest NULL.
+	empty := a.Result(nil, 0, 1, a.NewAcc())
+	for i, w := range []string{"0", "1", "0", "0", "NULL", "NULL", "NULL", "NULL", "NULL"} {
+		if empty[i].String() != w {
+			t.Errorf("empty group, value %d: %v, want %s", i, empty[i], w)
+		}
+	}
+}
+
+func TestAggregationRefused(t *testing.T) {
+	for _, s := range []string{
+		`{"input":["VARCHAR"],"keys":2,"aggs":[]}`,
+		`{"input":["VARCHAR"],"keys":1,"aggs":[{"fn":"sum","arg":0}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"median","arg":0}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"sum","arg":-1}]}`,
+		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"max","arg":3}]}`,
+		`{"input":["BIGINT"],"keys":1,"extra":1}`,
+	} {
+		if _, err := ParseAggregation(s); err == nil {
+			t.Errorf("%s: accepted", s)
+		}
+	}
+}
+
+func TestProgram(t *testing.T) {
+	cols := []Column{{"a", sqlrow.BigInt}, {"s", sqlrow.Varchar}}
+	gt, _ := sqlexpr.New(sqlexpr.OpGt, "", 0, sqlexpr.Col(0, sqlrow.BigInt), sqlexpr.Lit(sqlrow.Int(1)))
+	up, _ := sqlexpr.New(sqlexpr.OpCall, "upper", 0, sqlexpr.Col(1, sqlrow.Varchar))
+	p := &Program{In: FormatCSV, Columns: cols, Where: gt, Select: []*sqlexpr.Expr{up, sqlexpr.Col(0, sqlrow.BigInt)},
+		Names: []string{"u", "a"}, Out: FormatJSON}
+	back, err := ParseProgram(p.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ in, out string }{
+		{"2,ab", `{"u":"AB","a":2}`},
+		{"1,ab", ""},
+		{",ab", ""},
+	} {
+		in, err := back.Decode(nil, []byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, ok, err := back.Run(in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != tt.out || ok != (tt.out != "") {
+			t.Errorf("%s: got %q %v, want %q", tt.in, out, ok, tt.out)
+		}
+	}
+	bad := *p
+	bad.Where = sqlexpr.Col(1, sqlrow.Varchar)
+	if err := bad.Check(); err == nil {
+		t.Error("a VARCHAR WHERE passed Check")
+	}
+	bad = *p
+	bad.Names = bad.Names[:1]
+	if err := bad.Check(); err == nil {
+		t.Error("a name short passed Check")
+	}
+}
+
+// TestCountDistinct counts distinct values across two accumulators that
+// share some, with NULLs, which do not count.
+func TestCountDistinct(t *testing.T) {
+	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{CountDistinct, 0}, {CountDistinct, 1}}}
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	acc1, acc2 := a.NewAcc(), a.NewAcc()
+	for _, r := range []sqlrow.Row{{sqlrow.Str("x"), sqlrow.Int(1)}, {sqlrow.Str("y"), sqlrow.Int(1)}, {sqlrow.Str("x"), {}}} {
+		if err := a.Add(acc1, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []sqlrow.Row{{sqlrow.Str("z"), sqlrow.Int(2)}, {sqlrow.Str("y"), sqlrow.Int(-1)}, {{}, sqlrow.Int(2)}} {
+		if err := a.Add(acc2, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one := a.Result(nil, 0, 1, acc1)
+	if one[2] != sqlrow.Int(2) || one[3] != sqlrow.Int(1) {
+		t.Errorf("first accumulator: %v, want 2 strings (x, y) and 1 number (1)", one[2:])
+	}
+	if err := a.Merge(acc1, acc2); err != nil {
+		t.Fatal(err)
+	}
+	// Strings x, y, z; numbers 1, 2, -1.
+	got := a.Result(nil, 0, 1, acc1)
+	if got[2] != sqlrow.Int(3) || got[3] != sqlrow.Int(3) {
+		t.Errorf("merged: %v, want 3 and 3", got[2:])
+	}
+}

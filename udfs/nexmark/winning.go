@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+
+	floe "github.com/floe-stream/floe/sdk/go"
+)
+
+// The winning bid of an auction, as q9 and q4 define it after Flink's
+// Nexmark: of the bids on the auction whose dateTime lies between the
+// auction's dateTime and its expires (both included), the one with the
+// highest price, the earliest on a tie, the lowest bidder on a further tie.
+// An auction without such a bid has no winner.
+//
+// A coProcess keyed by auction id finds it: auctions through
+// q9-auction (q4-auction, q6-auction) and bids through q9-bid (q4-bid,
+// q6-bid). An auction keeps its times with its best bid so far in one
+// small value, and its line in another, and sets an event-time timer at
+// expires; when it fires, every bid up to expires has come (the watermark
+// is past it), so the best bid wins, and the auction keeps only its times,
+// marked closed, for closed_ms more, so that later bids for it are dropped
+// at once. A bid that comes before
+// its auction (or after the auction is forgotten) waits in a pending list,
+// with a timer at its own dateTime: if the watermark passes that before
+// the auction comes, the auction starts later than the bid, which then
+// cannot count, so the timer drops it. A bid reads (and, when it leads,
+// writes) only its auction's small value, never the line.
+
+func init() {
+	floe.Process("q9-auction", q9Auction)
+	floe.Process("q9-bid", winningBid)
+	floe.OnTimer("q9-auction", func(ctx *floe.Context, t floe.Timer, emit floe.Emitter) error {
+		return closeAuction(ctx, t, emit, q9Line)
+	})
+	floe.Process("q4-auction", q9Auction)
+	floe.Process("q4-bid", winningBid)
+	floe.OnTimer("q4-auction", func(ctx *floe.Context, t floe.Timer, emit floe.Emitter) error {
+		return closeAuction(ctx, t, emit, q4Line)
+	})
+	floe.OnOpen(func(p floe.Params) error {
+		var err error
+		closedMillis, err = p.Int("closed_ms", 60_000)
+		if err == nil && closedMillis < 1 {
+			err = errors.New("nexmark: closed_ms must be at least 1")
+		}
+		return err
+	})
+}
+
+// closedMillis is how long, in ms of event time after its expiry, a closed
+// auction is remembered (the closed_ms parameter, 60 s by default), so that
+// a bid for it is dropped at once rather than kept until the watermark
+// passes it. The result does not depend on it: a bid for an auction
+// forgotten already takes the early bids' path, whose timer drops it.
+var closedMillis int
+
+var (
+	// auctionTimes holds what a bid needs of its auction (encodeTimes):
+	// its dateTime and expires, whether it has closed, and its best bid so
+	// far, until closedMillis after its expiry. One value, so that a bid
+	// reads and writes one small state.
+	auctionTimes = floe.NewValueState("auction-times", floe.Bytes)
+	// openAuction holds an open auction's line without its "A,".
+	openAuction = floe.NewValueState("open-auction", floe.Bytes)
+	// earlyBids holds the bids (encodeBid) that came before their
+	// auction.
+	earlyBids = floe.NewListState("early-bids", floe.Bytes)
+)
+
+// times is what a bid needs of its auction, and the best bid so far.
+type times struct {
+	start, end int64
+	closed     bool
+	best       bid
+	found      bool // best is set
+}
+
+// encodeTimes appends start, end, a closed byte (0 or 1) and, when found,
+// the best bid (encodeBid).
+func encodeTimes(dst []byte, t times) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.start))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(t.end))
+	closed := byte(0)
+	if t.closed {
+		closed = 1
+	}
+	dst = append(dst, closed)
+	if t.found {
+		dst = encodeBid(dst, t.best)
+	}
+	return dst
+}
+
+func decodeTimes(p []byte) (times, bool) {
+	if len(p) != 17 && len(p) != 17+24 {
+		return times{}, false
+	}
+	le := binary.LittleEndian
+	t := times{start: int64(le.Uint64(p)), end: int64(le.Uint64(p[8:])), closed: p[16] == 1}
+	if len(p) > 17 {
+		t.best, t.found = decodeBid(p[17:])
+	}
+	return t, true
+}
+
+// bid is what the winning bid needs of a bid.
+type bid struct{ price, dateTime, bidder int64 }
+
+// beats reports whether b wins over c.
+func (b bid) beats(c bid) bool {
+	if b.price != c.price {
+		return b.price > c.price
+	}
+	if b.dateTime != c.dateTime {
+		return b.dateTime < c.dateTime
+	}
+	return b.bidder < c.bidder
+}
+
+func encodeBid(dst []byte, b bid) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(b.price))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(b.dateTime))
+	return binary.LittleEndian.AppendUint64(dst, uint64(b.bidder))
+}
+
+func decodeBid(p []byte) (bid, bool) {
+	if len(p) != 24 {
+		return bid{}, false
+	}
+	le := binary.LittleEndian
+	return bid{int64(le.Uint64(p)), int64(le.Uint64(p[8:])), int64(le.Uint64(p[16:]))}, true
+}
+
+var bidBuf, timesBuf []byte
+
+// q9Auction opens an auction: it takes the bids that came before it into
+// account and sets the timer that closes it.
+func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
+	var f [auctionFields][]byte
+	var v [2]int64
+	if !split(ev, f[:]) || !ints(v[:], f[6], f[7]) {
+		return errEvent
+	}
+	t := times{start: v[0], end: v[1]}
+	for _, p := range earlyBids.Get(ctx) {
+		if b, ok := decodeBid(p); ok {
+			t.consider(b)
+		}
+	}
+	earlyBids.Clear(ctx)
+	timesBuf = encodeTimes(timesBuf[:0], t)
+	auctionTimes.Put(ctx, timesBuf)
+	openAuction.Put(ctx, ev[2:])
+	ctx.RegisterEventTimer(t.end)
+	return nil
+}
+
+// consider makes b t's best if it is in t's time range and beats the
+// best so far, and reports whether it did.
+func (t *times) consider(b bid) bool {
+	if t.closed || b.dateTime < t.start || b.dateTime > t.end || t.found && !b.beats(t.best) {
+		return false
+	}
+	t.best, t.found = b, true
+	return true
+}
+
+var bidF [bidFields][]byte
+
+// winningBid takes a bid into account for its open auction, or keeps it
+// until its auction comes.
+func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
+	var v [3]int64
+	if !split(ev, bidF[:]) || !ints(v[:], bidF[3], bidF[6], bidF[2]) {
+		return errEvent
+	}
+	b := bid{price: v[0], dateTime: v[1], bidder: v[2]}
+	p, known := auctionTimes.Get(ctx)
+	if !known {
+		if b.dateTime > ctx.Watermark() {
+			earlyBids.Append(ctx, encodeBid(bidBuf[:0], b))
+			ctx.RegisterEventTimer(b.dateTime)
+		}
+		return nil
+	}
+	t, ok := decodeTimes(p)
+	if !ok {
+		return errEvent
+	}
+	if t.consider(b) {
+		timesBuf = encodeTimes(timesBuf[:0], t)
+		auctionTimes.Put(ctx, timesBuf)
+	}
+	return nil
+}
+
+// closeAuction handles a timer of the winning-bid coProcess. At an open
+// auction's expires it emits the winner, if any, with line, and marks the
+// auction closed; closedMillis later it forgets the auction. Without an
+// auction it drops the early bids that can no longer count. Other timers
+// of a known auction are early bids' and do nothing: the auction took
+// those bids when it came.
+func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(a []byte, b bid) ([]byte, error)) error {
+	p, known := auctionTimes.Get(ctx)
+	if !known {
+		dropEarlyBids(ctx, t.Timestamp)
+		return nil
+	}
+	at, ok := decodeTimes(p)
+	if !ok {
+		return errEvent
+	}
+	switch {
+	case at.closed && t.Timestamp == at.end+int64(closedMillis):
+		auctionTimes.Delete(ctx)
+		return nil
+	case at.closed || t.Timestamp != at.end:
+		return nil
+	}
+	if at.found {
+		a, open := openAuction.Get(ctx)
+		if !open {
+			return errEvent
+		}
+		out, err := line(a, at.best)
+		if err != nil {
+			return err
+		}
+		emit.Emit(out)
+	}
+	openAuction.Delete(ctx)
+	at.closed, at.found = true, false
+	timesBuf = encodeTimes(timesBuf[:0], at)
+	auctionTimes.Put(ctx, timesBuf)
+	ctx.RegisterEventTimer(at.end + int64(closedMillis))
+	return nil
+}
+
+// dropEarlyBids removes the early bids at or before ts.
+func dropEarlyBids(ctx *floe.Context, ts int64) {
+	bids := earlyBids.Get(ctx)
+	earlyBids.Clear(ctx)
+	for _, p := range bids {
+		if b, ok := decodeBid(p); ok && b.dateTime > ts {
+			earlyBids.Append(ctx, p)
+		}
+	}
+}
+
+// q9Line returns the auction's line without its "A," followed by
+// ",bidder,price,bidDateTime" of its winning bid.
+func q9Line(a []byte, b bid) ([]byte, error) {
+	line = append(append(line[:0], a...), ',')
+	line = append(floe.AppendInt(line, b.bidder), ',')
+	line = append(floe.AppendInt(line, b.price), ',')
+	return floe.AppendInt(line, b.dateTime), nil
+}
+
+// q4Line returns "category,price" of an auction's winning bid.
+func q4Line(a []byte, b bid) ([]byte, error) {
+	i := len(a) - 1
+	for i >= 0 && a[i] != ',' {
+		i--
+	}
+	if i < 0 {
+		return nil, errEvent
+	}
+	line = append(append(line[:0], a[i+1:]...), ',')
+	return floe.AppendInt(line, b.price), nil
+}

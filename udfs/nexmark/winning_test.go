@@ -1,0 +1,78 @@
+//go:build !wasip1
+
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/floe-stream/floe/sdk/go/floetest"
+)
+
+// TestWinningBidOrdering feeds q9's two functions bids that come before
+// their auction, bids out of its time range, a tie and a bid after the
+// auction closed, as the two inputs of a coProcess may interleave, and
+// checks the one winner the definition gives: of the bids between the
+// auction's start (100) and expiry (200), the highest price, the earliest
+// of equal prices, the lowest bidder of equal prices and times.
+func TestWinningBidOrdering(t *testing.T) {
+	h := floetest.New()
+	// A closed auction is remembered 50 ms past its expiry.
+	if err := h.OpenCoProcess("q9-auction", "q9-bid", map[string]string{"closed_ms": "50"}); err != nil {
+		t.Fatal(err)
+	}
+	bid := func(auction, bidder, price, ts string) floetest.Record {
+		return floetest.Record{Key: []byte(auction), Value: []byte("B," + auction + "," + bidder + "," + price + ",c,u," + ts), Timestamp: atoiT(t, ts)}
+	}
+	auction := floetest.Record{Key: []byte("7"), Value: []byte("A,7,item,desc,1,2,100,200,1000,10"), Timestamp: 100}
+	var got []string
+	step := func(out []floetest.Emitted, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range out {
+			got = append(got, string(e.Value))
+		}
+	}
+	step(h.AdvanceWatermark(90))
+	step(h.Process2(
+		bid("7", "3", "50", "150"), // before its auction: kept, counts
+		bid("7", "4", "999", "95"), // before the auction's start: kept, never counts
+		bid("8", "5", "999", "80"), // at or below the watermark with no auction: dropped
+		bid("7", "2", "50", "150"), // a tie with bidder 3: bidder 2 is lower
+	))
+	step(h.Process(auction))
+	step(h.Process2(
+		bid("7", "1", "50", "160"),   // the same price later: loses
+		bid("7", "9", "5000", "201"), // after the expiry: does not count
+	))
+	step(h.AdvanceWatermark(199))
+	if len(got) != 0 {
+		t.Fatalf("output before the expiry: %q", got)
+	}
+	step(h.AdvanceWatermark(200))
+	if n := h.Timers(); n != 1 {
+		t.Errorf("%d timers after the close, want 1: the closed auction's", n)
+	}
+	step(h.Process2(bid("7", "6", "7000", "230")))  // after the close: dropped at once
+	step(h.AdvanceWatermark(1000))                  // the closed auction is forgotten
+	step(h.Process2(bid("7", "6", "7000", "1100"))) // so this one waits, then is dropped
+	step(h.AdvanceWatermark(2000))
+	want := []string{"7,item,desc,1,2,100,200,1000,10,2,50,150"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if n := h.Timers(); n != 0 {
+		t.Errorf("%d timers left", n)
+	}
+}
+
+func atoiT(t *testing.T, s string) int64 {
+	t.Helper()
+	v, ok := atoi([]byte(s))
+	if !ok {
+		t.Fatalf("%q is not a number", s)
+	}
+	return v
+}
