@@ -45,7 +45,7 @@ operators:
   - {type: keyBy, uid: by-key, key: "csv:0"}
   - {type: process, uid: count, module: kc, function: count}
 sink: {type: file, uid: out, path: "${output}"}
-checkpoints: {interval: 300ms}
+checkpoints: {interval: 2s}
 autoscaler: {enabled: true, targetUtilization: 0.08, stabilization: 3s, cooldown: 2s, interval: 1s, maxParallelism: 4}
 `
 
