@@ -103,7 +103,7 @@ func (s *Server) Heartbeat(ctx context.Context, req *floev1.HeartbeatRequest) (*
 	}
 	at := s.now()
 	for _, mt := range req.Tasks {
-		m.Metrics(fromTaskID(mt.Task), sampleOf(mt, at))
+		s.taskMetrics(fromTaskID(mt.Task), sampleOf(mt, at))
 	}
 	return &floev1.HeartbeatResponse{Known: true}, nil
 }

@@ -73,7 +73,7 @@ func (s *Server) UpdateTaskStatus(ctx context.Context, u *floev1.TaskStatusUpdat
 	s.mu.Lock()
 	_, registered := s.tms[u.TaskManagerId]
 	if registered && u.Metrics != nil {
-		s.machine().Metrics(task, sampleOf(u.Metrics, s.now()))
+		s.taskMetrics(task, sampleOf(u.Metrics, s.now()))
 	}
 	s.mu.Unlock()
 	if !registered && s.isLeading() {

@@ -26,7 +26,9 @@ func (s *Server) metricsSnapshot() schedmetrics.Snapshot {
 		snap.FreeSlots += tm.Slots - tm.Used
 	}
 	for _, j := range m.Jobs() {
-		snap.Jobs = append(snap.Jobs, jobSnapshot(j))
+		js := jobSnapshot(j)
+		js.Autoscaler = s.autoscalerSnapshot(j)
+		snap.Jobs = append(snap.Jobs, js)
 	}
 	return snap
 }
@@ -42,7 +44,7 @@ func jobSnapshot(j *lifecycle.Job) schedmetrics.Job {
 			FullBytes: last.FullBytes, IncrementalBytes: last.IncrementalBytes}
 	}
 	for si, stage := range j.Plan.Stages {
-		v := schedmetrics.Vertex{Name: stage.Name, StateBytes: -1}
+		v := schedmetrics.Vertex{Name: stage.Name, Parallelism: stage.Parallelism, StateBytes: -1}
 		if si < len(j.Tasks) {
 			var states []lifecycle.OperatorState
 			for _, t := range j.Tasks[si] {

@@ -22,6 +22,7 @@ import (
 	floev1 "github.com/floe-stream/floe/proto/floe/v1"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/artifact"
+	"github.com/floe-stream/floe/scheduler/internal/autoscale"
 	"github.com/floe-stream/floe/scheduler/internal/journal"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 	"github.com/floe-stream/floe/scheduler/internal/replog"
@@ -160,6 +161,9 @@ type Server struct {
 	stores map[string]ckstore.Store
 
 	paths pathRules
+	// scalers are the autoscalers of the jobs that have one on, by job
+	// (autoscaler.go): the leader's alone.
+	scalers map[string]*autoscale.Scaler
 }
 
 var _ api.Service = (*Server)(nil)
@@ -196,7 +200,8 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: cfg.Now,
 		tms: map[string]*taskManager{}, dialed: map[string]*grpc.ClientConn{}, stores: map[string]ckstore.Store{},
-		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
+		scalers: map[string]*autoscale.Scaler{},
+		fsm:     journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
 	var err error
 	if s.paths.roots, err = confine.New(cfg.AllowedPaths); err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -390,6 +395,7 @@ func (s *Server) step() {
 	if due {
 		s.event(journal.Tick{At: now})
 	}
+	s.autoscale(now)
 }
 
 // closeTaskManagers closes every connection to a task manager. The caller

@@ -74,6 +74,7 @@ func jobCommand(stdout, stderr io.Writer) *cobra.Command {
 		"exceptions":       "list a job's failures, newest first",
 		"logs":             "print the recent lines its guest code logged",
 		"rescale":          "change a running job's parallelism through a checkpoint",
+		"autoscaler":       "show a job's autoscaling policy and decisions; change the policy",
 		"savepoint":        "take a savepoint of a running job; waits and prints its path",
 		"savepoint-status": "show a savepoint trigger's state and path",
 		"stop":             "take a savepoint, then stop the job; waits and prints the path",
@@ -81,7 +82,7 @@ func jobCommand(stdout, stderr io.Writer) *cobra.Command {
 		"wait":             "block until a job ends; prints its final state",
 	}, jobSubmitCmd(stdout, stderr), jobListCmd(stdout, stderr), jobStatusCmd(stdout, stderr),
 		jobCheckpointsCmd(stdout, stderr), jobMetricsCmd(stdout, stderr), jobExceptionsCmd(stdout, stderr),
-		jobLogsCmd(stdout, stderr), jobRescaleCmd(stdout, stderr), jobSavepointCmd(stdout, stderr),
+		jobLogsCmd(stdout, stderr), jobRescaleCmd(stdout, stderr), jobAutoscalerCmd(stdout, stderr), jobSavepointCmd(stdout, stderr),
 		jobSavepointStatusCmd(stdout, stderr), jobStopCmd(stdout, stderr), jobCancelCmd(stdout, stderr), jobWaitCmd(stdout, stderr))
 	return g
 }

@@ -1,6 +1,8 @@
 package connector
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -153,6 +155,15 @@ type Progress interface {
 	// BytesRead returns the bytes of input the source has read, and the
 	// size of its whole input, or -1 when unknown (an unbounded source).
 	BytesRead() (read, total int64)
+}
+
+// Throttled is a source that waits on a rate limit of its own (a
+// rate-limited generator): Throttled returns the time it has spent waiting
+// so, in all. The task counts that time as idle, not busy, so that the
+// autoscaler sees the source's true rate. It is called from the goroutine
+// that calls Next.
+type Throttled interface {
+	Throttled() time.Duration
 }
 
 // Lagging is a source that reads partitions of a log and knows how far

@@ -499,9 +499,18 @@ func (t *Task) runSource(ctx context.Context) error {
 		}
 		b.Reset()
 		start := t.env.Now()
+		throttled, isThrottled := t.source.(connector.Throttled)
+		var waited time.Duration
+		if isThrottled {
+			waited = throttled.Throttled()
+		}
 		err := t.source.Next(ctx, b, t.env.BatchSize)
-		if b.Len() == 0 {
+		switch {
+		case b.Len() == 0:
 			t.Metrics.IdleNanos.Add(int64(t.env.Now().Sub(start)))
+		case isThrottled:
+			// NB: a rate-limited source's wait for its rate is idle time.
+			t.Metrics.IdleNanos.Add(int64(throttled.Throttled() - waited))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err

@@ -67,6 +67,7 @@ func build(raw *rawJob, baseDir string, params map[string]string, p *problems) *
 		State:           b.state(raw.State),
 		Checkpoints:     b.checkpoints(raw.Checkpoints),
 	}
+	j.Autoscaler = p.autoscaler(raw.Autoscaler, "autoscaler", j.MaxParallelism)
 	b.graph(j, raw)
 	if raw.RestartStrategy == nil {
 		j.RestartStrategy = defaultRestart(j.Checkpoints != nil)

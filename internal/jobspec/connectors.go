@@ -23,6 +23,15 @@ type SourceSpec interface {
 	Bounded() bool
 }
 
+// RateLimited is implemented by a SourceSpec whose source reads at a
+// configured rate (a rate-limited generator): the autoscaler takes it as
+// the rate the source must sustain, rather than the rate it managed.
+type RateLimited interface {
+	// ConfiguredRate returns the records per second of the whole source,
+	// 0 when it is not limited.
+	ConfiguredRate() float64
+}
+
 // SinkSpec is the settings of a sink of one registered type. The job spec
 // needs nothing from it; the host opens the sink through its methods.
 type SinkSpec interface{}

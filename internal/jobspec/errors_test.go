@@ -144,7 +144,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		spec: y(okName, "paralelism: 2", okSource, okSink, okModule,
 			"operators: [{type: map, uid: a, modul: wordcount, function: f}]"),
 		want: []string{
-			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints)`,
+			`line 2: paralelism: unknown field (known fields: name, parallelism, maxParallelism, params, modules, source, sources, operators, sink, sinks, restartStrategy, state, checkpoints, autoscaler)`,
 			`line 6: operators[0].modul: unknown field (known fields: type, uid, parallelism, module, function, functions, broadcast, key, input, inputs, window, time, allowedLateness, lateOutput, aggregate, process, sideOutputs, between, join, separator, sql)`,
 			`line 6: operators[0].module: required`,
 		},
@@ -158,9 +158,9 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		want: []string{`line 2: source: must be a mapping, got a single value`},
 	}, {
 		name: "value of the wrong shape",
-		spec: y(okName, "source: {type: generator, uid: a, rate: [1, 2]}", okSink, "operators: {type: map}"),
+		spec: y(okName, "source: {type: generator, uid: a, count: [1, 2]}", okSink, "operators: {type: map}"),
 		want: []string{
-			`source.rate: must be a single value, got a list`,
+			`source.count: must be a single value, got a list`,
 			`operators: must be a list, got a mapping`,
 		},
 	}, {
@@ -322,6 +322,42 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "unknown state backend",
 		spec: y(okName, okSource, okSink, "state: {backend: rocksdb}"),
 		want: []string{`state.backend: unknown state backend "rocksdb" (want memory or pebble)`},
+	}, {
+		name: "autoscaler out of range",
+		spec: y(okName, okSource, okSink, "maxParallelism: 16",
+			"autoscaler:",
+			"  enabled: yes",
+			"  targetUtilization: 1.5",
+			"  stabilization: 10ms",
+			"  maxScaleUpFactor: 0.5",
+			"  maxParallelism: 32",
+			"  speed: 3"),
+		want: []string{
+			`line 6: autoscaler.enabled: must be true or false, got "yes"`,
+			`line 7: autoscaler.targetUtilization: must be a number above 0 and at most 1, got "1.5"`,
+			`line 8: autoscaler.stabilization: must be a duration >= 1s such as 10s or 1m30s, got "10ms"`,
+			`line 9: autoscaler.maxScaleUpFactor: must be a number >= 1, got "0.5"`,
+			`line 10: autoscaler.maxParallelism: 32 is above the job's maxParallelism 16 (its key groups)`,
+			`line 11: autoscaler.speed: unknown field (known fields: enabled, minParallelism, maxParallelism, targetUtilization, stabilization, cooldown, maxScaleUpFactor, maxScaleDownFactor, catchUp, interval, maxLag, schedule)`,
+		},
+	}, {
+		name: "bad rate schedules",
+		spec: y(okName, "sink: {type: stdout, uid: out, inputs: [a, b, c]}",
+			"sources:",
+			"  - {type: generator, uid: a, rate: [{for: 30s, rate: 100}, {for: soon, rate: 5}, {rate: 0}, {for: 1s, rate: -1}]}",
+			"  - {type: generator, uid: b, rate: {for: 1s}}",
+			"  - {type: file, uid: c, path: /in, rate: [{for: 1s, rate: 5}]}"),
+		want: []string{
+			`line 4: sources[0].rate[1].for: must be a duration >= 1ms such as 10s or 1m30s, got "soon"`,
+			`line 4: sources[0].rate[2]: a step needs for (a duration) and rate (records per second), as in {for: 30s, rate: 20000}`,
+			`line 4: sources[0].rate[3].rate: must be a number > 0, got "-1"`,
+			`line 5: sources[1].rate: must be a single value, got a mapping`,
+			`line 6: sources[2].rate: this source takes a number of records per second; a rate schedule applies to the generator and nexmark sources`,
+		},
+	}, {
+		name: "autoscaler min above max",
+		spec: y(okName, okSource, okSink, "autoscaler: {enabled: true, minParallelism: 4, maxParallelism: 2}"),
+		want: []string{`line 4: autoscaler.minParallelism: 4 is above maxParallelism 2`},
 	}, {
 		name: "checkpoints without interval",
 		spec: y(okName, okSource, okSink, "checkpoints: {timeout: 10}"),

@@ -52,6 +52,9 @@ type Job struct {
 	// Checkpoints configures periodic checkpoints; nil means the job takes
 	// none.
 	Checkpoints *Checkpoints
+	// Autoscaler is the job's autoscaling policy; disabled unless the
+	// spec's autoscaler: section enables it.
+	Autoscaler Autoscaler
 
 	// calls are the Wasm functions the spec names (Calls).
 	calls []Call

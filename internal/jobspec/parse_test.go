@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,7 +172,7 @@ checkpoints: {interval: 10s}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); *got.Sources[0].Spec.(*generator.Spec) != want {
+	if want := (generator.Spec{Kind: generator.KindRandom, Keys: 1000, Size: 16}); !reflect.DeepEqual(*got.Sources[0].Spec.(*generator.Spec), want) {
 		t.Errorf("generator = %+v, want %+v", *got.Sources[0].Spec.(*generator.Spec), want)
 	}
 	if want := (RestartStrategy{Type: RestartFixedDelay, Attempts: 1, Delay: time.Second}); got.RestartStrategy != want {
@@ -333,5 +334,67 @@ func TestWithOperatorParallelism(t *testing.T) {
 	}
 	if err := job.WithOperatorParallelism(job.Sinks[0].UID, job.MaxParallelism+1); err == nil {
 		t.Fatal("parallelism above maxParallelism accepted")
+	}
+}
+
+// TestRateSchedule checks a generator's rate as a list of steps.
+func TestRateSchedule(t *testing.T) {
+	job, err := Parse([]byte("name: j\nsource: {type: generator, uid: src, rate: [{for: 30s, rate: 20000}, {for: 1m, rate: 2e5}]}\n"+
+		"sink: {type: stdout, uid: out}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := job.Sources[0].Spec.(*generator.Spec)
+	want := []RateStep{{For: 30 * time.Second, Rate: 20000}, {For: time.Minute, Rate: 200000}}
+	if g.Rate != 0 || !reflect.DeepEqual(g.Schedule, want) || g.ConfiguredRate() != 0 {
+		t.Errorf("got rate %g schedule %+v, want %+v", g.Rate, g.Schedule, want)
+	}
+}
+
+// TestAutoscaler checks the autoscaler: section of a spec and on its own,
+// as PUT /v1/jobs/{id}/autoscaler sends it.
+func TestAutoscaler(t *testing.T) {
+	job, err := Parse([]byte("name: j\nsource: {type: generator, uid: src}\nsink: {type: stdout, uid: out}\n"+
+		"autoscaler: {enabled: true, minParallelism: 2, maxScaleDownFactor: 2, cooldown: 1m}\n"), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Autoscaler{Enabled: true, MinParallelism: 2, TargetUtilization: 0.7, Stabilization: time.Minute,
+		Cooldown: time.Minute, MaxScaleDownFactor: 2, Interval: 10 * time.Second}
+	if !reflect.DeepEqual(job.Autoscaler, want) {
+		t.Errorf("spec: got %+v, want %+v", job.Autoscaler, want)
+	}
+	tests := []struct {
+		body    string
+		want    Autoscaler
+		wantErr string
+	}{
+		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m", "maxLag": "20s"}`,
+			Autoscaler{Enabled: true, TargetUtilization: 0.5, Stabilization: 30 * time.Second, Cooldown: 30 * time.Second,
+				CatchUp: 5 * time.Minute, Interval: 10 * time.Second, MaxLag: 20 * time.Second}, ""},
+		{`{}`, Autoscaler{}.WithDefaults(), ""},
+		{`{"schedule": [{"from": "08:00", "to": "20:00", "minParallelism": 4}, {"from": "23:30", "to": "01:00", "maxParallelism": 2}]}`,
+			Autoscaler{TargetUtilization: 0.7, Stabilization: time.Minute, Cooldown: 30 * time.Second, Interval: 10 * time.Second,
+				Schedule: []AutoscalerWindow{{From: 8 * time.Hour, To: 20 * time.Hour, MinParallelism: 4},
+					{From: 23*time.Hour + 30*time.Minute, To: time.Hour, MaxParallelism: 2}}}, ""},
+		{`{"schedule": [{"from": "8am", "to": "20:00", "minParallelism": 4}]}`, Autoscaler{},
+			`autoscaler: line 1: schedule[0].from: must be a time of day UTC such as 08:00 or 23:30, got "8am"`},
+		{`{"schedule": [{"from": "08:00", "to": "20:00"}]}`, Autoscaler{},
+			`autoscaler: line 1: schedule[0]: a window sets minParallelism, maxParallelism or both`},
+		{`{"maxParallelism": 200}`, Autoscaler{}, `autoscaler: line 1: maxParallelism: 200 is above the job's maxParallelism 128 (its key groups)`},
+		{`{"enabled": 1}`, Autoscaler{}, `autoscaler: line 1: enabled: must be true or false, got "1"`},
+		{`[1]`, Autoscaler{}, `a job spec must be a mapping`},
+	}
+	for _, tt := range tests {
+		got, err := ParseAutoscaler([]byte(tt.body), 128)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want %q", tt.body, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: got %+v, %v, want %+v", tt.body, got, err, tt.want)
+		}
 	}
 }

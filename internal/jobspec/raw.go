@@ -26,6 +26,7 @@ type rawJob struct {
 	RestartStrategy *rawRestart         `yaml:"restartStrategy"`
 	State           *rawState           `yaml:"state"`
 	Checkpoints     *rawCheckpoints     `yaml:"checkpoints"`
+	Autoscaler      *rawAutoscaler      `yaml:"autoscaler"`
 }
 
 // rawSource is a source section: the fields that every source has, and the

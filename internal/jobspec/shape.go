@@ -37,6 +37,10 @@ func (s shaper) check(n *yaml.Node, t reflect.Type, path string) bool {
 		return s.check(n, t.Elem(), path)
 	case t == rawParamType && n.Kind == yaml.ScalarNode:
 		return true // a default value
+	case t == rateFieldType && n.Kind == yaml.SequenceNode:
+		return s.items(n, path, reflect.TypeFor[rawRateStep]())
+	case t == rateFieldType:
+		return s.want(n, yaml.ScalarNode, path)
 	case t == rawSourceType:
 		return s.want(n, yaml.MappingNode, path) && s.fields(n, path, sources.sectionFields(t))
 	case t == rawSinkType:

@@ -206,6 +206,8 @@ func (s *session) jobPage(t *testing.T) {
 	s.b.waitTrue(t, fmt.Sprintf("the logs panel hidden: %t", hidden), fmt.Sprintf(
 		`document.querySelector('#view').dataset.loaded === 'true' && document.querySelector('#logs').hidden === %t`, hidden))
 	s.b.waitTrue(t, "the checkpoint chart shows a checkpoint", `document.querySelectorAll('svg[data-chart=duration] rect.bar').length > 0`)
+	// The job's spec has no autoscaler: section.
+	s.b.waitTrue(t, "the autoscaler panel says it is off", `document.querySelector('#autoscaler-policy').textContent === 'Off.'`)
 }
 
 // rates checks that the source's records/s figure changes while the job

@@ -30,16 +30,16 @@ type SourceSpec struct {
 }
 
 type rawSource struct {
-	Path   jobspec.Scalar `yaml:"path"`
-	Rate   jobspec.Scalar `yaml:"rate"`
-	Follow jobspec.Scalar `yaml:"follow"`
+	Path   jobspec.Scalar    `yaml:"path"`
+	Rate   jobspec.RateField `yaml:"rate"`
+	Follow jobspec.Scalar    `yaml:"follow"`
 }
 
 func parseSource(s *jobspec.Section, r *rawSource) jobspec.SourceSpec {
 	path, _ := s.Text("path", r.Path)
 	return &SourceSpec{
 		Path:   path,
-		Rate:   s.Rate("rate", r.Rate),
+		Rate:   s.RateNumber("rate", r.Rate),
 		Follow: s.Bool("follow", r.Follow, false),
 	}
 }

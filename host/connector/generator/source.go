@@ -36,10 +36,14 @@ func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 		return nil, fmt.Errorf("generator: %w", err)
 	}
 	clock := connector.OrSystem(cfg.Clock)
+	rate := cfg.Rate
+	if len(cfg.Schedule) > 0 {
+		rate = cfg.Schedule[0].Rate
+	}
 	return &source{
 		cfg:    cfg,
 		splits: []split{newSplit(cfg, info, 0)},
-		limit:  ratelimit.New(cfg.Rate/float64(info.Parallelism), clock),
+		limit:  ratelimit.New(rate/float64(info.Parallelism), clock),
 		clock:  clock,
 	}, nil
 }
@@ -58,6 +62,9 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	case n == 0:
 		return io.EOF
 	}
+	if len(s.cfg.Schedule) > 0 {
+		s.limit.SetRate(s.scheduledRate())
+	}
 	n, err := s.limit.Take(ctx, n)
 	if err != nil {
 		return err
@@ -75,6 +82,17 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 		s.next = (i + 1) % len(s.splits)
 	}
 	return nil
+}
+
+// scheduledRate is the rate of the schedule's steps the splits are at: each
+// split carries 1/parallelism of the records it was made for.
+func (s *source) scheduledRate() float64 {
+	rate := 0.0
+	for _, sp := range s.splits {
+		share := 1 / float64(sp.info.Parallelism)
+		rate += s.cfg.Schedule.RateAt(sp.emitted, share) * share
+	}
+	return rate
 }
 
 // remaining returns how many records, up to max, the splits have left.
@@ -136,3 +154,7 @@ func (s *source) Close() error {
 	s.closed = true
 	return nil
 }
+
+// Throttled implements connector.Throttled: the time spent waiting on the
+// rate limit.
+func (s *source) Throttled() time.Duration { return s.limit.Waited() }

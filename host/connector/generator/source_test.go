@@ -15,6 +15,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/connector/connectortest"
+	"github.com/floe-stream/floe/host/connector/ratelimit"
 	"github.com/floe-stream/floe/host/record"
 )
 
@@ -188,6 +189,8 @@ func TestNewSourceRejectsBadConfigs(t *testing.T) {
 		{"random without keys", Config{Kind: KindRandom}, one, "keys"},
 		{"negative size", Config{Kind: KindRandom, Keys: 1, Size: -1}, one, "size -1"},
 		{"bad split", Config{}, connector.SplitInfo{Subtask: 3, Parallelism: 3}, "subtask 3"},
+		{"rate and schedule", Config{Rate: 5, Schedule: ratelimit.Schedule{{For: time.Second, Rate: 1}}}, one, "not both"},
+		{"step without rate", Config{Schedule: ratelimit.Schedule{{For: time.Second}}}, one, "rate > 0"},
 	}
 	for _, tt := range tests {
 		if _, err := NewSource(tt.cfg, tt.split); err == nil || !strings.Contains(err.Error(), tt.mention) {

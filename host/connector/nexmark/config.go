@@ -1,6 +1,8 @@
 package nexmark
 
 import (
+	"github.com/floe-stream/floe/host/connector/ratelimit"
+
 	"fmt"
 	"math"
 
@@ -27,6 +29,9 @@ type Config struct {
 	// Rate caps the events per second of wall-clock time of the whole
 	// source; 0 means unlimited.
 	Rate float64
+	// Schedule, when set instead of Rate, changes the rate in steps; each
+	// split follows it by the events it has emitted.
+	Schedule ratelimit.Schedule
 	// EventsPerSecond is the event-time rate: event n happens at BaseTime
 	// plus n/EventsPerSecond seconds. 0 means DefaultEventsPerSecond.
 	EventsPerSecond int64
@@ -49,6 +54,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("nexmark: count %d is negative", c.Count)
 	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0):
 		return fmt.Errorf("nexmark: rate %v is not a non-negative number", c.Rate)
+	case c.Rate > 0 && len(c.Schedule) > 0:
+		return fmt.Errorf("nexmark: give a rate or a schedule, not both")
 	case c.EventsPerSecond < 0 || c.EventsPerSecond > MaxEventsPerSecond:
 		return fmt.Errorf("nexmark: eventsPerSecond %d is not from 1 to %d (or 0 for the default)", c.EventsPerSecond, MaxEventsPerSecond)
 	case c.Stream != 0 && c.Stream != 'P' && c.Stream != 'A' && c.Stream != 'B':

@@ -39,11 +39,15 @@ func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 		return nil, fmt.Errorf("nexmark: %w", err)
 	}
 	clock := connector.OrSystem(cfg.Clock)
+	rate := cfg.Rate
+	if len(cfg.Schedule) > 0 {
+		rate = cfg.Schedule[0].Rate
+	}
 	return &source{
 		cfg:    cfg,
 		gen:    cfg.generator(),
 		splits: []split{newSplit(cfg.Count, info, 0)},
-		limit:  ratelimit.New(cfg.Rate/float64(info.Parallelism), clock),
+		limit:  ratelimit.New(rate/float64(info.Parallelism), clock),
 		clock:  clock,
 	}, nil
 }
@@ -66,6 +70,9 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 		return s.clock.Sleep(ctx, idleWait)
 	case n == 0:
 		return io.EOF
+	}
+	if len(s.cfg.Schedule) > 0 {
+		s.limit.SetRate(s.scheduledRate())
 	}
 	n, err := s.limit.Take(ctx, n)
 	if err != nil {
@@ -146,3 +153,18 @@ func (s *source) Close() error {
 	s.closed = true
 	return nil
 }
+
+// scheduledRate is the rate of the schedule's steps the splits are at: each
+// split carries 1/parallelism of the events it was made for.
+func (s *source) scheduledRate() float64 {
+	rate := 0.0
+	for _, sp := range s.splits {
+		share := 1 / float64(sp.info.Parallelism)
+		rate += s.cfg.Schedule.RateAt(sp.emitted, share) * share
+	}
+	return rate
+}
+
+// Throttled implements connector.Throttled: the time spent waiting on the
+// rate limit.
+func (s *source) Throttled() time.Duration { return s.limit.Waited() }

@@ -1,11 +1,13 @@
 package nexmark_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
 	_ "github.com/floe-stream/floe/host/connector/builtin"
 	"github.com/floe-stream/floe/host/connector/nexmark"
+	"github.com/floe-stream/floe/host/connector/ratelimit"
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/jobspec/jobspectest"
 )
@@ -22,6 +24,8 @@ func TestParseNexmarkSource(t *testing.T) {
 		{"{type: nexmark, uid: p, stream: persons}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "persons"}},
 		{"{type: nexmark, uid: a, stream: auctions}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "auctions"}},
 		{"{type: nexmark, uid: a, stream: all}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "all"}},
+		{"{type: nexmark, uid: bids, rate: [{for: 30s, rate: 2000}, {for: 1m, rate: 20000}]}", nexmark.Spec{EventsPerSecond: 10_000, Stream: "all",
+			Schedule: ratelimit.Schedule{{For: 30 * time.Second, Rate: 2000}, {For: time.Minute, Rate: 20000}}}},
 	}
 	for _, tt := range tests {
 		job, err := jobspec.Parse([]byte("name: j\nsink: {type: stdout, uid: o}\nsource: "+tt.source), "", nil)
@@ -29,7 +33,7 @@ func TestParseNexmarkSource(t *testing.T) {
 			t.Fatalf("%s: %v", tt.source, err)
 		}
 		s := job.Sources[0]
-		if got, ok := s.Spec.(*nexmark.Spec); s.Type != "nexmark" || !ok || *got != tt.want {
+		if got, ok := s.Spec.(*nexmark.Spec); s.Type != "nexmark" || !ok || !reflect.DeepEqual(*got, tt.want) {
 			t.Errorf("%s: source %+v with nexmark %+v, want %+v", tt.source, s, s.Spec, tt.want)
 		}
 		if got, want := s.Bounded(), tt.want.Count > 0; got != want {

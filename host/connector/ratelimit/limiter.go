@@ -19,6 +19,8 @@ type Limiter struct {
 	tokens  float64
 	last    time.Time
 	started bool
+	// waited is the time Take has slept, in all.
+	waited time.Duration
 }
 
 // New returns a Limiter granting rate records per second on clock, or nil
@@ -44,7 +46,9 @@ func (l *Limiter) Take(ctx context.Context, want int) (int, error) {
 	}
 	l.refill(want)
 	if l.tokens < float64(want) {
-		if err := l.clock.Sleep(ctx, min(l.timeFor(float64(want)-l.tokens), MaxWait)); err != nil {
+		d := min(l.timeFor(float64(want)-l.tokens), MaxWait)
+		l.waited += d
+		if err := l.clock.Sleep(ctx, d); err != nil {
 			return 0, err
 		}
 		l.refill(want)
@@ -67,4 +71,12 @@ func (l *Limiter) refill(burst int) {
 // so that a fake clock always moves forward.
 func (l *Limiter) timeFor(n float64) time.Duration {
 	return time.Duration(max(1, math.Ceil(n/l.rate*float64(time.Second))))
+}
+
+// Waited returns the time Take has slept, in all; 0 for a nil Limiter.
+func (l *Limiter) Waited() time.Duration {
+	if l == nil {
+		return 0
+	}
+	return l.waited
 }

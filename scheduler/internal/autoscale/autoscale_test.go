@@ -14,7 +14,8 @@ import (
 // epoch. Commands:
 //
 //	config [enabled=BOOL] [target=F] [stabilization=D] [cooldown=D]
-//	       [up=F] [down=F] [min=N] [max=N] [catchup=D]
+//	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D]
+//	       [window=(FROM,TO,MIN,MAX)...]
 //	                                      the policy (enabled=true unless
 //	                                      said); each config starts afresh
 //	job                                   the plan, one vertex a line:
@@ -24,7 +25,7 @@ import (
 //	                                      interval [at-for, at] (for=1m):
 //	                                      V/S in=N out=N busy=F [bp=F]
 //	                                      [idle=F] [inrate=F] [backlog=F]
-//	                                      [genrate=F]
+//	                                      [genrate=F] [lag=D]
 //	decide at=D [free=N] [last-rescale=D] the decision and its inputs
 //
 // The expected decisions in testdata are computed by hand from the formula
@@ -103,6 +104,15 @@ func parseConfig(t *testing.T, d *datadriven.TestData) Config {
 	c.MinParallelism = int(flt(t, arg(d, "min", "0")))
 	c.MaxParallelism = int(flt(t, arg(d, "max", "0")))
 	c.CatchUp = dur(t, arg(d, "catchup", "0s"))
+	c.MaxLag = dur(t, arg(d, "maxlag", "0s"))
+	for _, a := range d.CmdArgs {
+		if a.Key != "window" {
+			continue
+		}
+		// window=(FROM,TO,MIN,MAX), times as durations after midnight.
+		c.Schedule = append(c.Schedule, Window{From: dur(t, a.Vals[0]), To: dur(t, a.Vals[1]),
+			Min: int(flt(t, a.Vals[2])), Max: int(flt(t, a.Vals[3]))})
+	}
 	return c
 }
 
@@ -133,6 +143,7 @@ func parseSample(t *testing.T, line string, at time.Time, every time.Duration) S
 		At: at, Interval: every, Vertex: int(flt(t, vs[0])), Subtask: int(flt(t, vs[1])),
 		RecordsIn: g("in"), RecordsOut: g("out"), Busy: g("busy"), BackPressure: g("bp"), Idle: g("idle"),
 		InputRate: g("inrate"), Backlog: g("backlog"), GeneratorRate: g("genrate"),
+		Lag: dur(t, orDefault(kv["lag"], "0s")),
 	}
 }
 

@@ -27,6 +27,20 @@ type Config struct {
 	// CatchUp is the time in which the sources' backlog should be worked
 	// off, on top of their input rate; zero ignores the backlog.
 	CatchUp time.Duration
+	// Schedule holds times of day with other bounds (schedule.go): the
+	// first window that holds at the decision's time replaces
+	// MinParallelism and MaxParallelism with those it sets.
+	Schedule []Window
+	// MaxLag is the latency policy's bound on the job's event-time lag
+	// (latency.go); zero turns the policy off.
+	MaxLag time.Duration
+	// Slack is how much a subtask's samples may fall short of covering
+	// Stabilization: samples arrive with every heartbeat, and those that
+	// straddle the window's edges do not count, so a Scaler fed by
+	// heartbeats sets it to two heartbeat intervals. Zero asks for full
+	// coverage. At most half of Stabilization counts, and a subtask
+	// without any sample is never covered.
+	Slack time.Duration
 }
 
 // Defaults of Config's zero fields.

@@ -15,6 +15,11 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 	lastRescale, now time.Time) (Decision, error) {
 	cfg = cfg.withDefaults()
 	d := Decision{At: now}
+	var window Window
+	var scheduled bool
+	if cfg, window, scheduled = cfg.inForce(now); scheduled {
+		d.Window = window.String()
+	}
 	if !cfg.Enabled {
 		d.Reason = "no change: autoscaler disabled"
 		return d, nil
@@ -43,8 +48,12 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 		required[v.ID], ratio[v.ID] = vd.Required, vd.OutputRatio
 		d.Vertices = append(d.Vertices, vd)
 	}
+	applyLatency(cfg, vertices, &d, jobLag(stats))
 	capSlots(&d, cluster)
 	d.Reason = reason(&d)
+	for i := range d.Vertices {
+		d.Vertices[i].finite()
+	}
 	return d, nil
 }
 
@@ -55,6 +64,18 @@ func reason(d *Decision) string {
 		if v.New != v.Current {
 			d.Change = true
 			r = "rescale"
+		}
+	}
+	if d.Window != "" {
+		r += fmt.Sprintf("; the bounds of the schedule's %s UTC apply", d.Window)
+	}
+	if d.Lag > 0 {
+		r += fmt.Sprintf("; latency: event-time lag %s above maxLag", d.Lag)
+	}
+	for _, v := range d.Vertices {
+		if v.Skewed() {
+			r += fmt.Sprintf("; skew limits vertex %d: %s of its records sit in hot key groups of one subtask, which more parallelism cannot split",
+				v.ID, pct(v.HotShare))
 		}
 	}
 	if d.SlotsMissing > 0 {
@@ -72,7 +93,9 @@ func coverage(cfg Config, vertices []Vertex, stats map[key]*window) string {
 			if w != nil {
 				got = w.covered
 			}
-			if got < cfg.Stabilization {
+			// NB: a subtask without a sample is never covered, whatever
+			// the slack, which is at most half the window.
+			if w == nil || got+min(cfg.Slack, cfg.Stabilization/2) < cfg.Stabilization {
 				return fmt.Sprintf("vertex %d subtask %d covers %s of %s", v.ID, s, got, cfg.Stabilization)
 			}
 		}
@@ -146,12 +169,15 @@ func Parallelism(required, trueRate, hot, u float64, current int) (int, string) 
 	capacity := trueRate * u
 	if required*hot >= capacity {
 		n := max(current, ceil(required*(1-hot)/capacity))
-		return n, fmt.Sprintf("skew: %s of the records sit in the busiest subtask's hot key groups,"+
+		return n, fmt.Sprintf(skewNote+" %s of the records sit in the busiest subtask's hot key groups,"+
 			" %s rec/s where one subtask takes %s at the target; more parallelism does not help it",
 			pct(hot), num(required*hot), num(capacity))
 	}
 	return ceil(required * (1 - hot) / (capacity - required*hot)), ""
 }
+
+// skewNote opens the note of a vertex that skew limits.
+const skewNote = "skew:"
 
 // ceil rounds up, forgiving the float error of an exact quotient.
 func ceil(x float64) int {

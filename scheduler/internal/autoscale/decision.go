@@ -1,6 +1,10 @@
 package autoscale
 
-import "time"
+import (
+	"math"
+	"strings"
+	"time"
+)
 
 // Decision is what Decide chose, with the inputs it chose from, so it can be
 // recorded and shown (GET /v1/jobs/{id}/autoscaler, once wired).
@@ -18,6 +22,12 @@ type Decision struct {
 	// vertex, as slots are shared by one subtask of each vertex);
 	// SlotsMissing how many of them the cluster does not have.
 	SlotsNeeded, SlotsMissing int
+	// Window is the schedule's window whose bounds applied, as
+	// "08:00-20:00", or "".
+	Window string
+	// Lag is the job's event-time lag when it is above the latency
+	// policy's MaxLag, zero otherwise.
+	Lag time.Duration
 }
 
 // VertexDecision is one vertex's new parallelism and why.
@@ -44,4 +54,28 @@ type VertexDecision struct {
 	// Notes are the rules that bound the result (skew, factors, limits,
 	// slots), in the order they applied.
 	Notes []string
+}
+
+// Skewed tells that skew limited the vertex: its busiest subtask's hot
+// share is more than one subtask can take at the target, whatever the
+// parallelism.
+func (v VertexDecision) Skewed() bool {
+	for _, n := range v.Notes {
+		if strings.HasPrefix(n, skewNote) {
+			return true
+		}
+	}
+	return false
+}
+
+// finite replaces a NaN or infinite figure by 0, so that a decision can
+// always be written as JSON (the journal does): a metric a task manager
+// reported wrong must not stop the scheduler.
+func (v *VertexDecision) finite() {
+	for _, f := range []*float64{&v.Required, &v.InputRate, &v.Backlog, &v.Observed, &v.OutputRatio,
+		&v.Busy, &v.BackPressure, &v.Idle, &v.LoadShare, &v.HotShare, &v.TrueRate} {
+		if math.IsNaN(*f) || math.IsInf(*f, 0) {
+			*f = 0
+		}
+	}
 }

@@ -18,6 +18,9 @@
 // the free slots.
 //
 // Decide never starts goroutines, reads the clock or does I/O: the time of
-// the decision is an argument. NB: nothing calls it yet; the scheduler does
-// not feed it heartbeats nor apply its decisions (docs/autoscaler.md).
+// the decision is an argument. A Scaler (scaler.go) is the state of one
+// job between decisions: it turns heartbeats' counters into Samples and
+// calls Decide once per interval, with times given to it. The scheduler
+// keeps one per job, journals the decisions that change a parallelism and
+// applies them as rescales (scheduler/autoscaler.go, docs/autoscaling.md).
 package autoscale

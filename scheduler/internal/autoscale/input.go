@@ -37,6 +37,9 @@ type Sample struct {
 	// a rate-limited generator's configured rate, which wins over
 	// InputRate when set.
 	InputRate, Backlog, GeneratorRate float64
+	// Lag is the subtask's event-time lag at At (the time minus its input
+	// watermark); zero when it has no watermark.
+	Lag time.Duration
 }
 
 // Cluster is what the scheduler knows of the cluster's capacity.

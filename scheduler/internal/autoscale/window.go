@@ -14,6 +14,7 @@ type window struct {
 	// The latest sample's backlog and generator rate.
 	latest           time.Time
 	backlog, genRate float64
+	lag              time.Duration
 }
 
 // aggregate sums the samples lying wholly inside [from, to].
@@ -38,7 +39,7 @@ func aggregate(samples []Sample, from, to time.Time) map[key]*window {
 		w.idleSec += s.Idle * sec
 		w.inputRateSec += s.InputRate * sec
 		if !s.At.Before(w.latest) {
-			w.latest, w.backlog, w.genRate = s.At, s.Backlog, s.GeneratorRate
+			w.latest, w.backlog, w.genRate, w.lag = s.At, s.Backlog, s.GeneratorRate, s.Lag
 		}
 	}
 	return out

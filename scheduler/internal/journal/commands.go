@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/scheduler/internal/autoscale"
 	"github.com/floe-stream/floe/scheduler/internal/lifecycle"
 )
 
@@ -120,6 +122,21 @@ type Rescale struct {
 	Operators   map[string]int `json:",omitempty"`
 }
 
+// SetAutoscaler is lifecycle.Machine.SetAutoscaler.
+type SetAutoscaler struct {
+	At     time.Time
+	Job    string
+	Config jobspec.Autoscaler
+}
+
+// Autoscale is lifecycle.Machine.Autoscale: a decision of the
+// autoscaler, recorded and, if it changes a parallelism, applied.
+type Autoscale struct {
+	At       time.Time
+	Job      string
+	Decision autoscale.Decision
+}
+
 // Savepoint is lifecycle.Machine.Savepoint. Trigger, Dir and Stop are
 // empty in logs written before savepoints were polled.
 type Savepoint struct {
@@ -226,6 +243,8 @@ func (Cancel) command()            {}
 func (Module) command()            {}
 func (DropModule) command()        {}
 func (Member) command()            {}
+func (SetAutoscaler) command()     {}
+func (Autoscale) command()         {}
 
 // types names every command in the log. A name, once written, is never
 // reused for another shape.
@@ -235,6 +254,7 @@ var types = map[string]Command{
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
 	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
 	"member": Member{}, "dropmodule": DropModule{}, "savepointdone": SavepointDone{},
+	"setautoscaler": SetAutoscaler{}, "autoscale": Autoscale{},
 }
 
 // names is types inverted.

@@ -141,6 +141,10 @@ func (f *FSM) apply(c Command) *Result {
 		r.Actions = m.MetadataWritten(c.At, c.Job, c.Attempt, c.Metadata, err)
 	case Rescale:
 		r.Actions, r.Err = m.Rescale(c.At, c.Job, c.Parallelism, c.Operators)
+	case SetAutoscaler:
+		r.Actions, r.Err = m.SetAutoscaler(c.At, c.Job, c.Config)
+	case Autoscale:
+		r.Actions, r.Err = m.Autoscale(c.At, c.Job, c.Decision)
 	case Savepoint:
 		r.Savepoint, r.Actions, r.Err = m.Savepoint(c.At, c.Job, lifecycle.SavepointRequest{Trigger: c.Trigger, Dir: c.Dir, Stop: c.Stop})
 	case SavepointDone:

@@ -74,6 +74,8 @@ type Job struct {
 	Stats Stats
 	// Exceptions are its failures (exceptions.go).
 	Exceptions Exceptions
+	// Autoscaler is its autoscaling policy and decisions (autoscaler.go).
+	Autoscaler Autoscaling
 
 	replan Replan
 	// placement is the task manager of each slot of the current attempt,
@@ -238,7 +240,7 @@ func (m *Machine) Submit(now time.Time, sub Submission) []Action {
 	m.begin(now)
 	j := &Job{
 		ID: sub.ID, Plan: sub.Plan, Par: sub.Par, Slots: maxParallelism(sub.Plan), Strategy: sub.Strategy,
-		Submitted: now, replan: sub.Replan,
+		Submitted: now, replan: sub.Replan, Autoscaler: Autoscaling{Config: sub.Plan.Job.Autoscaler},
 	}
 	if sub.Checkpoints != nil {
 		j.ckpt = newCheckpoints(*sub.Checkpoints)

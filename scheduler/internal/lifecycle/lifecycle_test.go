@@ -15,6 +15,7 @@ import (
 	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
+	"github.com/floe-stream/floe/scheduler/internal/autoscale"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
 )
 
@@ -56,6 +57,11 @@ import (
 //	savepoint-status trigger=T
 //	stop-savepoint path=X                 an old log's stop
 //	cancel
+//	autoscaler [enabled]                  replaces the job's autoscaler
+//	                                      policy: on or off
+//	autoscale reason=R [S=FROM->TO ...]   a decision of the autoscaler:
+//	                                      stage S from FROM to TO
+//	decisions                             the job's autoscaler decisions
 //	state                                 the job, its tasks and checkpoints
 //	exceptions                            the job's failures, oldest first
 //
@@ -226,6 +232,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		h.rec(func(m *Machine) { acts = m.StopWithSavepoint(now, job, path) })
 	case "cancel":
 		h.rec(func(m *Machine) { acts, err = m.Cancel(now, job) })
+	case "autoscaler":
+		cfg := jobspec.Autoscaler{Enabled: d.HasArg("enabled")}
+		h.rec(func(m *Machine) { acts, err = m.SetAutoscaler(now, job, cfg) })
+	case "autoscale":
+		dec := autoscaleDecision(t, d, now)
+		h.rec(func(m *Machine) { acts, err = m.Autoscale(now, job, dec) })
+	case "decisions":
+		return h.decisions(job)
 	case "state":
 		return h.state(job)
 	case "stats":
@@ -366,6 +380,12 @@ func (h *harness) submission(t *testing.T, d *datadriven.TestData, id string) Su
 		ps := make([]int, len(pars))
 		for i := range ps {
 			ps[i] = par
+			if par == 0 { // the spec's, as planFor has it
+				ps[i] = pars[i]
+			}
+			if n, ok := ops[fmt.Sprintf("op%d", i)]; ok {
+				ps[i] = n
+			}
 		}
 		return build(ps), nil
 	}}
@@ -406,7 +426,8 @@ func testPlan(pars []int) *plan.Plan { return testGraphPlan(pars, 1) }
 func testGraphPlan(pars []int, sources int) *plan.Plan {
 	p := &plan.Plan{Job: &jobspec.Job{Name: "test", MaxParallelism: 128}}
 	for i, n := range pars {
-		st := plan.Stage{Index: i, Name: fmt.Sprintf("s%d", i), Parallelism: n}
+		st := plan.Stage{Index: i, Name: fmt.Sprintf("s%d", i), Parallelism: n,
+			Operators: []jobspec.Operator{{UID: fmt.Sprintf("op%d", i)}}}
 		if i < sources {
 			st.Source = &jobspec.Source{}
 		}
@@ -730,4 +751,41 @@ func (h *harness) exceptions(id string) string {
 		fmt.Fprintf(&sb, ": %s\n", e.Message)
 	}
 	return sb.String()
+}
+
+// autoscaleDecision reads a decision: reason=R and, per stage, S=FROM->TO.
+func autoscaleDecision(t *testing.T, d *datadriven.TestData, now time.Time) autoscale.Decision {
+	dec := autoscale.Decision{At: now, Reason: strArg(t, d, "reason")}
+	for _, a := range d.CmdArgs {
+		stage, err := strconv.Atoi(a.Key)
+		if err != nil {
+			continue
+		}
+		var from, to int
+		if _, err := fmt.Sscanf(a.Vals[0], "%d->%d", &from, &to); err != nil {
+			t.Fatalf("%s: want FROM->TO", a)
+		}
+		dec.Vertices = append(dec.Vertices, autoscale.VertexDecision{ID: stage, Current: from, Computed: to, New: to})
+		dec.Change = dec.Change || from != to
+	}
+	return dec
+}
+
+// decisions renders a job's autoscaler policy and decisions.
+func (h *harness) decisions(job string) string {
+	a := h.m.Job(job).Autoscaler
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "enabled %t, rescales %d, last rescale %s\n", a.Config.Enabled, a.Rescales, h.offset(a.LastRescale))
+	for _, d := range a.Decisions {
+		fmt.Fprintf(&sb, "%s change=%t: %s\n", h.offset(d.At), d.Change, d.Reason)
+	}
+	return sb.String()
+}
+
+// offset renders a time as its offset from the epoch, "-" for zero.
+func (h *harness) offset(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Sub(h.epoch).String()
 }

@@ -61,6 +61,9 @@ type jobState struct {
 	Stats               Stats              `json:",omitzero"`
 	Exceptions          *Exceptions        `json:",omitempty"`
 	Suspect             *suspect           `json:",omitempty"`
+	// Autoscaler is nil in states written before autoscaling: the job
+	// then has its spec's policy.
+	Autoscaler *Autoscaling `json:",omitempty"`
 }
 
 type checkpointsState struct {
@@ -110,7 +113,7 @@ func jobToState(j *Job) jobState {
 		State: j.State, Message: j.Message, Attempt: j.Attempt, Restarts: j.Restarts, RestartAt: j.RestartAt,
 		Backoff: j.Backoff, RunningSince: j.RunningSince, Submitted: j.Submitted, Started: j.Started, Ended: j.Ended, History: j.History, HistoryDropped: j.HistoryDropped, Tasks: j.Tasks,
 		LastPlacement: j.LastPlacement, Placement: j.placement, Awaiting: j.awaiting, States: j.States,
-		FinalSent: j.finalSent, Stats: j.Stats, Suspect: j.suspect}
+		FinalSent: j.finalSent, Stats: j.Stats, Suspect: j.suspect, Autoscaler: &j.Autoscaler}
 	for _, t := range slices.SortedFunc(maps.Keys(j.finishedSources), compareTasks) {
 		if t.Stage == 0 {
 			s.FinishedSources = append(s.FinishedSources, t.Subtask)
@@ -182,6 +185,10 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		finalSent: s.FinalSent, awaiting: s.Awaiting, Stats: s.Stats, suspect: s.Suspect}
 	if s.Exceptions != nil {
 		j.Exceptions = *s.Exceptions
+	}
+	j.Autoscaler = Autoscaling{Config: sub.Plan.Job.Autoscaler}
+	if s.Autoscaler != nil {
+		j.Autoscaler = *s.Autoscaler
 	}
 	if s.Replanned {
 		if j.OpPar == nil {

@@ -166,6 +166,11 @@ func TestOpenAPISchemas(t *testing.T) {
 		"Logs":                    reflect.TypeFor[api.Logs](),
 		"LogLine":                 reflect.TypeFor[api.LogLine](),
 		"ModuleInfo":              reflect.TypeFor[api.ModuleInfo](),
+		"AutoscalerConfig":        reflect.TypeFor[api.AutoscalerConfig](),
+		"AutoscalerStatus":        reflect.TypeFor[api.AutoscalerStatus](),
+		"AutoscalerDecision":      reflect.TypeFor[api.AutoscalerDecision](),
+		"AutoscalerVertex":        reflect.TypeFor[api.AutoscalerVertex](),
+		"AutoscalerWindow":        reflect.TypeFor[api.AutoscalerWindow](),
 	}
 	for name, typ := range types {
 		schema, ok := doc.Components.Schemas[name]

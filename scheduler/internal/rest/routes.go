@@ -41,6 +41,8 @@ var table = []binding{
 	{Route{http.MethodPatch, "/v1/jobs/{id}", auth.Operator}, (*handler).rescale, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/checkpoints", auth.Viewer}, (*handler).checkpoints, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/metrics", auth.Viewer}, (*handler).jobMetrics, false},
+	{Route{http.MethodGet, "/v1/jobs/{id}/autoscaler", auth.Viewer}, (*handler).autoscaler, false},
+	{Route{http.MethodPut, "/v1/jobs/{id}/autoscaler", auth.Operator}, (*handler).setAutoscaler, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/exceptions", auth.Operator}, (*handler).exceptions, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/logs", auth.Operator}, (*handler).logs, false},
 	{Route{http.MethodPost, "/v1/jobs/{id}/savepoints", auth.Operator}, (*handler).savepoint, false},

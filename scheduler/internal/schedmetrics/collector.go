@@ -37,6 +37,12 @@ var (
 	descCkptSize      = prometheus.NewDesc("floe_job_last_checkpoint_size_bytes", "Size of all state the job's last completed checkpoint refers to.", jobLabels, nil)
 	descCkptIncr      = prometheus.NewDesc("floe_job_last_checkpoint_incremental_size_bytes", "Bytes the job's last completed checkpoint uploaded.", jobLabels, nil)
 
+	descAutoscaler   = prometheus.NewDesc("floe_job_autoscaler_enabled", "1 for a job whose autoscaler is on; absent when it is off.", jobLabels, nil)
+	descAutoRescales = prometheus.NewDesc("floe_job_autoscaler_rescales_total", "Rescales the job's autoscaler started.", jobLabels, nil)
+	descAutoMissing  = prometheus.NewDesc("floe_job_autoscaler_slots_missing", "Slots the autoscaler's latest decision needed and the cluster did not have.", jobLabels, nil)
+	descAutoSkewed   = prometheus.NewDesc("floe_job_autoscaler_skewed_vertices", "Vertices whose parallelism skew limited in the autoscaler's latest decision.", jobLabels, nil)
+	descParallelism  = prometheus.NewDesc("floe_job_vertex_parallelism", "The stage's parallelism in the job's plan.", vertexLabels, nil)
+
 	descRecordsIn  = prometheus.NewDesc("floe_job_vertex_records_in_total", "Records the stage's subtasks read, as of their last heartbeats.", vertexLabels, nil)
 	descRecordsOut = prometheus.NewDesc("floe_job_vertex_records_out_total", "Records the stage's subtasks handed on, as of their last heartbeats.", vertexLabels, nil)
 	descStateBytes = prometheus.NewDesc("floe_job_vertex_checkpointed_state_bytes", "Size of the stage's state in the job's last completed checkpoint.", vertexLabels, nil)
@@ -58,7 +64,7 @@ func NewCollector(read func() Snapshot) *Collector { return &Collector{read: rea
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descLeader, descTerm, descTaskManagers, descSlots, descFreeSlots, descState,
 		descRestarts, descRescales, descRestartDown, descRescaleDown, descCkptCompleted, descCkptFailed, descCkptDuration,
-		descCkptSize, descCkptIncr, descRecordsIn, descRecordsOut, descStateBytes, descOpKeys, descOpBytes} {
+		descCkptSize, descCkptIncr, descAutoscaler, descAutoRescales, descAutoMissing, descAutoSkewed, descParallelism, descRecordsIn, descRecordsOut, descStateBytes, descOpKeys, descOpBytes} {
 		ch <- d
 	}
 }
@@ -104,7 +110,14 @@ func collectJob(ch chan<- prometheus.Metric, j *Job) {
 		gauge(descCkptSize, float64(cp.FullBytes))
 		gauge(descCkptIncr, float64(cp.IncrementalBytes))
 	}
+	if a := j.Autoscaler; a != nil {
+		gauge(descAutoscaler, 1)
+		counter(descAutoRescales, float64(a.Rescales))
+		gauge(descAutoMissing, float64(a.SlotsMissing))
+		gauge(descAutoSkewed, float64(a.SkewedVertices))
+	}
 	for _, v := range j.Vertices {
+		gauge(descParallelism, float64(v.Parallelism), v.Name)
 		counter(descRecordsIn, float64(v.RecordsIn), v.Name)
 		counter(descRecordsOut, float64(v.RecordsOut), v.Name)
 		if v.StateBytes >= 0 {

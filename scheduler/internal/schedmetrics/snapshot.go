@@ -35,6 +35,17 @@ type Job struct {
 	// first.
 	LastCheckpoint *Checkpoint
 	Vertices       []Vertex
+	// Autoscaler is nil for a job whose autoscaler is off.
+	Autoscaler *Autoscaler
+}
+
+// Autoscaler is a job's autoscaler in a Snapshot.
+type Autoscaler struct {
+	// Rescales counts the rescales it started.
+	Rescales int
+	// SlotsMissing is what its latest decision needed and the cluster did
+	// not have; SkewedVertices how many vertices skew limited in it.
+	SlotsMissing, SkewedVertices int
 }
 
 // Checkpoint is a completed checkpoint in a Snapshot.
@@ -49,7 +60,9 @@ type Checkpoint struct {
 // Vertex is one stage of a job in a Snapshot, its subtasks' figures added
 // up.
 type Vertex struct {
-	Name                  string
+	Name string
+	// Parallelism is the stage's parallelism in the job's plan.
+	Parallelism           int
 	RecordsIn, RecordsOut int64
 	// StateBytes is the size of the stage's state in the last completed
 	// checkpoint; -1 when there is none.

@@ -351,6 +351,7 @@
     const cpChart = el('div', {id: 'checkpoint-chart'});
     const cpTable = el('div', {});
     const exceptions = el('div', {id: 'exceptions'});
+    const autoscaler = el('div', {id: 'autoscaler'});
     const logsBox = el('section', {id: 'logs', hidden: true}, el('h2', {}, 'Logs'));
     const logs = el('pre', {class: 'mono'});
     logsBox.append(logs);
@@ -364,6 +365,7 @@
       el('h2', {}, 'Job graph'), graph,
       el('h2', {}, 'Subtasks'), subtasks,
       el('h2', {}, 'Checkpoints'), cpChart, cpTable,
+      el('h2', {}, 'Autoscaler'), autoscaler,
       stateLookup(id),
       el('h2', {}, 'Exceptions'), exceptions,
       logsBox,
@@ -373,11 +375,12 @@
       root,
       async refresh() {
         const job = await api('GET', jobPath(id));
-        const [cps, metrics, exc, log] = await Promise.all([
+        const [cps, metrics, exc, log, scaler] = await Promise.all([
           api('GET', jobPath(id) + '/checkpoints'),
           optional('metrics', jobPath(id) + '/metrics'),
           optional('exceptions', jobPath(id) + '/exceptions'),
           optional('logs', `${jobPath(id)}/logs?since=${logNext}&limit=200`),
+          optional('autoscaler', jobPath(id) + '/autoscaler'),
         ]);
         rates.update(job);
         rates.fromMetrics(metrics);
@@ -398,6 +401,7 @@
         cpChart.replaceChildren(checkpointCharts(list));
         cpTable.replaceChildren(checkpointTable(list));
         exceptions.replaceChildren(exceptionList(job, exc));
+        autoscaler.replaceChildren(autoscalerView(scaler));
         logsBox.hidden = log === null;
         if (log !== null) {
           logLines = logLines.concat(log.lines || []).slice(-200);
@@ -682,6 +686,29 @@
     if (items.length === 0) return el('p', {class: 'muted'}, 'None.');
     return table(['Time', 'Where', 'Error'], items.slice(0, 50).map((x) => el('tr', {},
       el('td', {}, x.time ? fmtTime(x.time) : ''), el('td', {}, x.where || ''), el('td', {}, el('pre', {class: 'mono error'}, x.text)))));
+  }
+
+  // autoscalerView shows a job's autoscaling policy and its decisions,
+  // newest first, each stage with the figures it was decided from
+  // (docs/autoscaling.md).
+  function autoscalerView(st) {
+    if (st === null) return el('p', {class: 'muted'}, 'This scheduler has no autoscaler.');
+    const c = st.config || {};
+    const policy = c.enabled
+      ? `On: target utilization ${Math.round((c.targetUtilization || 0) * 100)}%, stabilization ${c.stabilization}, ` +
+        `cooldown ${c.cooldown}, every ${c.interval}` + (c.maxParallelism ? `, at most ${c.maxParallelism}` : '') +
+        `. Rescales: ${st.rescales}` + (st.slotsMissing ? `; ${st.slotsMissing} slots missing` : '') + '.'
+      : 'Off.';
+    const rows = [];
+    for (const d of (st.decisions || []).slice(0, 20)) {
+      const stages = (d.vertices || []).map((v) => `${v.stage} ${v.name}: ${v.current}→${v.new}` +
+        ` (needs ${Math.round(v.required)}/s, true rate ${Math.round(v.trueRate)}/s, busy ${Math.round(v.busy * 100)}%` +
+        (v.skewed ? ', skewed' : '') + ')').join('\n');
+      rows.push(el('tr', {}, el('td', {}, fmtTime(d.at)), el('td', {}, d.journaled ? 'journaled' : 'latest'),
+        el('td', {}, d.reason), el('td', {}, el('pre', {class: 'mono'}, stages))));
+    }
+    return el('div', {}, el('p', {id: 'autoscaler-policy'}, policy),
+      rows.length ? table(['Time', 'Kept', 'Decision', 'Stages'], rows) : el('p', {class: 'muted'}, 'No decisions yet.'));
   }
 
   function logLine(l) {
