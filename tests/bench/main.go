@@ -41,16 +41,22 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per side; the median is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	unint := flag.Bool("uninterruptible", false, "run guests without deadline checks (host.Config.Uninterruptible)")
-	scaleKeys := flag.String("scale-keys", "1000000,5000000", "comma-separated distinct-key counts of keyed-count-scale, smallest first")
+	scaleKeys := flag.String("scale-keys", "1000000,5000000,20000000", "comma-separated distinct-key counts of keyed-count-scale, smallest first")
 	scaleChildKeys := flag.Int("scale-child", 0, "internal: run one keyed-count-scale size in this process and print it as JSON")
+	scaleRestoreKeys := flag.Int("scale-restore", 0, "internal: restore keyed-count-scale's latest checkpoint, which must hold this many keys")
+	scaleDir := flag.String("scale-dir", "", "internal: the checkpoint directory of -scale-child and -scale-restore")
 	flag.Parse()
 	// As floe run and floe taskmanager do: the jobs here run in-process.
 	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr,
 		Runtime: taskmanager.TuneRuntime()}
 	var err error
-	if cfg.ScaleKeys, err = parseCounts(*scaleKeys); err == nil && *scaleChildKeys > 0 {
-		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys) })
-	} else if err == nil {
+	switch cfg.ScaleKeys, err = parseCounts(*scaleKeys); {
+	case err != nil:
+	case *scaleChildKeys > 0:
+		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys, *scaleDir) })
+	case *scaleRestoreKeys > 0:
+		err = restoreChild(*scaleDir, int64(*scaleRestoreKeys))
+	default:
 		err = profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) })
 	}
 	if err != nil {
