@@ -247,7 +247,7 @@ func TestCountDistinctCheckpointsAndRestores(t *testing.T) {
 		t.Errorf("chain %+v: %d bytes, last %d", ck.chain, chainBytes, lastBytes)
 	}
 	t.Setenv("TMPDIR", t.TempDir())
-	r, err := restoreLatest(ckDir)
+	r, err := restoreLatest(ckDir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,6 +50,10 @@ type scaleRun struct {
 	// store, flush included; RestorePeakRSSBytes is its VmHWM.
 	RestoreSeconds      float64 `json:"restore_seconds,omitempty"`
 	RestorePeakRSSBytes int64   `json:"restore_peak_rss_bytes,omitempty"`
+	// MemoryLimitBytes is the process's GOMEMLIMIT and StateBudgetBytes
+	// its state store's budget (pebblekv.Options.MemoryBytes).
+	MemoryLimitBytes int64 `json:"memory_limit_bytes"`
+	StateBudgetBytes int64 `json:"state_budget_bytes"`
 }
 
 // benchKeyedCountScale runs the keyed count (udfs/keyedcount in Wasm, on
@@ -62,7 +67,7 @@ func benchKeyedCountScale(e *env) (Result, error) {
 	}
 	var runs []scaleRun
 	for _, n := range e.cfg.ScaleKeys {
-		r, err := runScaleChild(e.ctx, n)
+		r, err := runScaleChild(e.ctx, n, e.cfg.ScaleMemory)
 		if err != nil {
 			return Result{}, fmt.Errorf("%d keys: %w", n, err)
 		}
@@ -82,7 +87,8 @@ func scaleResult(runs []scaleRun) Result {
 		Name: "keyed-count-scale", RecordsPerSec: last.RecordsPerSec, NativeRecordsPerSec: first.RecordsPerSec,
 		Ratio:    last.RecordsPerSec / first.RecordsPerSec,
 		Baseline: fmt.Sprintf("%s keys", humanCount(first.Keys)),
-		Extra:    map[string]any{"cpu_ratio": first.CPUPerRecordNs / last.CPUPerRecordNs},
+		Extra: map[string]any{"cpu_ratio": first.CPUPerRecordNs / last.CPUPerRecordNs,
+			"memory_limit_bytes": last.MemoryLimitBytes, "state_budget_bytes": last.StateBudgetBytes},
 	}
 	var parts []string
 	for _, s := range runs {
@@ -98,8 +104,9 @@ func scaleResult(runs []scaleRun) Result {
 		parts = append(parts, fmt.Sprintf("%s keys %s rec/s (RSS %d MiB, state %d MiB, checkpoint %d MiB, restore %.1fs)",
 			k, human(s.RecordsPerSec), s.PeakRSSBytes>>20, s.StateBytes>>20, s.CheckpointBytes>>20, s.RestoreSeconds))
 	}
-	r.Summary = fmt.Sprintf("%s; %s/%s rate ratio %.2f, CPU per record ratio %.2f", strings.Join(parts, ", "),
-		humanCount(last.Keys), humanCount(first.Keys), r.Ratio, r.Extra["cpu_ratio"])
+	r.Summary = fmt.Sprintf("%s; %s/%s rate ratio %.2f, CPU per record ratio %.2f; GOMEMLIMIT %d MiB, state budget %d MiB",
+		strings.Join(parts, ", "), humanCount(last.Keys), humanCount(first.Keys), r.Ratio, r.Extra["cpu_ratio"],
+		last.MemoryLimitBytes>>20, last.StateBudgetBytes>>20)
 	return r
 }
 
@@ -115,35 +122,36 @@ func humanCount(n int) string {
 // directory of its own, decodes the line of JSON it prints, kills it with
 // SIGKILL, and restores its latest checkpoint in another child
 // (-scale-restore n), which it times.
-func runScaleChild(ctx context.Context, n int) (scaleRun, error) {
+func runScaleChild(ctx context.Context, n int, memLimit int64) (scaleRun, error) {
 	work, err := os.MkdirTemp("", "floe-scale-")
 	if err != nil {
 		return scaleRun{}, err
 	}
 	defer os.RemoveAll(work)
 	var r scaleRun
-	if err := runUntilLine(ctx, work, &r, "-scale-child", strconv.Itoa(n)); err != nil {
+	env := append(os.Environ(), "TMPDIR="+work, fmt.Sprintf("GOMEMLIMIT=%d", memLimit))
+	if err := runUntilLine(ctx, env, &r, "-scale-child", strconv.Itoa(n), "-scale-dir", work); err != nil {
 		return scaleRun{}, err
 	}
 	var rr restoreRun
-	if err := runUntilLine(ctx, work, &rr, "-scale-restore", strconv.Itoa(n)); err != nil {
+	if err := runUntilLine(ctx, env, &rr, "-scale-restore", strconv.Itoa(n), "-scale-dir", work); err != nil {
 		return scaleRun{}, fmt.Errorf("restore: %w", err)
 	}
 	r.RestoreSeconds, r.RestorePeakRSSBytes = rr.RestoreSeconds, rr.PeakRSSBytes
 	return r, nil
 }
 
-// runUntilLine runs this binary with args, its temporary directory and
-// checkpoints in work, decodes the first line it prints into v and then
-// kills it with SIGKILL: a child that is done waits for that.
-func runUntilLine(ctx context.Context, work string, v any, args ...string) error {
+// runUntilLine runs this binary with args and environment env, decodes
+// the first line it prints into v and then kills it with SIGKILL: a child
+// that is done waits for that.
+func runUntilLine(ctx context.Context, env []string, v any, args ...string) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, self, append(args, "-scale-dir", work)...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+work)
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = env
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -182,6 +190,7 @@ func scaleChild(ctx context.Context, cfg Config, n int, ckDir string) error {
 	if err := errors.Join(err, e.close()); err != nil {
 		return err
 	}
+	r.MemoryLimitBytes, r.StateBudgetBytes = debug.SetMemoryLimit(-1), cfg.StateMemory
 	if r.PeakRSSBytes, err = peakRSS(); err != nil {
 		return err
 	}

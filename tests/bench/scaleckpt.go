@@ -128,8 +128,8 @@ type restoreRun struct {
 
 // restoreChild restores the latest checkpoint in ckDir (restoreLatest),
 // checks that it holds want keys and prints a restoreRun as JSON.
-func restoreChild(ckDir string, want int64) error {
-	r, err := restoreLatest(ckDir)
+func restoreChild(cfg Config, ckDir string, want int64) error {
+	r, err := restoreLatest(ckDir, cfg.StateMemory)
 	if err != nil {
 		return err
 	}
@@ -148,8 +148,9 @@ func restoreChild(ckDir string, want int64) error {
 
 // restoreLatest restores the latest checkpoint in ckDir into a fresh
 // pebble state that tracks its size, as a task restarted elsewhere does,
-// and flushes it. It reports the time taken and the keys restored.
-func restoreLatest(ckDir string) (restoreRun, error) {
+// and flushes it. The store keeps to memoryBytes (0 means the default). It
+// reports the time taken and the keys restored.
+func restoreLatest(ckDir string, memoryBytes int64) (restoreRun, error) {
 	b, err := os.ReadFile(filepath.Join(ckDir, chainFile))
 	if err != nil {
 		return restoreRun{}, err
@@ -163,7 +164,7 @@ func restoreLatest(ckDir string) (restoreRun, error) {
 		return restoreRun{}, err
 	}
 	defer os.RemoveAll(dir)
-	st, err := task.OpenState(jobspec.StatePebble, dir)
+	st, err := task.OpenStateWithin(jobspec.StatePebble, dir, memoryBytes)
 	if err != nil {
 		return restoreRun{}, err
 	}
