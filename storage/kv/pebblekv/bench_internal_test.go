@@ -14,7 +14,7 @@ import (
 // BenchmarkDistinctConfigs counts keys that are all distinct, as a keyed
 // count over a key space larger than the cache does, under Pebble
 // configurations to compare: Floe's, Pebble's default compaction triggers,
-// and no compression. Besides records/s it reports the process's CPU per
+// a large base level, and no compression. Besides records/s it reports the process's CPU per
 // record, Pebble's background work included, the bytes compacted per key
 // and how long writes stalled. To interleave the configurations, run each
 // on its own in turn (-bench 'DistinctConfigs/^floe$', ...), since -count
@@ -27,6 +27,9 @@ func BenchmarkDistinctConfigs(b *testing.B) {
 		{"floe", nil},
 		{"pebble-l0-lbase", func(o *pebble.Options) {
 			o.L0CompactionThreshold, o.L0StopWritesThreshold, o.LBaseMaxBytes = 4, 12, 64<<20
+		}},
+		{"l0=8,lbase=512M", func(o *pebble.Options) {
+			o.L0CompactionThreshold, o.L0StopWritesThreshold, o.LBaseMaxBytes = 8, 24, 512<<20
 		}},
 		{"no-compression", func(o *pebble.Options) {
 			o.Levels = []pebble.LevelOptions{{FilterPolicy: o.Levels[0].FilterPolicy, Compression: pebble.NoCompression}}
@@ -73,7 +76,7 @@ func BenchmarkDistinctConfigs(b *testing.B) {
 }
 
 // benchDistinctKeys is the number of keys BenchmarkDistinctConfigs counts.
-const benchDistinctKeys = 5_000_000
+const benchDistinctKeys = 10_000_000
 
 // countDistinct reads, increments and writes the counter of each key, then
 // flushes.
