@@ -52,6 +52,13 @@ type Config struct {
 	// ScaleKeys are the distinct-key counts keyed-count-scale runs,
 	// smallest first.
 	ScaleKeys []int
+	// ScaleMemory is the memory limit (GOMEMLIMIT) of each keyed-count-scale
+	// process, whose state budget is what a one-slot task manager gives
+	// under that limit (pebblekv.Budget).
+	ScaleMemory int64
+	// StateMemory is the memory budget of the pebble state the benchmarks
+	// open (pebblekv.Options.MemoryBytes); 0 means its default.
+	StateMemory int64
 	// Runtime is handed to the in-process task managers, as floe run
 	// does; nil leaves the Go runtime as it is.
 	Runtime *taskmanager.Runtime

@@ -26,11 +26,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 
 	"github.com/floe-stream/floe/host/taskmanager"
+	"github.com/floe-stream/floe/storage/kv/pebblekv"
 )
 
 func main() {
@@ -41,16 +43,28 @@ func main() {
 	runs := flag.Int("runs", 3, "timed runs per side; the median is reported")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	unint := flag.Bool("uninterruptible", false, "run guests without deadline checks (host.Config.Uninterruptible)")
-	scaleKeys := flag.String("scale-keys", "1000000,5000000", "comma-separated distinct-key counts of keyed-count-scale, smallest first")
+	scaleKeys := flag.String("scale-keys", "1000000,5000000,20000000", "comma-separated distinct-key counts of keyed-count-scale, smallest first")
 	scaleChildKeys := flag.Int("scale-child", 0, "internal: run one keyed-count-scale size in this process and print it as JSON")
+	scaleRestoreKeys := flag.Int("scale-restore", 0, "internal: restore keyed-count-scale's latest checkpoint, which must hold this many keys")
+	scaleMemory := flag.Int64("scale-memory", 2<<30, "memory limit (GOMEMLIMIT) in bytes of each keyed-count-scale process; the state gets a one-slot task manager's budget of it")
+	scaleDir := flag.String("scale-dir", "", "internal: the checkpoint directory of -scale-child and -scale-restore")
 	flag.Parse()
 	// As floe run and floe taskmanager do: the jobs here run in-process.
 	cfg := Config{Records: *records, Keys: *keys, Runs: *runs, Uninterruptible: *unint, Log: os.Stderr,
-		Runtime: taskmanager.TuneRuntime()}
+		Runtime: taskmanager.TuneRuntime(), ScaleMemory: *scaleMemory}
 	var err error
-	if cfg.ScaleKeys, err = parseCounts(*scaleKeys); err == nil && *scaleChildKeys > 0 {
-		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys) })
-	} else if err == nil {
+	if *scaleChildKeys > 0 || *scaleRestoreKeys > 0 {
+		// As a task manager with one slot, under the GOMEMLIMIT that
+		// the parent set.
+		cfg.StateMemory = pebblekv.Budget(debug.SetMemoryLimit(-1), 1)
+	}
+	switch cfg.ScaleKeys, err = parseCounts(*scaleKeys); {
+	case err != nil:
+	case *scaleChildKeys > 0:
+		err = profiled(*cpuprofile, func() error { return scaleChild(context.Background(), cfg, *scaleChildKeys, *scaleDir) })
+	case *scaleRestoreKeys > 0:
+		err = restoreChild(cfg, *scaleDir, int64(*scaleRestoreKeys))
+	default:
 		err = profiled(*cpuprofile, func() error { return run(context.Background(), cfg, *only, *out) })
 	}
 	if err != nil {

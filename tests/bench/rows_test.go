@@ -213,25 +213,46 @@ func TestParseCounts(t *testing.T) {
 	}
 }
 
-// TestCountDistinctRunsAndFlushes runs a small keyed-count-scale pass in
-// process: the Wasm count answers every record and the flushed state is on
-// disk.
-func TestCountDistinctRunsAndFlushes(t *testing.T) {
+// TestCountDistinctCheckpointsAndRestores runs a small keyed-count-scale
+// pass in process: the Wasm count answers every record, checkpoints every
+// batch, and a restore of the latest checkpoint into a fresh store holds
+// every key.
+func TestCountDistinctCheckpointsAndRestores(t *testing.T) {
 	e := envFor(t, false)
+	ckDir := t.TempDir()
+	const n = 3*batchSize + 5
+	// NB: scaleCheckpointEvery is larger than n; count with a checkpoint
+	// every batch through the same code.
 	op, err := openCountWasm(e)(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := op.(*wasmOperator).state.dir
-	if err := countDistinct(context.Background(), op, 3*batchSize+5); err != nil {
+	st := op.(*wasmOperator).state
+	if err := st.backend.TrackSizes(); err != nil {
 		t.Fatal(errors.Join(err, op.Close()))
 	}
-	n, err := dirBytes(dir)
-	if err := errors.Join(err, op.Close()); err != nil {
+	st.backend.TrackChanges()
+	ck := &checkpointer{state: st.backend, dir: ckDir}
+	err = countDistinct(context.Background(), op, n, batchSize, ck.checkpoint)
+	if err == nil {
+		err = ck.checkpoint()
+	}
+	chainBytes, lastBytes, ckErr := ck.finish()
+	if err := errors.Join(err, ckErr, op.Close()); err != nil {
 		t.Fatal(err)
 	}
-	if n == 0 {
-		t.Error("no state on disk after the flush")
+	// A full snapshot, then a delta after each of the next batches and
+	// at the end.
+	if len(ck.chain) != 4 || chainBytes <= lastBytes || lastBytes == 0 {
+		t.Errorf("chain %+v: %d bytes, last %d", ck.chain, chainBytes, lastBytes)
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	r, err := restoreLatest(ckDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Keys != n {
+		t.Errorf("restored %d keys, want %d", r.Keys, n)
 	}
 	if rss, err := peakRSS(); err != nil || rss <= 0 {
 		t.Errorf("peakRSS = %d, %v", rss, err)

@@ -7,13 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/floe-stream/floe/host/record"
@@ -37,6 +40,20 @@ type scaleRun struct {
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	// StateBytes is the size of the Pebble directory after the flush.
 	StateBytes int64 `json:"state_bytes"`
+	// CheckpointBytes is the size of the latest checkpoint, all the files
+	// of its chain; LastSnapshotBytes that of its last file, which the
+	// checkpoint wrote.
+	CheckpointBytes   int64 `json:"checkpoint_bytes"`
+	LastSnapshotBytes int64 `json:"last_snapshot_bytes"`
+	// RestoreSeconds is how long another process, started after this one
+	// was killed, took to restore the latest checkpoint into a fresh
+	// store, flush included; RestorePeakRSSBytes is its VmHWM.
+	RestoreSeconds      float64 `json:"restore_seconds,omitempty"`
+	RestorePeakRSSBytes int64   `json:"restore_peak_rss_bytes,omitempty"`
+	// MemoryLimitBytes is the process's GOMEMLIMIT and StateBudgetBytes
+	// its state store's budget (pebblekv.Options.MemoryBytes).
+	MemoryLimitBytes int64 `json:"memory_limit_bytes"`
+	StateBudgetBytes int64 `json:"state_budget_bytes"`
 }
 
 // benchKeyedCountScale runs the keyed count (udfs/keyedcount in Wasm, on
@@ -50,12 +67,14 @@ func benchKeyedCountScale(e *env) (Result, error) {
 	}
 	var runs []scaleRun
 	for _, n := range e.cfg.ScaleKeys {
-		r, err := runScaleChild(e.ctx, n)
+		r, err := runScaleChild(e.ctx, n, e.cfg.ScaleMemory)
 		if err != nil {
 			return Result{}, fmt.Errorf("%d keys: %w", n, err)
 		}
-		fmt.Fprintf(e.cfg.Log, "keyed-count-scale %d keys: %s records/s, %.0f ns CPU/record, peak RSS %d MiB, state %d MiB\n",
-			n, human(r.RecordsPerSec), r.CPUPerRecordNs, r.PeakRSSBytes>>20, r.StateBytes>>20)
+		fmt.Fprintf(e.cfg.Log, "keyed-count-scale %d keys: %s records/s, %.0f ns CPU/record, peak RSS %d MiB, state %d MiB, "+
+			"checkpoint %d MiB (last file %d MiB), restore %.1fs (peak RSS %d MiB)\n",
+			n, human(r.RecordsPerSec), r.CPUPerRecordNs, r.PeakRSSBytes>>20, r.StateBytes>>20,
+			r.CheckpointBytes>>20, r.LastSnapshotBytes>>20, r.RestoreSeconds, r.RestorePeakRSSBytes>>20)
 		runs = append(runs, r)
 	}
 	return scaleResult(runs), nil
@@ -68,7 +87,8 @@ func scaleResult(runs []scaleRun) Result {
 		Name: "keyed-count-scale", RecordsPerSec: last.RecordsPerSec, NativeRecordsPerSec: first.RecordsPerSec,
 		Ratio:    last.RecordsPerSec / first.RecordsPerSec,
 		Baseline: fmt.Sprintf("%s keys", humanCount(first.Keys)),
-		Extra:    map[string]any{"cpu_ratio": first.CPUPerRecordNs / last.CPUPerRecordNs},
+		Extra: map[string]any{"cpu_ratio": first.CPUPerRecordNs / last.CPUPerRecordNs,
+			"memory_limit_bytes": last.MemoryLimitBytes, "state_budget_bytes": last.StateBudgetBytes},
 	}
 	var parts []string
 	for _, s := range runs {
@@ -77,11 +97,16 @@ func scaleResult(runs []scaleRun) Result {
 		r.Extra["cpu_per_record_ns_"+k] = s.CPUPerRecordNs
 		r.Extra["peak_rss_bytes_"+k] = s.PeakRSSBytes
 		r.Extra["state_bytes_"+k] = s.StateBytes
-		parts = append(parts, fmt.Sprintf("%s keys %s rec/s (RSS %d MiB, state %d MiB)",
-			k, human(s.RecordsPerSec), s.PeakRSSBytes>>20, s.StateBytes>>20))
+		r.Extra["checkpoint_bytes_"+k] = s.CheckpointBytes
+		r.Extra["last_snapshot_bytes_"+k] = s.LastSnapshotBytes
+		r.Extra["restore_s_"+k] = s.RestoreSeconds
+		r.Extra["restore_peak_rss_bytes_"+k] = s.RestorePeakRSSBytes
+		parts = append(parts, fmt.Sprintf("%s keys %s rec/s (RSS %d MiB, state %d MiB, checkpoint %d MiB, restore %.1fs)",
+			k, human(s.RecordsPerSec), s.PeakRSSBytes>>20, s.StateBytes>>20, s.CheckpointBytes>>20, s.RestoreSeconds))
 	}
-	r.Summary = fmt.Sprintf("%s; %s/%s rate ratio %.2f, CPU per record ratio %.2f", strings.Join(parts, ", "),
-		humanCount(last.Keys), humanCount(first.Keys), r.Ratio, r.Extra["cpu_ratio"])
+	r.Summary = fmt.Sprintf("%s; %s/%s rate ratio %.2f, CPU per record ratio %.2f; GOMEMLIMIT %d MiB, state budget %d MiB",
+		strings.Join(parts, ", "), humanCount(last.Keys), humanCount(first.Keys), r.Ratio, r.Extra["cpu_ratio"],
+		last.MemoryLimitBytes>>20, last.StateBudgetBytes>>20)
 	return r
 }
 
@@ -93,67 +118,134 @@ func humanCount(n int) string {
 	return fmt.Sprintf("%dK", n/1000)
 }
 
-// runScaleChild runs this binary with -scale-child n and decodes the line
-// of JSON it prints.
-func runScaleChild(ctx context.Context, n int) (scaleRun, error) {
-	self, err := os.Executable()
+// runScaleChild runs this binary with -scale-child n in a scratch
+// directory of its own, decodes the line of JSON it prints, kills it with
+// SIGKILL, and restores its latest checkpoint in another child
+// (-scale-restore n), which it times.
+func runScaleChild(ctx context.Context, n int, memLimit int64) (scaleRun, error) {
+	work, err := os.MkdirTemp("", "floe-scale-")
 	if err != nil {
 		return scaleRun{}, err
 	}
-	var out, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, self, "-scale-child", strconv.Itoa(n))
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return scaleRun{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
-	}
+	defer os.RemoveAll(work)
 	var r scaleRun
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		return scaleRun{}, fmt.Errorf("child output %q: %w", out.String(), err)
+	env := append(os.Environ(), "TMPDIR="+work, fmt.Sprintf("GOMEMLIMIT=%d", memLimit))
+	if err := runUntilLine(ctx, env, &r, "-scale-child", strconv.Itoa(n), "-scale-dir", work); err != nil {
+		return scaleRun{}, err
 	}
+	var rr restoreRun
+	if err := runUntilLine(ctx, env, &rr, "-scale-restore", strconv.Itoa(n), "-scale-dir", work); err != nil {
+		return scaleRun{}, fmt.Errorf("restore: %w", err)
+	}
+	r.RestoreSeconds, r.RestorePeakRSSBytes = rr.RestoreSeconds, rr.PeakRSSBytes
 	return r, nil
 }
 
+// runUntilLine runs this binary with args and environment env, decodes
+// the first line it prints into v and then kills it with SIGKILL: a child
+// that is done waits for that.
+func runUntilLine(ctx context.Context, env []string, v any, args ...string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Env = env
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	line, readErr := bufio.NewReader(stdout).ReadBytes('\n')
+	killErr := cmd.Process.Signal(syscall.SIGKILL)
+	waitErr := cmd.Wait()
+	if readErr != nil {
+		return fmt.Errorf("%v (%v, %v): %s", readErr, killErr, waitErr, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return fmt.Errorf("child output %q: %w", line, err)
+	}
+	return nil
+}
+
 // scaleChild is the child's side: count n records of n distinct keys, as
-// the one Wasm subtask of a keyed count, and print a scaleRun as JSON.
-func scaleChild(ctx context.Context, cfg Config, n int) error {
+// the one Wasm subtask of a keyed count that tracks its state's size and
+// takes a checkpoint into ckDir every scaleCheckpointEvery records and at
+// the end, print a scaleRun as JSON and wait to be killed.
+func scaleChild(ctx context.Context, cfg Config, n int, ckDir string) error {
 	e, err := newEnv(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer e.close()
-	op, err := openCountWasm(e)(ctx)
-	if err != nil {
+	r, err := countAndCheckpoint(ctx, e, n, ckDir)
+	if err := errors.Join(err, e.close()); err != nil {
 		return err
 	}
-	dir := op.(*wasmOperator).state.dir
-	runtime.GC()
-	cpu0, start := cpuTime(), time.Now()
-	err = countDistinct(ctx, op, n)
-	elapsed, cpu := time.Since(start), cpuTime()-cpu0
-	if err != nil {
-		return errors.Join(err, op.Close())
-	}
-	r := scaleRun{Keys: n, RecordsPerSec: float64(n) / elapsed.Seconds(), CPUPerRecordNs: float64(cpu.Nanoseconds()) / float64(n)}
-	r.StateBytes, err = dirBytes(dir)
-	if err != nil {
-		return errors.Join(err, op.Close())
-	}
-	if err := op.Close(); err != nil {
-		return err
-	}
+	r.MemoryLimitBytes, r.StateBudgetBytes = debug.SetMemoryLimit(-1), cfg.StateMemory
 	if r.PeakRSSBytes, err = peakRSS(); err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(r)
+	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
+		return err
+	}
+	// NB: the parent kills this process with SIGKILL once it has read the
+	// line, and restores the latest checkpoint in another one.
+	_, err = io.Copy(io.Discard, os.Stdin)
+	return err
+}
+
+// countAndCheckpoint runs the keyed count of scaleChild in e.
+func countAndCheckpoint(ctx context.Context, e *env, n int, ckDir string) (scaleRun, error) {
+	op, err := openCountWasm(e)(ctx)
+	if err != nil {
+		return scaleRun{}, err
+	}
+	st := op.(*wasmOperator).state
+	if err := st.backend.TrackSizes(); err != nil {
+		return scaleRun{}, errors.Join(err, op.Close())
+	}
+	st.backend.TrackChanges()
+	ck := &checkpointer{state: st.backend, dir: ckDir}
+	runtime.GC()
+	cpu0, start := cpuTime(), time.Now()
+	err = countDistinct(ctx, op, n, scaleCheckpointEvery, ck.checkpoint)
+	if err == nil {
+		err = ck.checkpoint()
+	}
+	chainBytes, lastBytes, ckErr := ck.finish()
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
+	if err := errors.Join(err, ckErr); err != nil {
+		return scaleRun{}, errors.Join(err, op.Close())
+	}
+	r := scaleRun{Keys: n, RecordsPerSec: float64(n) / elapsed.Seconds(), CPUPerRecordNs: float64(cpu.Nanoseconds()) / float64(n),
+		CheckpointBytes: chainBytes, LastSnapshotBytes: lastBytes}
+	if got := st.backend.SizeOf(countOperator).Keys; got != int64(n) {
+		err = fmt.Errorf("state holds %d keys, want %d", got, n)
+	}
+	if err == nil {
+		r.StateBytes, err = dirBytes(st.dir)
+	}
+	return r, errors.Join(err, op.Close())
 }
 
 // countDistinct feeds op n records with distinct keys "w<8 hex digits>",
-// built batch by batch so that the input takes no memory, and flushes.
-// NB: i times an odd constant is a bijection of uint32, so the keys are
-// distinct and spread over the key space.
-func countDistinct(ctx context.Context, op operator, n int) error {
+// built batch by batch so that the input takes no memory, calls tick
+// between batches whenever every more records have gone through, and
+// flushes. NB: i times an odd constant is a bijection of uint32, so the
+// keys are distinct and spread over the key space.
+func countDistinct(ctx context.Context, op operator, n, every int, tick func() error) error {
 	var in, out record.Batch
 	key := make([]byte, 0, 9)
+	next := every
 	for i := 0; i < n; {
 		in.Reset()
 		for ; i < n && in.Len() < batchSize; i++ {
@@ -166,6 +258,12 @@ func countDistinct(ctx context.Context, op operator, n int) error {
 		}
 		if out.Len() != in.Len() {
 			return fmt.Errorf("%d records in, %d out", in.Len(), out.Len())
+		}
+		if i >= next && i < n {
+			next += every
+			if err := tick(); err != nil {
+				return err
+			}
 		}
 	}
 	return op.Finish()

@@ -64,7 +64,7 @@ func openPebble(e *env) (*pebbleState, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := task.OpenState(jobspec.StatePebble, dir)
+	b, err := task.OpenStateWithin(jobspec.StatePebble, dir, e.cfg.StateMemory)
 	if err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}

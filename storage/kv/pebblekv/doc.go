@@ -29,6 +29,15 @@
 // off and misses read Pebble again. Deleted keys stay in it, which only
 // costs a read.
 //
+// # Compaction
+//
+// New keys of keyed state fall all over the key space, so each table
+// Pebble flushes to L0 overlaps the whole level below it, and each
+// compaction out of L0 rewrites that level. The Store lets 16 files gather
+// in L0 (Pebble's default is 4) so that there are a quarter as many such
+// rewrites; a read that reaches Pebble may then check more L0 files, each
+// behind a bloom filter.
+//
 // # Sizes
 //
 // An observed Store (kv.Observable, as the state package observes it to
