@@ -109,8 +109,8 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notJoin(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
-	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup {
-		b.p.only(path+".sql", r.SQL, "a sql or sqlGroup operator or a window")
+	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup && op.Join == nil {
+		b.p.only(path+".sql", r.SQL, "a sql or sqlGroup operator, a window or a join")
 	}
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
