@@ -16,6 +16,8 @@ import (
 type query struct {
 	source, sink *Table
 	ops          []operator
+	// join is set for a join query, whose ops start with the join.
+	join *joinPlan
 }
 
 // operator is one operator of a query, as the spec will hold it.
@@ -27,6 +29,7 @@ type operator struct {
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
+	join   *joinStep
 }
 
 // windowSpec is a GROUP BY window.
@@ -50,6 +53,10 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	}
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
+	}
+	if isJoin(sel) {
+		q := &query{sink: sink}
+		return q, c.joinQuery(q, sel)
 	}
 	src, alias, err := c.from(sel)
 	if err != nil {

@@ -171,3 +171,59 @@ INSERT INTO out SELECT channel, price / 250, COUNT(*), MAX(price) FROM bids WHER
 GROUP BY channel, price / 250 HAVING COUNT(*) < 150;
 -- duckdb:
 SELECT channel, price // 250 AS band, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL GROUP BY channel, band HAVING COUNT(*) < 150;
+
+-- Joins (docs/sql.md, "Joins") read bids twice, as a and b. DuckDB's
+-- interval is milliseconds added to ts, and its window join an equality of
+-- the windows' starts.
+
+-- name: interval-join
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, p1 BIGINT, p2 BIGINT, d BIGINT
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, a.price, b.price, b.ts - a.ts FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '2' SECOND WHERE a.bidder < b.bidder;
+-- duckdb:
+SELECT a.auction, a.bidder, b.bidder, a.price, b.price, b.ts - a.ts FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts + 2000 WHERE a.bidder < b.bidder;
+
+-- name: interval-join-two-keys-left-subject
+-- sink: auction BIGINT, channel VARCHAR, p1 BIGINT, p2 BIGINT, t1 BIGINT, t2 BIGINT
+INSERT INTO out SELECT a.auction, b.channel, a.price, b.price, a.ts, b.ts FROM bids AS a JOIN bids AS b
+ON a.channel = b.channel AND b.auction = a.auction AND a.ts BETWEEN b.ts + INTERVAL '500 milliseconds' AND b.ts + INTERVAL '3' SECOND AND a.price > b.price;
+-- duckdb:
+SELECT a.auction, b.channel, a.price, b.price, a.ts, b.ts FROM bids AS a JOIN bids AS b
+ON a.channel = b.channel AND b.auction = a.auction AND a.ts BETWEEN b.ts + 500 AND b.ts + 3000 AND a.price > b.price;
+
+-- name: interval-join-expression-key
+-- sink: k DOUBLE, price BIGINT, channel VARCHAR, bidder BIGINT
+INSERT INTO out SELECT b.auction * 1.0, b.price, a.channel, a.bidder FROM bids a JOIN bids b ON a.bidder % 10 + 1 = b.auction * 1.0
+AND b.ts BETWEEN a.ts - INTERVAL '300 milliseconds' AND a.ts WHERE a.channel IS NOT NULL;
+-- duckdb:
+SELECT b.auction * 1.0, b.price, a.channel, a.bidder FROM bids a JOIN bids b ON a.bidder % 10 + 1 = b.auction * 1.0
+AND b.ts BETWEEN a.ts - 300 AND a.ts WHERE a.channel IS NOT NULL;
+
+-- name: window-join-tumble
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, p1 BIGINT, p2 BIGINT
+INSERT INTO out SELECT a.auction, window_start, window_end, a.price, b.price FROM bids a JOIN bids b
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '5' SECOND) = TUMBLE(b.ts, INTERVAL '5' SECOND)
+WHERE a.channel = 'apple' AND b.channel = 'google';
+-- duckdb:
+SELECT a.auction, a.ts // 5000 * 5000, a.ts // 5000 * 5000 + 5000, a.price, b.price FROM bids a JOIN bids b
+ON a.auction = b.auction AND a.ts // 5000 = b.ts // 5000 WHERE a.channel = 'apple' AND b.channel = 'google';
+
+-- name: window-join-left
+-- sink: auction BIGINT, ws BIGINT, bidder BIGINT, b2 BIGINT, price BIGINT
+INSERT INTO out SELECT a.auction, window_start, a.bidder, b.bidder, b.price FROM bids a LEFT JOIN bids b
+ON a.auction = b.bidder AND TUMBLE(a.ts, INTERVAL '2' SECOND) = TUMBLE(b.ts, INTERVAL '2' SECOND) WHERE a.bidder < 20;
+-- duckdb:
+SELECT a.auction, a.ts // 2000 * 2000, a.bidder, b.bidder, b.price FROM bids a LEFT JOIN bids b
+ON a.auction = b.bidder AND a.ts // 2000 = b.ts // 2000 WHERE a.bidder < 20;
+
+-- name: window-join-hop
+-- sink: channel VARCHAR, ws BIGINT, a1 BIGINT, a2 BIGINT
+INSERT INTO out SELECT a.channel, window_start, a.auction, b.auction FROM bids a JOIN bids b
+ON a.channel = b.channel AND HOP(a.ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) = HOP(b.ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND)
+WHERE a.bidder = 7 AND b.bidder < 5;
+-- duckdb:
+SELECT a.channel, a.ws, a.auction, b.auction FROM
+  (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) a JOIN
+  (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) b
+ON a.channel = b.channel AND a.ws = b.ws WHERE a.bidder = 7 AND b.bidder < 5;
