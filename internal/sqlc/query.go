@@ -30,6 +30,7 @@ type operator struct {
 	keys   int
 	window windowSpec
 	join   *joinStep
+	topN   *sqlprog.TopN
 }
 
 // windowSpec is a GROUP BY window.
@@ -57,6 +58,10 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if isJoin(sel) {
 		q := &query{sink: sink}
 		return q, c.joinQuery(q, sel)
+	}
+	if isTopN(sel) {
+		q := &query{sink: sink}
+		return q, c.topNQuery(q, sel)
 	}
 	src, alias, err := c.from(sel)
 	if err != nil {

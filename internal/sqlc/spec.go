@@ -80,6 +80,8 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 				so.Window = op.window.spec()
 			case "sqlGroup":
 				so.SQL = op.agg.String()
+			case "sqlTopN":
+				so.SQL = op.topN.String()
 			case "intervalJoin", "windowJoin":
 				op.join.fill(&so, joinInputs)
 			}

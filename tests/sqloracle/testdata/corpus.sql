@@ -227,3 +227,50 @@ SELECT a.channel, a.ws, a.auction, b.auction FROM
   (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) a JOIN
   (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) b
 ON a.channel = b.channel AND a.ws = b.ws WHERE a.bidder = 7 AND b.bidder < 5;
+
+-- Top-N and deduplication are updating: each rank of each partition is a
+-- row, identified by the partition and the rank (or the partition alone
+-- for a deduplication). The ORDER BYs are total, so that ROW_NUMBER is
+-- the same in DuckDB; DuckDB is told PostgreSQL's NULL order.
+
+-- name: topn-price-per-auction
+-- key: 1, 4
+-- sink: auction BIGINT, price BIGINT, bidder BIGINT, rn BIGINT
+INSERT INTO out SELECT auction, price, bidder, rn FROM (
+  SELECT auction, price, bidder, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC, ts, bidder) AS rn FROM bids
+) t WHERE rn <= 3;
+-- duckdb:
+SELECT auction, price, bidder, rn FROM (
+  SELECT auction, price, bidder, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC NULLS FIRST, ts, bidder) AS rn FROM bids
+) t WHERE rn <= 3;
+
+-- name: topn-expressions-where
+-- key: 1, 2
+-- sink: ch VARCHAR, rank BIGINT, cents BIGINT, ts BIGINT
+INSERT INTO out SELECT ch, rn, cents, ts FROM (
+  SELECT UPPER(channel) AS ch, price * 100 AS cents, ts, ROW_NUMBER() OVER (PARTITION BY UPPER(channel) ORDER BY price, ts DESC, bidder) AS rn
+  FROM bids WHERE auction < 10
+) WHERE rn < 6 AND cents > 1000;
+-- duckdb:
+SELECT ch, rn, cents, ts FROM (
+  SELECT UPPER(channel) AS ch, price * 100 AS cents, ts, ROW_NUMBER() OVER (PARTITION BY UPPER(channel) ORDER BY price, ts DESC, bidder) AS rn
+  FROM bids WHERE auction < 10
+) WHERE rn < 6 AND cents > 1000;
+
+-- name: topn-global
+-- key: 3
+-- sink: auction BIGINT, price BIGINT, rn BIGINT
+INSERT INTO out SELECT auction, price, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (ORDER BY price DESC NULLS LAST, ts, bidder) AS rn FROM bids
+) WHERE rn <= 10;
+
+-- name: dedup-first-bid-per-bidder
+-- key: 1
+-- sink: bidder BIGINT, auction BIGINT, price BIGINT, ts BIGINT
+INSERT INTO out SELECT bidder, auction, price, ts FROM (
+  SELECT bidder, auction, price, ts, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY ts, auction, price) AS rn FROM bids
+) WHERE rn = 1;
+-- duckdb:
+SELECT bidder, auction, price, ts FROM (
+  SELECT bidder, auction, price, ts, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY ts, auction, price NULLS LAST) AS rn FROM bids
+) WHERE rn = 1;
