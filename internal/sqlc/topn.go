@@ -33,10 +33,11 @@ func isTopN(sel *pg.SelectStmt) bool {
 func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 	rs := sel.FromClause[0].GetRangeSubselect()
 	inner := rs.Subquery.GetSelectStmt()
-	at := location(sel.FromClause[0])
-	if inner == nil {
-		return c.errAt(at, "FROM (subquery) takes a SELECT")
+	if inner == nil || len(inner.TargetList) == 0 {
+		return c.errAt(0, "FROM (subquery) takes a SELECT")
 	}
+	// NB: pg_query gives a subquery in FROM no location; its SELECT list has one.
+	at := int(inner.TargetList[0].GetResTarget().Location)
 	if err := c.unsupported(inner); err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 		rank.Input = append(rank.Input, e.Type)
 	}
 	sub.types = rank.Input
-	rest, err := c.rankLimit(sel.WhereClause, sub, rank)
+	rest, err := c.rankLimit(sel.WhereClause, at, sub, rank)
 	if err != nil {
 		return err
 	}
@@ -179,45 +180,50 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 
 // rankLimit finds, among the outer WHERE's conjuncts, the one that bounds
 // the rank (rn <= N, rn < N or rn = 1) and sets N; it returns the others.
-func (c *compiler) rankLimit(where *pg.Node, sub *subScope, rank *sqlprog.TopN) ([]*pg.Node, error) {
+func (c *compiler) rankLimit(where *pg.Node, at int, sub *subScope, rank *sqlprog.TopN) ([]*pg.Node, error) {
 	var rest []*pg.Node
-	if where != nil {
-		for _, x := range conjuncts(where) {
-			a := x.GetAExpr()
-			if rank.N == 0 && a != nil && a.Kind == pg.A_Expr_Kind_AEXPR_OP && sub.isRank(a.Lexpr) && a.Rexpr.GetAConst().GetIval() != nil {
-				n := int(a.Rexpr.GetAConst().GetIval().Ival)
-				switch opName(a) {
-				case "<=":
-					rank.N = n
-				case "<":
-					rank.N = n - 1
-				case "=":
-					if n != 1 {
-						return nil, c.errAt(int(a.Location), "%s = %d: only %s = 1 (or <= N) is supported", sub.rank, n, sub.rank)
-					}
-					rank.N = 1
-				}
-				if rank.N != 0 {
-					if rank.N < 1 {
-						return nil, c.errAt(int(a.Location), "the rank bound keeps no row")
-					}
-					continue
-				}
-			}
+	found := false
+	for _, x := range conjunctsOf(where) {
+		a := x.GetAExpr()
+		if found || a == nil || a.Kind != pg.A_Expr_Kind_AEXPR_OP || !sub.isRank(a.Lexpr) || a.Rexpr.GetAConst().GetIval() == nil {
 			rest = append(rest, x)
+			continue
 		}
+		n := int(a.Rexpr.GetAConst().GetIval().Ival)
+		switch opName(a) {
+		case "<=":
+			rank.N = n
+		case "<":
+			rank.N = n - 1
+		case "=":
+			if n != 1 {
+				return nil, c.errAt(int(a.Location), "%s = %d: only %s = 1 (or <= N) is supported", sub.rank, n, sub.rank)
+			}
+			rank.N = 1
+		default:
+			rest = append(rest, x)
+			continue
+		}
+		if rank.N < 1 {
+			return nil, c.errAt(int(a.Location), "the rank bound keeps no row")
+		}
+		found = true
 	}
-	if rank.N == 0 {
-		return nil, c.errAt(location0(where), "a Top-N needs WHERE %s <= N (a constant) outside the subquery: an unbounded ranking is not supported", sub.rank)
+	if !found {
+		if where != nil {
+			at = location(where)
+		}
+		return nil, c.errAt(at, "a Top-N needs WHERE %s <= N (a constant) outside the subquery: an unbounded ranking is not supported", sub.rank)
 	}
 	return rest, nil
 }
 
-func location0(n *pg.Node) int {
+// conjunctsOf returns the terms of a WHERE, none for no WHERE.
+func conjunctsOf(n *pg.Node) []*pg.Node {
 	if n == nil {
-		return 0
+		return nil
 	}
-	return location(n)
+	return conjuncts(n)
 }
 
 // subScope resolves the columns of a Top-N's subquery: its SELECT list by
