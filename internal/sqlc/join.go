@@ -1,6 +1,7 @@
 package sqlc
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -90,8 +91,14 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	switch {
 	case len(on.keys[0]) == 0:
 		return c.errAt(location(je.Quals), "a join needs at least one equality of a left and a right expression in ON (a.k = b.k)")
+	case !on.timed && c.props.stateTTL == 0:
+		return c.errAt(location(je.Quals), "a join needs a time bound in ON: b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts + INTERVAL '5' SECOND, or TUMBLE(a.ts, size) = TUMBLE(b.ts, size); or, for a regular join, SET state_ttl = '1h' before the query")
+	case !on.timed && left:
+		return c.errAt(loc, "a regular LEFT JOIN is not supported yet (its unmatched rows would need retracting): LEFT JOIN takes a window")
 	case !on.timed:
-		return c.errAt(location(je.Quals), "a join needs a time bound in ON: b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts + INTERVAL '5' SECOND, or TUMBLE(a.ts, size) = TUMBLE(b.ts, size) (regular joins with a state TTL are not supported yet)")
+		if err := c.regularJoin(sides, step); err != nil {
+			return err
+		}
 	case left && step.interval:
 		return c.errAt(loc, "LEFT JOIN with a time interval is not supported yet (an interval join is inner; a window join may be LEFT)")
 	case left && on.rest != nil:
@@ -102,6 +109,31 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 		step.kind = "leftOuter"
 	}
 	return c.joinOps(q, sel, sides, on)
+}
+
+// regularJoin makes a join without a time bound keep its rows for the
+// state TTL of event time: a row joins the other table's rows of its key
+// whose event time is within the TTL of its own, an interval join of
+// [-ttl, +ttl] (docs/sql.md, "Regular joins").
+func (c *compiler) regularJoin(sides [2]rowScope, st *joinStep) error {
+	for _, s := range sides {
+		if s.t.EventTime < 0 {
+			return c.errAt(s.t.at, "table %s has no event time, which a regular join's state TTL is measured in: declare WITH (watermark = 'ts - 5s')", s.t.Name)
+		}
+	}
+	st.interval = true
+	st.lower, st.upper = -c.props.stateTTL, c.props.stateTTL
+	return nil
+}
+
+// stateTTL reads SET state_ttl's value: a duration of whole milliseconds,
+// or 0 for none.
+func stateTTL(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d%time.Millisecond != 0 {
+		return 0, fmt.Errorf("want a duration such as '1h' or '30s', got %q", v)
+	}
+	return d, nil
 }
 
 // joinOn is a join's ON clause taken apart: the key expressions of each

@@ -25,6 +25,7 @@ func TestJoinCompiles(t *testing.T) {
 		{"interval, right subject", "INSERT INTO o SELECT b.auction, a.price, b.price FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '5' SECOND AND b.ts + INTERVAL '10' SECOND;", "intervalJoin", -5, 10},
 		// b.ts in [a.ts - 5s, a.ts + 10s] is a.ts in [b.ts - 10s, b.ts + 5s].
 		{"interval, left subject", "INSERT INTO o SELECT b.auction, a.price, b.price FROM bids b JOIN asks a ON b.auction = a.auction AND b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts + INTERVAL '10' SECOND;", "intervalJoin", -10, 5},
+		{"regular, state TTL", "SET state_ttl = '90s';\nINSERT INTO o SELECT b.auction, a.price, b.price FROM bids b JOIN asks a ON a.auction = b.auction;", "intervalJoin", -90, 90},
 		{"window", "INSERT INTO o SELECT b.auction, a.price, CAST(window_start AS DOUBLE) FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '10' SECOND) = TUMBLE(b.ts, INTERVAL '10' SECOND);", "windowJoin", 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -62,6 +63,9 @@ func TestJoinErrors(t *testing.T) {
 	tests := []struct{ name, query, want string }{
 		{"no time bound", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction;",
 			"line 6, column 69: a join needs a time bound in ON"},
+		{"regular left", "SET state_ttl = '1h';\nINSERT INTO o SELECT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction;",
+			"line 7, column 54: a regular LEFT JOIN is not supported yet"},
+		{"bad ttl", "SET state_ttl = 'forever';", "line 6, column 17: SET state_ttl: want a duration such as '1h' or '30s', got \"forever\""},
 		{"no key", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND);",
 			"line 6, column 93: a join needs at least one equality"},
 		{"left interval", "INSERT INTO o SELECT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND;",

@@ -93,11 +93,17 @@ func readCorpus(t *testing.T) []query {
 	}
 	for i := range qs {
 		q := &qs[i]
-		if q.sink == "" || !strings.HasPrefix(strings.TrimSpace(q.floe), "INSERT INTO out ") {
+		// NB: SET statements, one a line, may come before the query.
+		body := strings.TrimSpace(q.floe)
+		for strings.HasPrefix(body, "SET ") {
+			_, body, _ = strings.Cut(body, "\n")
+			body = strings.TrimSpace(body)
+		}
+		if q.sink == "" || !strings.HasPrefix(body, "INSERT INTO out ") {
 			t.Fatalf("corpus query %s: want -- sink: and INSERT INTO out SELECT ...", q.name)
 		}
 		if q.duckdb == "" {
-			q.duckdb = strings.TrimPrefix(strings.TrimSpace(q.floe), "INSERT INTO out ")
+			q.duckdb = strings.TrimPrefix(body, "INSERT INTO out ")
 		}
 	}
 	return qs

@@ -228,6 +228,13 @@ SELECT a.channel, a.ws, a.auction, b.auction FROM
   (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) b
 ON a.channel = b.channel AND a.ws = b.ws WHERE a.bidder = 7 AND b.bidder < 5;
 
+-- name: regular-join-state-ttl
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT
+SET state_ttl = '3s';
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b ON a.auction = b.auction AND a.bidder + 10 < b.bidder;
+-- duckdb: a regular join's state TTL is event time: rows at most the TTL apart join
+SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b ON a.auction = b.auction AND a.bidder + 10 < b.bidder AND abs(b.ts - a.ts) <= 3000;
+
 -- Top-N and deduplication are updating: each rank of each partition is a
 -- row, identified by the partition and the rank (or the partition alone
 -- for a deduplication). The ORDER BYs are total, so that ROW_NUMBER is
