@@ -163,7 +163,7 @@ func runDuckDB(t *testing.T, node, bids string, qs []query) duckResultsMap {
 	in := struct {
 		Tables  []table `json:"tables"`
 		Queries []q     `json:"queries"`
-	}{Tables: []table{{"bids", bids, bidsColumns}}}
+	}{Tables: []table{{"bids", bids, bidsColumns}, {"asks", asksFile(t, bids), asksColumns}}}
 	for _, x := range qs {
 		in.Queries = append(in.Queries, q{x.name, x.duckdb})
 	}
@@ -234,8 +234,8 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, q query) []
 	}
 	src := fmt.Sprintf("SET parallelism = 2;\n"+
 		"CREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n"+
-		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s",
-		strings.Join(cols, ", "), bids, q.sink, out, q.floe)
+		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s%s",
+		strings.Join(cols, ", "), bids, q.sink, out, asksDDL(t, bids), q.floe)
 	job, err := sqlc.Compile(src, sqlc.Options{Name: q.name})
 	if err != nil {
 		t.Fatalf("compiling:\n%v", err)

@@ -235,6 +235,29 @@ INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JO
 -- duckdb: a regular join's state TTL is event time: rows at most the TTL apart join
 SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b ON a.auction = b.auction AND a.bidder + 10 < b.bidder AND abs(b.ts - a.ts) <= 3000;
 
+-- Joins of bids with a second table,
+--
+--   asks (auction BIGINT, seller BIGINT, price BIGINT, ts BIGINT)
+--        WITH (watermark = 'ts - 1s')
+--
+-- (price sometimes NULL; auctions 1-25, where bids has 1-20).
+
+-- name: two-tables-interval-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, spread BIGINT, d BIGINT
+INSERT INTO out SELECT b.auction, bidder, seller, b.price - a.price, a.ts - b.ts FROM bids b JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts + INTERVAL '1' SECOND WHERE b.price >= a.price;
+-- duckdb:
+SELECT b.auction, bidder, seller, b.price - a.price, a.ts - b.ts FROM bids b JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - 2000 AND b.ts + 1000 WHERE b.price >= a.price;
+
+-- name: two-tables-window-join-left
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, seller BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT a.auction, window_start, window_end, seller, b.price, a.price FROM asks a LEFT JOIN bids b
+ON b.auction = a.auction AND TUMBLE(a.ts, INTERVAL '3' SECOND) = TUMBLE(b.ts, INTERVAL '3' SECOND) WHERE seller < 10;
+-- duckdb:
+SELECT a.auction, a.ts // 3000 * 3000, a.ts // 3000 * 3000 + 3000, seller, b.price, a.price FROM asks a LEFT JOIN bids b
+ON b.auction = a.auction AND a.ts // 3000 = b.ts // 3000 WHERE seller < 10;
+
 -- Top-N and deduplication are updating: each rank of each partition is a
 -- row, identified by the partition and the rank (or the partition alone
 -- for a deduplication). The ORDER BYs are total, so that ROW_NUMBER is
