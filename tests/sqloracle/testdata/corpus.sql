@@ -258,6 +258,17 @@ ON b.auction = a.auction AND TUMBLE(a.ts, INTERVAL '3' SECOND) = TUMBLE(b.ts, IN
 SELECT a.auction, a.ts // 3000 * 3000, a.ts // 3000 * 3000 + 3000, seller, b.price, a.price FROM asks a LEFT JOIN bids b
 ON b.auction = a.auction AND a.ts // 3000 = b.ts // 3000 WHERE seller < 10;
 
+-- name: two-tables-window-join-left-null-keys
+-- sink: auction BIGINT, price BIGINT, seller BIGINT, ws BIGINT
+INSERT INTO out SELECT b.auction, b.price, a.seller, window_start FROM bids b LEFT JOIN asks a
+ON b.price = a.price AND HOP(b.ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) = HOP(a.ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)
+WHERE b.bidder < 8;
+-- duckdb: a NULL price joins nothing, and its bid is kept with NULLs
+SELECT b.auction, b.price, a.seller, b.ws FROM
+  (SELECT *, ts // 5000 * 5000 - k * 5000 AS ws FROM bids, range(0, 2) r(k)) b LEFT JOIN
+  (SELECT *, ts // 5000 * 5000 - k * 5000 AS ws FROM asks, range(0, 2) r(k)) a
+ON b.price = a.price AND b.ws = a.ws WHERE b.bidder < 8;
+
 -- Top-N and deduplication are updating: each rank of each partition is a
 -- row, identified by the partition and the rank (or the partition alone
 -- for a deduplication). The ORDER BYs are total, so that ROW_NUMBER is
@@ -304,3 +315,10 @@ INSERT INTO out SELECT bidder, auction, price, ts FROM (
 SELECT bidder, auction, price, ts FROM (
   SELECT bidder, auction, price, ts, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY ts, auction, price NULLS LAST) AS rn FROM bids
 ) WHERE rn = 1;
+
+-- name: dedup-last-per-auction-channel
+-- key: 1, 2
+-- sink: auction BIGINT, channel VARCHAR, bidder BIGINT, ts BIGINT
+INSERT INTO out SELECT auction, channel, bidder, ts FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
+) AS d WHERE d.rn = 1;
