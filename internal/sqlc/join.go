@@ -41,14 +41,29 @@ type joinStep struct {
 	rows         sqlprog.JoinRows
 }
 
-// isJoin reports whether a SELECT reads a JOIN.
+// isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
 func isJoin(sel *pg.SelectStmt) bool {
-	return len(sel.FromClause) == 1 && sel.FromClause[0].GetJoinExpr() != nil
+	switch len(sel.FromClause) {
+	case 1:
+		return sel.FromClause[0].GetJoinExpr() != nil
+	case 2:
+		return sel.FromClause[0].GetRangeVar() != nil && sel.FromClause[1].GetRangeVar() != nil
+	}
+	return false
 }
 
 // joinQuery compiles INSERT INTO sink SELECT ... FROM a JOIN b ON ....
+// FROM a, b WHERE cond is the inner join a JOIN b ON cond, as Flink's
+// interval joins are often written.
 func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
-	je := sel.FromClause[0].GetJoinExpr()
+	je, where := sel.FromClause[0].GetJoinExpr(), sel.WhereClause
+	if je == nil {
+		je = &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: sel.FromClause[0], Rarg: sel.FromClause[1], Quals: where}
+		if je.Quals == nil {
+			return c.errAt(location(sel.FromClause[1]), "FROM a, b joins the two tables: WHERE needs a.k = b.k AND a time bound (a cross join is not supported)")
+		}
+		where = nil
+	}
 	var sides [2]rowScope
 	for i, n := range []*pg.Node{je.Larg, je.Rarg} {
 		rv := n.GetRangeVar()
@@ -108,7 +123,7 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	if left {
 		step.kind = "leftOuter"
 	}
-	return c.joinOps(q, sel, sides, on)
+	return c.joinOps(q, sel, where, sides, on)
 }
 
 // regularJoin makes a join without a time bound keep its rows for the
@@ -382,7 +397,7 @@ func (c *compiler) joinWindow(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (bo
 }
 
 // joinOps compiles the operators of a join query.
-func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, sides [2]rowScope, on *joinOn) error {
+func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [2]rowScope, on *joinOn) error {
 	k := len(on.keys[0])
 	plan := &joinPlan{right: sides[1].t}
 	js := &joinScope{sides: sides}
@@ -421,22 +436,22 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, sides [2]rowScope, on *
 	}
 	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink)}
 	conds := append([]*pg.Node{}, on.rest...)
-	if sel.WhereClause != nil {
-		conds = append(conds, sel.WhereClause)
+	if where != nil {
+		conds = append(conds, where)
 	}
-	var where []*sqlexpr.Expr
+	var ws []*sqlexpr.Expr
 	for _, n := range conds {
 		w, err := c.where(n, js)
 		if err != nil {
 			return err
 		}
-		where = append(where, w)
+		ws = append(ws, w)
 	}
 	switch {
-	case len(where) == 1:
-		last.Where = where[0]
-	case len(where) > 1:
-		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
+	case len(ws) == 1:
+		last.Where = ws[0]
+	case len(ws) > 1:
+		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, ws...)
 	}
 	exprs, locs, err := c.targets(sel.TargetList, js, nil)
 	if err != nil {

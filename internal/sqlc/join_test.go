@@ -104,3 +104,24 @@ func TestJoinErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCommaJoinIsAnInnerJoin compiles FROM a, b WHERE cond to the spec of
+// a JOIN b ON cond.
+func TestCommaJoinIsAnInnerJoin(t *testing.T) {
+	head := bidsTable + asksTable + "CREATE TABLE o (auction BIGINT) WITH (connector = 'stdout');\n"
+	comma, err := Compile(head+"INSERT INTO o SELECT b.auction FROM bids b, asks a WHERE a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND AND a.price > 2;", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join, err := Compile(head+"INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND WHERE a.price > 2;", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(comma.Spec) != string(join.Spec) {
+		t.Errorf("FROM a, b WHERE compiles to\n%s\nJOIN ON to\n%s", comma.Spec, join.Spec)
+	}
+	_, err = Compile(head+"INSERT INTO o SELECT b.auction FROM bids b, asks a;", Options{})
+	if err == nil || !strings.Contains(err.Error(), "line 6, column 45: FROM a, b joins the two tables") {
+		t.Errorf("a cross join: %v", err)
+	}
+}

@@ -108,13 +108,13 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 		return nil, "", c.errAt(0, "a query needs FROM a table")
 	}
 	if len(sel.FromClause) > 1 {
-		return nil, "", c.errAt(location(sel.FromClause[1]), "joins are not supported yet: a query reads one table")
+		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
 	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()
 	if rv == nil {
 		if f.GetJoinExpr() != nil {
-			return nil, "", c.errAt(location(f), "joins are not supported yet: a query reads one table")
+			return nil, "", c.errAt(location(f), "a join reads two tables by name (a join of joins is not supported yet)")
 		}
 		return nil, "", c.errAt(location(f), "FROM takes a table name (subqueries and table functions are not supported yet)")
 	}

@@ -250,6 +250,14 @@ ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts + 
 SELECT b.auction, bidder, seller, b.price - a.price, a.ts - b.ts FROM bids b JOIN asks a
 ON a.auction = b.auction AND a.ts BETWEEN b.ts - 2000 AND b.ts + 1000 WHERE b.price >= a.price;
 
+-- name: two-tables-comma-where
+-- sink: auction BIGINT, seller BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT b.auction, seller, b.price, a.price FROM bids b, asks a
+WHERE a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1500 milliseconds' AND seller < 12;
+-- duckdb:
+SELECT b.auction, seller, b.price, a.price FROM bids b, asks a
+WHERE a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 1500 AND seller < 12;
+
 -- name: two-tables-window-join-left
 -- sink: auction BIGINT, ws BIGINT, we BIGINT, seller BIGINT, bid BIGINT, ask BIGINT
 INSERT INTO out SELECT a.auction, window_start, window_end, seller, b.price, a.price FROM asks a LEFT JOIN bids b
