@@ -261,7 +261,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			`  - {type: window, uid: x, window: {type: tumbling, size: 1s}, aggregate: f, sql: '{"input":[],"keys":0,"aggs":[]}'}`,
 			"  - {type: keyBy, uid: k2, input: e, key: 'row:1'}",
 			`  - {type: intervalJoin, uid: j, inputs: [k, k2], between: [0s, 1s], sql: '{"right":0}'}`,
-			`  - {type: windowJoin, uid: j2, inputs: [k, k2], window: {type: tumbling, size: 1s}, separator: '|', sql: '{"right":2}'}`),
+			`  - {type: windowJoin, uid: j2, inputs: [k, k2], window: {type: tumbling, size: 1s}, separator: '|', sql: '{"right":2}'}`,
+			`  - {type: sqlTopN, uid: tn, input: k, sql: '{"input":["BIGINT"],"keys":1,"order":[],"n":1}'}`),
 		want: []string{
 			`line 6: operators[0].sql: required`,
 			`line 7: operators[1].sql: not a SQL program: unexpected EOF`,
@@ -276,6 +277,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			`line 15: operators[9].sql: right: a right row has at least one value, got 0`,
 			`line 15: operators[9].uid: nothing reads "j": name it in the inputs of an operator or a sink`,
 			`line 16: operators[10].separator: only applies to a join without sql: (a SQL join builds its rows itself)`,
+			`line 16: operators[10].uid: nothing reads "j2": name it in the inputs of an operator or a sink`,
+			`line 17: operators[11].sql: order: a ranking needs at least one sort key`,
 		},
 	}, {
 		name: "sink fields",
