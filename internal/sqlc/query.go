@@ -23,14 +23,15 @@ type query struct {
 // operator is one operator of a query, as the spec will hold it.
 type operator struct {
 	kind string // sql, keyBy or window
+	// join and topN configure a join (join.go) and a sqlTopN (topn.go).
+	join *joinStep
+	topN *sqlprog.TopN
 	// suffix ends the operator's uid.
 	suffix string
 	prog   *sqlprog.Program
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
-	join   *joinStep
-	topN   *sqlprog.TopN
 }
 
 // windowSpec is a GROUP BY window.

@@ -26,11 +26,13 @@ type specOperator struct {
 	Type   string            `yaml:"type"`
 	UID    string            `yaml:"uid"`
 	Input  string            `yaml:"input,omitempty"`
-	Inputs []string          `yaml:"inputs,omitempty,flow"`
 	Key    string            `yaml:"key,omitempty"`
 	Window map[string]string `yaml:"window,omitempty"`
 	SQL    string            `yaml:"sql,omitempty"`
-	// A join's (join.go).
+
+	// A join's (join.go): its two inputs, in Input's place, and its
+	// bounds or kind.
+	Inputs  []string `yaml:"inputs,omitempty,flow"`
 	Between []string `yaml:"between,omitempty,flow"`
 	Join    string   `yaml:"join,omitempty"`
 }

@@ -232,10 +232,12 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, q query) []
 	for i, c := range bidsColumns {
 		cols[i] = c[0] + " " + c[1]
 	}
+	q.floe = asksDDL(t, bids) + q.floe // NB: joins read asks too (asks_test.go)
+
 	src := fmt.Sprintf("SET parallelism = 2;\n"+
 		"CREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n"+
-		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s%s",
-		strings.Join(cols, ", "), bids, q.sink, out, asksDDL(t, bids), q.floe)
+		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s",
+		strings.Join(cols, ", "), bids, q.sink, out, q.floe)
 	job, err := sqlc.Compile(src, sqlc.Options{Name: q.name})
 	if err != nil {
 		t.Fatalf("compiling:\n%v", err)

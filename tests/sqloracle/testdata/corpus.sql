@@ -154,24 +154,6 @@ FROM bids GROUP BY price / 100, upper(channel), TUMBLE(ts, INTERVAL '20' SECOND)
 SELECT price // 100 AS band, price // 100 * 100, UPPER(channel) AS ch, ts // 20000 * 20000 AS ws, COUNT(*), COUNT(DISTINCT bidder)
 FROM bids GROUP BY band, ch, ws;
 
--- Updating queries (GROUP BY without a window) write a changelog: each
--- row is op (upsert or delete), then the sink's columns; "-- key:" names
--- the columns (from 1) that identify a row, and the test compares the table
--- the changelog leaves with DuckDB's result.
-
--- name: updating-count-sum
--- key: 1
--- sink: auction BIGINT, n BIGINT, total BIGINT, mean DOUBLE, bidders BIGINT
-INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;
-
--- name: updating-having-deletes
--- key: 1, 2
--- sink: channel VARCHAR, band BIGINT, n BIGINT, hi BIGINT
-INSERT INTO out SELECT channel, price / 250, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL
-GROUP BY channel, price / 250 HAVING COUNT(*) < 150;
--- duckdb:
-SELECT channel, price // 250 AS band, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL GROUP BY channel, band HAVING COUNT(*) < 150;
-
 -- Joins (docs/sql.md, "Joins") read bids twice, as a and b. DuckDB's
 -- interval is milliseconds added to ts, and its window join an equality of
 -- the windows' starts.
@@ -330,3 +312,21 @@ SELECT bidder, auction, price, ts FROM (
 INSERT INTO out SELECT auction, channel, bidder, ts FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
 ) AS d WHERE d.rn = 1;
+
+-- Updating queries (GROUP BY without a window) write a changelog: each
+-- row is op (upsert or delete), then the sink's columns; "-- key:" names
+-- the columns (from 1) that identify a row, and the test compares the table
+-- the changelog leaves with DuckDB's result.
+
+-- name: updating-count-sum
+-- key: 1
+-- sink: auction BIGINT, n BIGINT, total BIGINT, mean DOUBLE, bidders BIGINT
+INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;
+
+-- name: updating-having-deletes
+-- key: 1, 2
+-- sink: channel VARCHAR, band BIGINT, n BIGINT, hi BIGINT
+INSERT INTO out SELECT channel, price / 250, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL
+GROUP BY channel, price / 250 HAVING COUNT(*) < 150;
+-- duckdb:
+SELECT channel, price // 250 AS band, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL GROUP BY channel, band HAVING COUNT(*) < 150;
