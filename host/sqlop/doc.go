@@ -4,5 +4,8 @@
 // aggregate function of a SQL window, which host/window drives like any
 // window function (its accumulators live in the window's keyed state, so
 // checkpoints, restores and rescales treat them as they treat a Wasm
-// aggregate's). Rows travel between them in internal/sqlrow's encoding.
+// aggregate's). Group keeps a GROUP BY's accumulators without a window,
+// TopN each partition's ranked rows; JoinRows is the join.Combiner that
+// makes a SQL join's pair one row. Rows travel between them in
+// internal/sqlrow's encoding.
 package sqlop

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe-stream/floe/host/join"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/host/window"
 	"github.com/floe-stream/floe/internal/jobspec"
@@ -59,7 +60,9 @@ func (t *Task) joinOperator(ctx context.Context, op *jobspec.Operator) (Operator
 	j := op.Join
 	var fn join.Combiner = join.Concat{Sep: []byte(j.Separator)}
 	var in *udf.Instance
-	if op.Function != "" {
+	if j.SQL != nil {
+		fn = &sqlop.JoinRows{Spec: j.SQL}
+	} else if op.Function != "" {
 		inst, err := t.instance(ctx, op, false)
 		if err != nil {
 			return nil, err

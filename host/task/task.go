@@ -362,6 +362,11 @@ func (t *Task) open(ctx context.Context) error {
 				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
 			}
 			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
+		case jobspec.OperatorSQLTopN:
+			if t.state == nil {
+				return fmt.Errorf("operator %s: a sqlTopN needs keyed state", spec.UID)
+			}
+			op, err = sqlop.NewTopN(spec.UID, spec.SQLTopN, t.state)
 		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}

@@ -121,6 +121,10 @@ const (
 	// without a window (SQLAggregation) and emits the key's new result row
 	// for every batch that changed it: an updating result.
 	OperatorSQLGroup OperatorType = "sqlGroup"
+	// OperatorSQLTopN keeps, per key, the first N rows in a SQL ORDER BY
+	// (SQLTopN) and emits each rank whose row a batch changed: Top-N and
+	// deduplication, an updating result.
+	OperatorSQLTopN OperatorType = "sqlTopN"
 )
 
 // TwoInput reports whether operators of type t read exactly two inputs,
@@ -132,7 +136,7 @@ func (t OperatorType) TwoInput() bool {
 // Keyed reports whether operators of type t keep keyed state, and so need a
 // keyBy before them.
 func (t OperatorType) Keyed() bool {
-	return t == OperatorProcess || t == OperatorWindow || t.TwoInput() || t == OperatorSQLGroup
+	return t == OperatorProcess || t == OperatorWindow || t.TwoInput() || t == OperatorSQLGroup || t == OperatorSQLTopN
 }
 
 // Operator is one step of the job's graph.
@@ -178,6 +182,8 @@ type Operator struct {
 	// names sql: instead of a module's function, or of a sqlGroup; nil
 	// otherwise.
 	SQLAggregation *sqlprog.Aggregation
+	// SQLTopN is the ranking of a sqlTopN; nil otherwise.
+	SQLTopN *sqlprog.TopN
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs
 	// are dropped and counted.

@@ -2,6 +2,8 @@ package jobspec
 
 import (
 	"time"
+
+	"github.com/floe-stream/floe/internal/sqlprog"
 )
 
 // Join configures an intervalJoin or a windowJoin (docs/jobs.md, "Joins").
@@ -24,6 +26,10 @@ type Join struct {
 	// LateOutput names the side output of records too late to join; ""
 	// drops them (and counts them).
 	LateOutput string
+	// SQL, set by the SQL compiler (sql: in the spec), makes each pair
+	// the joined row of two SQL rows instead of a concatenation; nil
+	// otherwise.
+	SQL *sqlprog.JoinRows
 }
 
 // JoinKind is how a window join pairs the rows of a window.
@@ -88,6 +94,9 @@ func (b *builder) joinCommon(path string, r *rawOperator, op *Operator) *Join {
 	} else if r.Separator.set {
 		j.Separator = r.Separator.value
 	}
+	if r.SQL.set {
+		b.joinSQL(path, r, j)
+	}
 	if r.LateOutput.set {
 		j.LateOutput = r.LateOutput.value
 	}
@@ -127,4 +136,21 @@ func article(t OperatorType) string {
 		return "an " + string(t)
 	}
 	return "a " + string(t)
+}
+
+// joinSQL reads the sql: of a join the SQL compiler emitted: the shape of
+// its joined rows, which replace the concatenation and any function.
+func (b *builder) joinSQL(path string, r *rawOperator, j *Join) {
+	b.p.only(path+".function", r.Function, "a join without sql: (a SQL join builds its rows itself)")
+	b.p.only(path+".separator", r.Separator, "a join without sql: (a SQL join builds its rows itself)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	rows, err := sqlprog.ParseJoinRows(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	j.SQL = rows
 }

@@ -55,3 +55,19 @@ func (b *builder) sqlGroup(path string, r *rawOperator, op *Operator) {
 	}
 	op.SQLAggregation = agg
 }
+
+// sqlTopN fills in the ranking of a sqlTopN operator.
+func (b *builder) sqlTopN(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".module", r.Module, "an operator that calls a function (a sqlTopN runs its ranking)")
+	b.p.only(path+".function", r.Function, "an operator that calls a function (a sqlTopN runs its ranking)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	rank, err := sqlprog.ParseTopN(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQLTopN = rank
+}

@@ -94,6 +94,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	case OperatorSQLGroup:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.sqlGroup(path, r, &op)
+	case OperatorSQLTopN:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.sqlTopN(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
@@ -109,8 +112,8 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notJoin(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
-	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup {
-		b.p.only(path+".sql", r.SQL, "a sql or sqlGroup operator or a window")
+	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup && op.Type != OperatorSQLTopN && op.Join == nil {
+		b.p.only(path+".sql", r.SQL, "a sql, sqlGroup or sqlTopN operator, a window or a join")
 	}
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
@@ -124,7 +127,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup), string(OperatorSQLTopN)}
 
 // coProcess fills in the module and the two functions of a coProcess:
 // functions: [F1, F2], F1 for the records of its first input and F2 for

@@ -46,6 +46,8 @@ type props struct {
 	maxParallelism     int
 	checkpointInterval time.Duration
 	stateBackend       string
+	// stateTTL bounds the regular joins after it (join.go).
+	stateTTL time.Duration
 }
 
 // Compile compiles a SQL script into a job spec. An error in the script is
@@ -139,8 +141,10 @@ func (c *compiler) set(s *pg.VariableSetStmt, at int) error {
 		c.props.checkpointInterval, err = time.ParseDuration(v)
 	case "statebackend":
 		c.props.stateBackend = v
+	case "statettl":
+		c.props.stateTTL, err = stateTTL(v)
 	default:
-		return c.errAt(at, "unknown setting %q (known: name, parallelism, max_parallelism, checkpoint_interval, state_backend)", s.Name)
+		return c.errAt(at, "unknown setting %q (known: name, parallelism, max_parallelism, checkpoint_interval, state_backend, state_ttl)", s.Name)
 	}
 	if err != nil {
 		return c.errAt(int(k.Location), "SET %s: %v", s.Name, err)

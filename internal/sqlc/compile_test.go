@@ -62,8 +62,6 @@ func TestErrorsPointAtText(t *testing.T) {
 			"line 4, column 22: window_start: the query groups by no window"},
 		{"sink arity", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT auction, price FROM bids;",
 			"line 4, column 22: the SELECT list has 2 columns, o has 1 (a)"},
-		{"join", bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT b.auction FROM bids b JOIN bids c ON b.auction = c.auction;",
-			"line 4, column 37: joins are not supported yet"},
 		{"window column", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT COUNT(*) FROM bids GROUP BY TUMBLE(price, INTERVAL '1' SECOND);",
 			`line 4, column 57: TUMBLE windows by the event-time column of bids, which is "ts", not "price"`},
 		{"hop multiple", bidsTable + "CREATE TABLE o (n BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT COUNT(*) FROM bids GROUP BY HOP(ts, INTERVAL '3' SECOND, INTERVAL '10' SECOND);",

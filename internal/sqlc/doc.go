@@ -13,7 +13,8 @@
 //     it. Every option but connector, format and watermark goes to the
 //     connector's section of the spec as it stands;
 //   - INSERT INTO sink SELECT ... FROM t [WHERE ...] [GROUP BY ...] is one
-//     query of the job; several share the tables they read;
+//     query of the job; several share the tables they read. FROM may also
+//     be a JOIN of two tables, or a Top-N's subquery;
 //   - EXPLAIN before an INSERT asks for the job's graph instead of a run.
 //
 // A query becomes a chain of host-side operators (host/sqlop): a sql
@@ -22,7 +23,11 @@
 // window with the built-in aggregate function and a second sql operator
 // for the SELECT list and HAVING over the aggregates; for a GROUP BY
 // without a window, a sqlGroup operator in the window's place and a last
-// sql operator that writes a changelog. Expressions compile to
+// sql operator that writes a changelog. A join (join.go) gives each table
+// a sql operator and a keyBy on the join keys, feeding an intervalJoin or a
+// windowJoin whose SQL combiner concatenates the two rows; a Top-N
+// (topn.go) ranks in a sqlTopN operator between a keyBy on the partition
+// and a last sql operator that writes a changelog. Expressions compile to
 // internal/sqlexpr trees, typed as they are built, so a type error is found
 // here, with the line and column of the offending text, not in a task.
 // What only the spec's parser can find (a connector's option) is pointed

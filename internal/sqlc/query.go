@@ -16,11 +16,16 @@ import (
 type query struct {
 	source, sink *Table
 	ops          []operator
+	// join is set for a join query, whose ops start with the join.
+	join *joinPlan
 }
 
 // operator is one operator of a query, as the spec will hold it.
 type operator struct {
 	kind string // sql, keyBy or window
+	// join and topN configure a join (join.go) and a sqlTopN (topn.go).
+	join *joinStep
+	topN *sqlprog.TopN
 	// suffix ends the operator's uid.
 	suffix string
 	prog   *sqlprog.Program
@@ -50,6 +55,14 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	}
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
+	}
+	if isJoin(sel) {
+		q := &query{sink: sink}
+		return q, c.joinQuery(q, sel)
+	}
+	if isTopN(sel) {
+		q := &query{sink: sink}
+		return q, c.topNQuery(q, sel)
 	}
 	src, alias, err := c.from(sel)
 	if err != nil {
@@ -96,13 +109,13 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 		return nil, "", c.errAt(0, "a query needs FROM a table")
 	}
 	if len(sel.FromClause) > 1 {
-		return nil, "", c.errAt(location(sel.FromClause[1]), "joins are not supported yet: a query reads one table")
+		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
 	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()
 	if rv == nil {
 		if f.GetJoinExpr() != nil {
-			return nil, "", c.errAt(location(f), "joins are not supported yet: a query reads one table")
+			return nil, "", c.errAt(location(f), "a join reads two tables by name (a join of joins is not supported yet)")
 		}
 		return nil, "", c.errAt(location(f), "FROM takes a table name (subqueries and table functions are not supported yet)")
 	}

@@ -25,10 +25,16 @@ type specDoc struct {
 type specOperator struct {
 	Type   string            `yaml:"type"`
 	UID    string            `yaml:"uid"`
-	Input  string            `yaml:"input"`
+	Input  string            `yaml:"input,omitempty"`
 	Key    string            `yaml:"key,omitempty"`
 	Window map[string]string `yaml:"window,omitempty"`
 	SQL    string            `yaml:"sql,omitempty"`
+
+	// A join's (join.go): its two inputs, in Input's place, and its
+	// bounds or kind.
+	Inputs  []string `yaml:"inputs,omitempty,flow"`
+	Between []string `yaml:"between,omitempty,flow"`
+	Join    string   `yaml:"join,omitempty"`
 }
 
 // spec writes the job spec: a source per table a query reads, the
@@ -46,14 +52,24 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 	added := map[*Table]bool{}
 	inserts := map[*Table]int{}
 	for _, q := range c.queries {
-		if !added[q.source] {
-			added[q.source] = true
-			doc.Sources = append(doc.Sources, sourceNode(q.source))
-			sources = append(sources, q.source)
+		read := []*Table{q.source}
+		if q.join != nil {
+			read = append(read, q.join.right)
+		}
+		for _, t := range read {
+			if !added[t] {
+				added[t] = true
+				doc.Sources = append(doc.Sources, sourceNode(t))
+				sources = append(sources, t)
+			}
 		}
 		inserts[q.sink]++
 		prefix := uidPart(q.sink.Name) + "-" + strconv.Itoa(inserts[q.sink])
 		input := uidPart(q.source.Name)
+		var joinInputs []string
+		if q.join != nil {
+			joinInputs = q.join.branches(&doc.Operators, q, prefix)
+		}
 		for _, op := range q.ops {
 			so := specOperator{Type: op.kind, UID: prefix + "-" + op.suffix, Input: input}
 			switch op.kind {
@@ -66,6 +82,10 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 				so.Window = op.window.spec()
 			case "sqlGroup":
 				so.SQL = op.agg.String()
+			case "sqlTopN":
+				so.SQL = op.topN.String()
+			case "intervalJoin", "windowJoin":
+				op.join.fill(&so, joinInputs)
 			}
 			doc.Operators = append(doc.Operators, so)
 			input = so.UID

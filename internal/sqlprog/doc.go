@@ -9,13 +9,15 @@
 //   - an Aggregation, the built-in aggregate function of a SQL window
 //     operator or of a sqlGroup (GROUP BY without a window): COUNT,
 //     COUNT(DISTINCT), SUM, MIN, MAX and AVG over the columns of encoded
-//     rows whose first Keys values are the GROUP BY key.
+//     rows whose first Keys values are the GROUP BY key;
+//   - a JoinRows, how a SQL join's combiner makes one row of a joined pair;
+//   - a TopN, the ranking of a sqlTopN operator (Top-N, deduplication).
 //
 // A Program may also skip the records that lack a Prefix (the bids of a
 // Nexmark stream) and write a changelog (Changelog: upsert when WHERE, that
 // is HAVING, holds, delete when it does not) for an updating result.
 //
-// Both travel in the spec as JSON (a spec is text that a scheduler stores
+// All travel in the spec as JSON (a spec is text that a scheduler stores
 // and every task manager parses again), and Check refuses one that does not
 // hold together, so a hand-edited spec fails at parse time with the field
 // at fault rather than inside a task. The package is pure.

@@ -112,7 +112,8 @@ func runLines(t *testing.T, c *minicluster.Cluster, src, out string) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, strings.Fields(string(data))...)
+		// NB: lines, not fields: a value may hold a space ("Peter Jones").
+		lines = append(lines, strings.FieldsFunc(string(data), func(r rune) bool { return r == '\n' })...)
 	}
 	slices.Sort(lines)
 	return lines

@@ -93,11 +93,17 @@ func readCorpus(t *testing.T) []query {
 	}
 	for i := range qs {
 		q := &qs[i]
-		if q.sink == "" || !strings.HasPrefix(strings.TrimSpace(q.floe), "INSERT INTO out ") {
+		// NB: SET statements, one a line, may come before the query.
+		body := strings.TrimSpace(q.floe)
+		for strings.HasPrefix(body, "SET ") {
+			_, body, _ = strings.Cut(body, "\n")
+			body = strings.TrimSpace(body)
+		}
+		if q.sink == "" || !strings.HasPrefix(body, "INSERT INTO out ") {
 			t.Fatalf("corpus query %s: want -- sink: and INSERT INTO out SELECT ...", q.name)
 		}
 		if q.duckdb == "" {
-			q.duckdb = strings.TrimPrefix(strings.TrimSpace(q.floe), "INSERT INTO out ")
+			q.duckdb = strings.TrimPrefix(body, "INSERT INTO out ")
 		}
 	}
 	return qs
@@ -157,7 +163,7 @@ func runDuckDB(t *testing.T, node, bids string, qs []query) duckResultsMap {
 	in := struct {
 		Tables  []table `json:"tables"`
 		Queries []q     `json:"queries"`
-	}{Tables: []table{{"bids", bids, bidsColumns}}}
+	}{Tables: []table{{"bids", bids, bidsColumns}, {"asks", asksFile(t, bids), asksColumns}}}
 	for _, x := range qs {
 		in.Queries = append(in.Queries, q{x.name, x.duckdb})
 	}
@@ -226,6 +232,8 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, q query) []
 	for i, c := range bidsColumns {
 		cols[i] = c[0] + " " + c[1]
 	}
+	q.floe = asksDDL(t, bids) + q.floe // NB: joins read asks too (asks_test.go)
+
 	src := fmt.Sprintf("SET parallelism = 2;\n"+
 		"CREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n"+
 		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s",

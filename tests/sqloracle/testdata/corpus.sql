@@ -154,6 +154,165 @@ FROM bids GROUP BY price / 100, upper(channel), TUMBLE(ts, INTERVAL '20' SECOND)
 SELECT price // 100 AS band, price // 100 * 100, UPPER(channel) AS ch, ts // 20000 * 20000 AS ws, COUNT(*), COUNT(DISTINCT bidder)
 FROM bids GROUP BY band, ch, ws;
 
+-- Joins (docs/sql.md, "Joins") read bids twice, as a and b. DuckDB's
+-- interval is milliseconds added to ts, and its window join an equality of
+-- the windows' starts.
+
+-- name: interval-join
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, p1 BIGINT, p2 BIGINT, d BIGINT
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, a.price, b.price, b.ts - a.ts FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '2' SECOND WHERE a.bidder < b.bidder;
+-- duckdb:
+SELECT a.auction, a.bidder, b.bidder, a.price, b.price, b.ts - a.ts FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts + 2000 WHERE a.bidder < b.bidder;
+
+-- name: interval-join-two-keys-left-subject
+-- sink: auction BIGINT, channel VARCHAR, p1 BIGINT, p2 BIGINT, t1 BIGINT, t2 BIGINT
+INSERT INTO out SELECT a.auction, b.channel, a.price, b.price, a.ts, b.ts FROM bids AS a JOIN bids AS b
+ON a.channel = b.channel AND b.auction = a.auction AND a.ts BETWEEN b.ts + INTERVAL '500 milliseconds' AND b.ts + INTERVAL '3' SECOND AND a.price > b.price;
+-- duckdb:
+SELECT a.auction, b.channel, a.price, b.price, a.ts, b.ts FROM bids AS a JOIN bids AS b
+ON a.channel = b.channel AND b.auction = a.auction AND a.ts BETWEEN b.ts + 500 AND b.ts + 3000 AND a.price > b.price;
+
+-- name: interval-join-expression-key
+-- sink: k DOUBLE, price BIGINT, channel VARCHAR, bidder BIGINT
+INSERT INTO out SELECT b.auction * 1.0, b.price, a.channel, a.bidder FROM bids a JOIN bids b ON a.bidder % 10 + 1 = b.auction * 1.0
+AND b.ts BETWEEN a.ts - INTERVAL '300 milliseconds' AND a.ts WHERE a.channel IS NOT NULL;
+-- duckdb:
+SELECT b.auction * 1.0, b.price, a.channel, a.bidder FROM bids a JOIN bids b ON a.bidder % 10 + 1 = b.auction * 1.0
+AND b.ts BETWEEN a.ts - 300 AND a.ts WHERE a.channel IS NOT NULL;
+
+-- name: window-join-tumble
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, p1 BIGINT, p2 BIGINT
+INSERT INTO out SELECT a.auction, window_start, window_end, a.price, b.price FROM bids a JOIN bids b
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '5' SECOND) = TUMBLE(b.ts, INTERVAL '5' SECOND)
+WHERE a.channel = 'apple' AND b.channel = 'google';
+-- duckdb:
+SELECT a.auction, a.ts // 5000 * 5000, a.ts // 5000 * 5000 + 5000, a.price, b.price FROM bids a JOIN bids b
+ON a.auction = b.auction AND a.ts // 5000 = b.ts // 5000 WHERE a.channel = 'apple' AND b.channel = 'google';
+
+-- name: window-join-left
+-- sink: auction BIGINT, ws BIGINT, bidder BIGINT, b2 BIGINT, price BIGINT
+INSERT INTO out SELECT a.auction, window_start, a.bidder, b.bidder, b.price FROM bids a LEFT JOIN bids b
+ON a.auction = b.bidder AND TUMBLE(a.ts, INTERVAL '2' SECOND) = TUMBLE(b.ts, INTERVAL '2' SECOND) WHERE a.bidder < 20;
+-- duckdb:
+SELECT a.auction, a.ts // 2000 * 2000, a.bidder, b.bidder, b.price FROM bids a LEFT JOIN bids b
+ON a.auction = b.bidder AND a.ts // 2000 = b.ts // 2000 WHERE a.bidder < 20;
+
+-- name: window-join-hop
+-- sink: channel VARCHAR, ws BIGINT, a1 BIGINT, a2 BIGINT
+INSERT INTO out SELECT a.channel, window_start, a.auction, b.auction FROM bids a JOIN bids b
+ON a.channel = b.channel AND HOP(a.ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND) = HOP(b.ts, INTERVAL '1' SECOND, INTERVAL '2' SECOND)
+WHERE a.bidder = 7 AND b.bidder < 5;
+-- duckdb:
+SELECT a.channel, a.ws, a.auction, b.auction FROM
+  (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) a JOIN
+  (SELECT *, ts // 1000 * 1000 - k * 1000 AS ws FROM bids, range(0, 2) r(k)) b
+ON a.channel = b.channel AND a.ws = b.ws WHERE a.bidder = 7 AND b.bidder < 5;
+
+-- name: regular-join-state-ttl
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT
+SET state_ttl = '3s';
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b ON a.auction = b.auction AND a.bidder + 10 < b.bidder;
+-- duckdb: a regular join's state TTL is event time: rows at most the TTL apart join
+SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b ON a.auction = b.auction AND a.bidder + 10 < b.bidder AND abs(b.ts - a.ts) <= 3000;
+
+-- Joins of bids with a second table,
+--
+--   asks (auction BIGINT, seller BIGINT, price BIGINT, ts BIGINT)
+--        WITH (watermark = 'ts - 1s')
+--
+-- (price sometimes NULL; auctions 1-25, where bids has 1-20).
+
+-- name: two-tables-interval-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, spread BIGINT, d BIGINT
+INSERT INTO out SELECT b.auction, bidder, seller, b.price - a.price, a.ts - b.ts FROM bids b JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '2' SECOND AND b.ts + INTERVAL '1' SECOND WHERE b.price >= a.price;
+-- duckdb:
+SELECT b.auction, bidder, seller, b.price - a.price, a.ts - b.ts FROM bids b JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - 2000 AND b.ts + 1000 WHERE b.price >= a.price;
+
+-- name: two-tables-comma-where
+-- sink: auction BIGINT, seller BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT b.auction, seller, b.price, a.price FROM bids b, asks a
+WHERE a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1500 milliseconds' AND seller < 12;
+-- duckdb:
+SELECT b.auction, seller, b.price, a.price FROM bids b, asks a
+WHERE a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 1500 AND seller < 12;
+
+-- name: two-tables-window-join-left
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, seller BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT a.auction, window_start, window_end, seller, b.price, a.price FROM asks a LEFT JOIN bids b
+ON b.auction = a.auction AND TUMBLE(a.ts, INTERVAL '3' SECOND) = TUMBLE(b.ts, INTERVAL '3' SECOND) WHERE seller < 10;
+-- duckdb:
+SELECT a.auction, a.ts // 3000 * 3000, a.ts // 3000 * 3000 + 3000, seller, b.price, a.price FROM asks a LEFT JOIN bids b
+ON b.auction = a.auction AND a.ts // 3000 = b.ts // 3000 WHERE seller < 10;
+
+-- name: two-tables-window-join-left-null-keys
+-- sink: auction BIGINT, price BIGINT, seller BIGINT, ws BIGINT
+INSERT INTO out SELECT b.auction, b.price, a.seller, window_start FROM bids b LEFT JOIN asks a
+ON b.price = a.price AND HOP(b.ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) = HOP(a.ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)
+WHERE b.bidder < 8;
+-- duckdb: a NULL price joins nothing, and its bid is kept with NULLs
+SELECT b.auction, b.price, a.seller, b.ws FROM
+  (SELECT *, ts // 5000 * 5000 - k * 5000 AS ws FROM bids, range(0, 2) r(k)) b LEFT JOIN
+  (SELECT *, ts // 5000 * 5000 - k * 5000 AS ws FROM asks, range(0, 2) r(k)) a
+ON b.price = a.price AND b.ws = a.ws WHERE b.bidder < 8;
+
+-- Top-N and deduplication are updating: each rank of each partition is a
+-- row, identified by the partition and the rank (or the partition alone
+-- for a deduplication). The ORDER BYs are total, so that ROW_NUMBER is
+-- the same in DuckDB; DuckDB is told PostgreSQL's NULL order.
+
+-- name: topn-price-per-auction
+-- key: 1, 4
+-- sink: auction BIGINT, price BIGINT, bidder BIGINT, rn BIGINT
+INSERT INTO out SELECT auction, price, bidder, rn FROM (
+  SELECT auction, price, bidder, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC, ts, bidder) AS rn FROM bids
+) t WHERE rn <= 3;
+-- duckdb:
+SELECT auction, price, bidder, rn FROM (
+  SELECT auction, price, bidder, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC NULLS FIRST, ts, bidder) AS rn FROM bids
+) t WHERE rn <= 3;
+
+-- name: topn-expressions-where
+-- key: 1, 2
+-- sink: ch VARCHAR, rank BIGINT, cents BIGINT, ts BIGINT
+INSERT INTO out SELECT ch, rn, cents, ts FROM (
+  SELECT UPPER(channel) AS ch, price * 100 AS cents, ts, ROW_NUMBER() OVER (PARTITION BY UPPER(channel) ORDER BY price, ts DESC, bidder) AS rn
+  FROM bids WHERE auction < 10
+) WHERE rn < 6 AND cents > 1000;
+-- duckdb:
+SELECT ch, rn, cents, ts FROM (
+  SELECT UPPER(channel) AS ch, price * 100 AS cents, ts, ROW_NUMBER() OVER (PARTITION BY UPPER(channel) ORDER BY price, ts DESC, bidder) AS rn
+  FROM bids WHERE auction < 10
+) WHERE rn < 6 AND cents > 1000;
+
+-- name: topn-global
+-- key: 3
+-- sink: auction BIGINT, price BIGINT, rn BIGINT
+INSERT INTO out SELECT auction, price, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (ORDER BY price DESC NULLS LAST, ts, bidder) AS rn FROM bids
+) WHERE rn <= 10;
+
+-- name: dedup-first-bid-per-bidder
+-- key: 1
+-- sink: bidder BIGINT, auction BIGINT, price BIGINT, ts BIGINT
+INSERT INTO out SELECT bidder, auction, price, ts FROM (
+  SELECT bidder, auction, price, ts, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY ts, auction, price) AS rn FROM bids
+) WHERE rn = 1;
+-- duckdb:
+SELECT bidder, auction, price, ts FROM (
+  SELECT bidder, auction, price, ts, ROW_NUMBER() OVER (PARTITION BY bidder ORDER BY ts, auction, price NULLS LAST) AS rn FROM bids
+) WHERE rn = 1;
+
+-- name: dedup-last-per-auction-channel
+-- key: 1, 2
+-- sink: auction BIGINT, channel VARCHAR, bidder BIGINT, ts BIGINT
+INSERT INTO out SELECT auction, channel, bidder, ts FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
+) AS d WHERE d.rn = 1;
+
 -- Updating queries (GROUP BY without a window) write a changelog: each
 -- row is op (upsert or delete), then the sink's columns; "-- key:" names
 -- the columns (from 1) that identify a row, and the test compares the table

@@ -1,0 +1,41 @@
+package sqlop
+
+import (
+	"context"
+
+	"github.com/floe-stream/floe/host/join"
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/internal/sqlprog"
+	"github.com/floe-stream/floe/internal/sqlrow"
+)
+
+// JoinRows is the join.Combiner of a SQL join: each pair becomes the
+// joined row of sqlprog.JoinRows, with the pair's key, key group and
+// timestamp. It is used by one task goroutine.
+type JoinRows struct {
+	Spec *sqlprog.JoinRows
+	v    []byte
+}
+
+var nullValue = sqlrow.AppendValue(nil, sqlrow.Value{})
+
+// Combine implements join.Combiner.
+func (j *JoinRows) Combine(_ context.Context, pairs []join.Pair, out *record.Batch) error {
+	for _, p := range pairs {
+		j.v = append(j.v[:0], p.Left...)
+		if p.HasRight {
+			j.v = append(j.v, p.Right...)
+		} else {
+			for range j.Spec.Right {
+				j.v = append(j.v, nullValue...)
+			}
+		}
+		if w := j.Spec.Window; w > 0 {
+			end := p.Timestamp + 1 // NB: a window join's pair is at the window's last instant
+			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end-w))
+			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end))
+		}
+		out.AppendKeyed(p.Key, j.v, p.Timestamp, p.KeyGroup)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package sqloracle
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// The checkpointed join and Top-N, over bids read twice (startCheckpointed
+// declares bids only).
+var (
+	joinQuery = query{
+		name: "checkpointed-join",
+		sink: "auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT",
+		floe: "INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b " +
+			"ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts + INTERVAL '1' SECOND WHERE a.bidder < b.bidder;",
+		duckdb: "SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b " +
+			"ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts + 1000 WHERE a.bidder < b.bidder",
+	}
+	topNQuery = query{
+		name: "checkpointed-topn",
+		sink: "auction BIGINT, price BIGINT, bidder BIGINT, rn BIGINT",
+		floe: "INSERT INTO out SELECT auction, price, bidder, rn FROM (SELECT auction, price, bidder, " +
+			"ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC NULLS LAST, ts, bidder) AS rn FROM bids) WHERE rn <= 5;",
+		duckdb: "SELECT auction, price, bidder, rn FROM (SELECT auction, price, bidder, " +
+			"ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC NULLS LAST, ts, bidder) AS rn FROM bids) WHERE rn <= 5",
+		key: []int{0, 3},
+	}
+)
+
+// vertexNamed returns the index of the vertex whose name holds part.
+func vertexNamed(t *testing.T, st api.JobStatus, part string) int {
+	for i, v := range st.Vertices {
+		if strings.Contains(v.Name, part) {
+			return i
+		}
+	}
+	t.Fatalf("no vertex named *%s* among %+v", part, st.Vertices)
+	return -1
+}
+
+// TestSQLJoinAndTopNSurviveALostTaskManager stops the task manager that
+// runs the first subtask of the join (or the ranking) after two completed
+// checkpoints: restored, the buffered rows (or ranked rows) go on from
+// keyed state, and the committed output is exactly DuckDB's.
+func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
+	for _, tc := range []struct {
+		q      query
+		vertex string
+	}{{joinQuery, "-join"}, {topNQuery, "-topn"}} {
+		t.Run(tc.q.name, func(t *testing.T) {
+			j := startCheckpointed(t, tc.q)
+			st := j.waitCheckpoints(t, 2)
+			victim := st.Vertices[vertexNamed(t, st, tc.vertex)].Subtasks[0].TaskManager
+			j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+			st = j.finish(t)
+			if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
+				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
+			}
+		})
+	}
+}
+
+// TestSQLJoinRescales rescales the join 2 -> 4 while it runs: both sides'
+// buffered rows move by key group and the output is still exactly
+// DuckDB's.
+func TestSQLJoinRescales(t *testing.T) {
+	j := startCheckpointed(t, joinQuery)
+	j.waitCheckpoints(t, 1)
+	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
+		t.Fatal(err)
+	}
+	st := j.finish(t)
+	if !historyHas(st, "rescaled to ") {
+		t.Errorf("no rescale in the history: %+v", st.History)
+	}
+	if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
+		t.Errorf("the join runs %d subtasks, want 4", n)
+	}
+}
