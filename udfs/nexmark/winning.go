@@ -22,9 +22,9 @@ import (
 // marked closed, for closed_ms more, so that later bids for it are dropped
 // at once. A bid that comes before
 // its auction (or after the auction is forgotten) waits in a pending list,
-// with a timer at its own dateTime: if the watermark passes that before
-// the auction comes, the auction starts later than the bid, which then
-// cannot count, so the timer drops it. A bid reads (and, when it leads,
+// with a timer at its own dateTime rounded up to a second: if the
+// watermark passes that before the auction comes, the auction starts later
+// than the bid, which then cannot count, so the timer drops it. A bid reads (and, when it leads,
 // writes) only its auction's small value, never the line.
 
 func init() {
@@ -180,7 +180,7 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 	if !known {
 		if b.dateTime > ctx.Watermark() {
 			earlyBids.Append(ctx, encodeBid(bidBuf[:0], b))
-			ctx.RegisterEventTimer(b.dateTime)
+			ctx.RegisterEventTimer(earlyBidTimer(b.dateTime))
 		}
 		return nil
 	}
@@ -193,6 +193,27 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 		auctionTimes.Put(ctx, timesBuf)
 	}
 	return nil
+}
+
+// earlyBidTick is the granularity, in ms of event time, of the timers
+// that drop early bids.
+const earlyBidTick = 1000
+
+// earlyBidTimer returns the time of the timer that drops an early bid at
+// dateTime: dateTime rounded up to a tick, so that the early bids of an
+// auction within one tick share one timer (registering it again is free)
+// rather than costing a timer and a call each.
+//
+// NB: a bid kept past its dateTime cannot change the result: its auction,
+// if it comes once the watermark has passed the bid, starts after it, and
+// consider rejects it.
+func earlyBidTimer(dateTime int64) int64 {
+	if r := dateTime % earlyBidTick; r > 0 {
+		return dateTime - r + earlyBidTick
+	} else if r < 0 {
+		return dateTime - r
+	}
+	return dateTime
 }
 
 // closeAuction handles a timer of the winning-bid coProcess. At an open

@@ -52,8 +52,10 @@ func TestWinningBidOrdering(t *testing.T) {
 		t.Fatalf("output before the expiry: %q", got)
 	}
 	step(h.AdvanceWatermark(200))
-	if n := h.Timers(); n != 1 {
-		t.Errorf("%d timers after the close, want 1: the closed auction's", n)
+	// The early bids' timer (their dateTimes rounded up to 1000) waits,
+	// and does nothing when it fires: the auction took them.
+	if n := h.Timers(); n != 2 {
+		t.Errorf("%d timers after the close, want 2: the closed auction's and the early bids'", n)
 	}
 	step(h.Process2(bid("7", "6", "7000", "230")))  // after the close: dropped at once
 	step(h.AdvanceWatermark(1000))                  // the closed auction is forgotten
@@ -75,4 +77,17 @@ func atoiT(t *testing.T, s string) int64 {
 		t.Fatalf("%q is not a number", s)
 	}
 	return v
+}
+
+// TestEarlyBidTimer checks that an early bid's timer is its dateTime
+// rounded up to a tick, never before it.
+func TestEarlyBidTimer(t *testing.T) {
+	for _, c := range []struct{ in, want int64 }{
+		{0, 0}, {1, 1000}, {999, 1000}, {1000, 1000}, {1001, 2000},
+		{-1, 0}, {-1000, -1000}, {-1500, -1000},
+	} {
+		if got := earlyBidTimer(c.in); got != c.want {
+			t.Errorf("earlyBidTimer(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
 }
