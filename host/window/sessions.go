@@ -83,8 +83,14 @@ func (o *Operator) putSessions(kg uint16, key []byte, ss []session) error {
 func overlaps(a, b W) bool { return a.Start <= b.End && b.Start <= a.End }
 
 // processSessions merges each record's session window with the key's
-// overlapping ones, record by record.
+// overlapping ones. An aggregate function's sessions merge in memory, a
+// key's list is read and written once per batch and the function is
+// called once for the batch (mergeBatch); a process function's, whose
+// records move between windows in elems, merge record by record.
 func (o *Operator) processSessions(ctx context.Context, in, out *record.Batch) error {
+	if o.fn.Aggregate() {
+		return o.mergeBatch(ctx, in, out)
+	}
 	for i := range in.Records {
 		r := &in.Records[i]
 		ts, err := o.timestamp(r)
