@@ -31,7 +31,7 @@ type Config struct {
 type Operator struct {
 	cfg       Config
 	fn        Function
-	state     udf.MapState // key → window → accumulator, or record count
+	state     udf.MapState // key → window → accumulator, or record count; sessions: key → sessionsKey → list
 	elems     udf.MapState // key → window, sequence → record (process functions)
 	timers    *timer.Queue
 	watermark int64
