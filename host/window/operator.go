@@ -31,7 +31,7 @@ type Config struct {
 type Operator struct {
 	cfg       Config
 	fn        Function
-	state     udf.MapState // key → window → accumulator, or record count
+	state     udf.MapState // key → window → accumulator, or record count; sessions: key → sessionsKey → list
 	elems     udf.MapState // key → window, sequence → record (process functions)
 	timers    *timer.Queue
 	watermark int64
@@ -248,6 +248,9 @@ func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
 // FireTimer fires the windows of key whose time has come at ts and drops
 // those past their allowed lateness.
 func (o *Operator) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	if o.cfg.Spec.Kind == Session {
+		return o.fireSessions(ctx, ts, kg, key, out)
+	}
 	var due, drop []W
 	err := o.state.Iter(kg, key, func(mk, _ []byte) error {
 		w := decodeWindow(mk)
@@ -291,6 +294,11 @@ func (o *Operator) dropWindow(kg uint16, key []byte, w W) error {
 	if o.fn.Aggregate() {
 		return nil
 	}
+	return o.dropElems(kg, key, w)
+}
+
+// dropElems deletes the records of window w of key.
+func (o *Operator) dropElems(kg uint16, key []byte, w W) error {
 	var mks [][]byte
 	prefix := bytes.Clone(o.mapKey(w))
 	err := o.elems.Iter(kg, key, func(mk, _ []byte) error {
@@ -317,124 +325,38 @@ func (o *Operator) lateness() int64 {
 	return 0
 }
 
-// processSessions merges each record's session window with the key's
-// overlapping ones, record by record.
-func (o *Operator) processSessions(ctx context.Context, in, out *record.Batch) error {
-	for i := range in.Records {
-		r := &in.Records[i]
-		ts, err := o.timestamp(r)
-		if err != nil {
-			return err
-		}
-		w := W{ts, ts + o.cfg.Spec.Gap}
-		if o.isLate(w) {
-			o.toLate(r)
-			continue
-		}
-		if err := o.mergeInto(ctx, r, w, ts, out); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mergeInto adds record r, whose own session window is w, to the key's
-// state, merging every window that overlaps w.
-func (o *Operator) mergeInto(ctx context.Context, r *record.Record, w W, ts int64, out *record.Batch) error {
-	var overlap []W
-	var vals [][]byte
-	err := o.state.Iter(r.KeyGroup, r.Key, func(mk, v []byte) error {
-		x := decodeWindow(mk)
-		if x.Start <= w.End && w.Start <= x.End {
-			overlap = append(overlap, x)
-			vals = append(vals, bytes.Clone(v))
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	var elems []Elem
-	merged := w
-	for _, x := range overlap {
-		merged.Start, merged.End = min(merged.Start, x.Start), max(merged.End, x.End)
-		if !o.fn.Aggregate() {
-			e, err := o.loadElems(r.KeyGroup, r.Key, x)
-			if err != nil {
-				return err
-			}
-			elems = append(elems, e...)
-		}
-		if err := o.dropWindow(r.KeyGroup, r.Key, x); err != nil {
-			return err
-		}
-		if x.MaxTimestamp() != merged.MaxTimestamp() && !o.fired(x) {
-			if err := o.timers.Delete(r.KeyGroup, r.Key, o.cfg.Domain, x.MaxTimestamp()); err != nil {
-				return err
-			}
-		}
-	}
-	elem := Elem{Value: r.Value, Timestamp: ts}
-	if o.fn.Aggregate() {
-		g := AddGroup{Key: r.Key, Elems: []Elem{elem}}
-		switch len(vals) {
-		case 0:
-		case 1:
-			g.Acc, g.HasAcc = vals[0], true
-		default:
-			m, err := o.fn.Merge(ctx, [][][]byte{vals})
-			if err != nil {
-				return err
-			}
-			g.Acc, g.HasAcc = bytes.Clone(m[0]), true
-		}
-		accs, err := o.fn.Add(ctx, []AddGroup{g})
-		if err != nil {
-			return err
-		}
-		if err := o.state.Put(r.KeyGroup, r.Key, o.mapKey(merged), accs[0]); err != nil {
-			return err
-		}
-	} else if err := o.appendElems(r.KeyGroup, r.Key, merged, append(elems, elem)); err != nil {
-		return err
-	}
-	if err := o.register(r.KeyGroup, r.Key, merged); err != nil {
-		return err
-	}
-	if o.fired(merged) {
-		fg, err := o.load(r.KeyGroup, r.Key, merged)
-		if err != nil {
-			return err
-		}
-		return o.fn.Fire(ctx, []FireGroup{fg}, out)
-	}
-	return nil
-}
-
 // appendElems adds records to window w of key: one elems entry each, under
 // the window and a sequence number, and the window's count in state.
 func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) error {
-	mk := o.mapKey(w)
 	var n uint64
-	v, ok, err := o.state.Get(kg, key, mk)
+	v, ok, err := o.state.Get(kg, key, o.mapKey(w))
 	if err != nil {
 		return err
 	}
 	if ok && len(v) == 8 {
 		n = binary.BigEndian.Uint64(v)
 	}
-	ek := append([]byte(nil), mk...)
-	for _, e := range elems {
-		ek = binary.BigEndian.AppendUint64(ek[:16], n)
-		o.enc = appendElem(o.enc[:0], e)
-		if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
-			return err
-		}
-		n++
+	if n, err = o.putElems(kg, key, w, n, elems); err != nil {
+		return err
 	}
 	var count [8]byte
 	binary.BigEndian.PutUint64(count[:], n)
 	return o.state.Put(kg, key, o.mapKey(w), count[:])
+}
+
+// putElems writes records to window w of key under sequence numbers from
+// n on, and returns the next sequence number.
+func (o *Operator) putElems(kg uint16, key []byte, w W, n uint64, elems []Elem) (uint64, error) {
+	ek := append([]byte(nil), o.mapKey(w)...)
+	for _, e := range elems {
+		ek = binary.BigEndian.AppendUint64(ek[:16], n)
+		o.enc = appendElem(o.enc[:0], e)
+		if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // loadElems returns the records of window w of key, in arrival order.

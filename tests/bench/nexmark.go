@@ -77,13 +77,10 @@ var nexmarkQueries = map[string]nexmarkQuery{
 	"q7": {"q7", nexmarkref.Q7, func() nativeQuery { return &nexmarkref.Q7Native{} }, 12_330, nexmarkWindowCheckEvents, 0, ""},
 	// q3, q4 and q9 read two of the three streams as separate sources and
 	// join them in a coProcess; q11 reads bids alone into session windows.
-	"q3": {"q3", nexmarkref.Q3, func() nativeQuery { return &nexmarkref.Q3Native{} }, 152_120, nexmarkCheckEvents, 0, "PA"},
-	"q4": {"q4", nexmarkref.Q4, func() nativeQuery { return &nexmarkref.Q4Native{} }, 34_330, nexmarkCheckEvents, 0, "AB"},
-	"q9": {"q9", nexmarkref.Q9, func() nativeQuery { return &nexmarkref.Q9Native{} }, 14_240, nexmarkCheckEvents, 0, "AB"},
-	// NB: q11's session of the hot bidder merges a window on each of its
-	// bids, and pebble then iterates past the merged windows' tombstones:
-	// it runs far slower than the others, so over fewer events.
-	"q11": {"q11", nexmarkref.Q11, func() nativeQuery { return &nexmarkref.Q11Native{} }, 39_700, nexmarkCheckEvents / 4, nexmarkCheckEvents, "B"},
+	"q3":  {"q3", nexmarkref.Q3, func() nativeQuery { return &nexmarkref.Q3Native{} }, 152_120, nexmarkCheckEvents, 0, "PA"},
+	"q4":  {"q4", nexmarkref.Q4, func() nativeQuery { return &nexmarkref.Q4Native{} }, 34_330, nexmarkCheckEvents, 0, "AB"},
+	"q9":  {"q9", nexmarkref.Q9, func() nativeQuery { return &nexmarkref.Q9Native{} }, 14_240, nexmarkCheckEvents, 0, "AB"},
+	"q11": {"q11", nexmarkref.Q11, func() nativeQuery { return &nexmarkref.Q11Native{} }, 39_700, nexmarkCheckEvents, 0, "B"},
 }
 
 // nexmarkRow returns the run function of row nexmark-<q>.

@@ -18,13 +18,14 @@ import (
 // q6-bid). An auction keeps its times with its best bid so far in one
 // small value, and its line in another, and sets an event-time timer at
 // expires; when it fires, every bid up to expires has come (the watermark
-// is past it), so the best bid wins, and the auction keeps only its times,
-// marked closed, for closed_ms more, so that later bids for it are dropped
-// at once. A bid that comes before
+// is past it), so the best bid wins, and the auction's state goes: the
+// instance remembers in memory that it closed, for closed_ms more, so that
+// later bids for it are dropped at once (closedAuctions). A bid that comes
+// before
 // its auction (or after the auction is forgotten) waits in a pending list,
-// with a timer at its own dateTime: if the watermark passes that before
-// the auction comes, the auction starts later than the bid, which then
-// cannot count, so the timer drops it. A bid reads (and, when it leads,
+// with a timer at its own dateTime rounded up to a second: if the
+// watermark passes that before the auction comes, the auction starts later
+// than the bid, which then cannot count, so the timer drops it. A bid reads (and, when it leads,
 // writes) only its auction's small value, never the line.
 
 func init() {
@@ -40,6 +41,7 @@ func init() {
 	})
 	floe.OnOpen(func(p floe.Params) error {
 		var err error
+		closed = closedAuctions{}
 		closedMillis, err = p.Int("closed_ms", 60_000)
 		if err == nil && closedMillis < 1 {
 			err = errors.New("nexmark: closed_ms must be at least 1")
@@ -54,6 +56,58 @@ func init() {
 // passes it. The result does not depend on it: a bid for an auction
 // forgotten already takes the early bids' path, whose timer drops it.
 var closedMillis int
+
+// closed holds the auctions this instance closed in the last closedMillis.
+var closed closedAuctions
+
+// closedAuctions remembers closed auctions by key until a time, in memory.
+//
+// NB: not in keyed state, where remembering cost each auction a second
+// timer (a state write and a Wasm call) and a state write. Nothing is lost
+// when it is: after a restore or a rescale a bid for a closed auction
+// takes the early bids' path, and its timer drops it.
+type closedAuctions struct {
+	until map[string]int64
+	order []closedAuction // in order of closing, so of until, from head
+	head  int
+}
+
+type closedAuction struct {
+	key   string
+	until int64
+}
+
+// add remembers the auction of key until ts.
+func (c *closedAuctions) add(key []byte, ts int64) {
+	if c.until == nil {
+		c.until = map[string]int64{}
+	}
+	k := string(key)
+	c.until[k] = ts
+	c.order = append(c.order, closedAuction{k, ts})
+}
+
+// has reports whether the auction of key is remembered as closed.
+func (c *closedAuctions) has(key []byte) bool {
+	_, ok := c.until[string(key)]
+	return ok
+}
+
+// forget drops the auctions remembered until ts or earlier.
+func (c *closedAuctions) forget(ts int64) {
+	for c.head < len(c.order) && c.order[c.head].until <= ts {
+		if a := c.order[c.head]; c.until[a.key] == a.until {
+			delete(c.until, a.key)
+		}
+		c.order[c.head] = closedAuction{}
+		c.head++
+	}
+	// Reuse the slice once the forgotten half of it is the larger.
+	if c.head > len(c.order)/2 {
+		c.order = append(c.order[:0], c.order[c.head:]...)
+		c.head = 0
+	}
+}
 
 var (
 	// auctionTimes holds what a bid needs of its auction (encodeTimes):
@@ -178,9 +232,12 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 	b := bid{price: v[0], dateTime: v[1], bidder: v[2]}
 	p, known := auctionTimes.Get(ctx)
 	if !known {
+		if closed.has(ctx.Key()) {
+			return nil
+		}
 		if b.dateTime > ctx.Watermark() {
 			earlyBids.Append(ctx, encodeBid(bidBuf[:0], b))
-			ctx.RegisterEventTimer(b.dateTime)
+			ctx.RegisterEventTimer(earlyBidTimer(b.dateTime))
 		}
 		return nil
 	}
@@ -195,13 +252,39 @@ func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 	return nil
 }
 
+// earlyBidTick is the granularity, in ms of event time, of the timers
+// that drop early bids.
+const earlyBidTick = 1000
+
+// earlyBidTimer returns the time of the timer that drops an early bid at
+// dateTime: dateTime rounded up to a tick, so that the early bids of an
+// auction within one tick share one timer (registering it again is free)
+// rather than costing a timer and a call each.
+//
+// NB: a bid kept past its dateTime cannot change the result: its auction,
+// if it comes once the watermark has passed the bid, starts after it, and
+// consider rejects it.
+func earlyBidTimer(dateTime int64) int64 {
+	if r := dateTime % earlyBidTick; r > 0 {
+		return dateTime - r + earlyBidTick
+	} else if r < 0 {
+		return dateTime - r
+	}
+	return dateTime
+}
+
 // closeAuction handles a timer of the winning-bid coProcess. At an open
-// auction's expires it emits the winner, if any, with line, and marks the
-// auction closed; closedMillis later it forgets the auction. Without an
+// auction's expires it emits the winner, if any, with line, deletes the
+// auction's state and remembers it closed for closedMillis. Without an
 // auction it drops the early bids that can no longer count. Other timers
-// of a known auction are early bids' and do nothing: the auction took
-// those bids when it came.
+// of a known or closed auction are early bids' and do nothing: the auction
+// took those bids when it came. (An auction marked closed in state comes
+// from a checkpoint of an older version, which set a timer to forget it.)
 func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(a []byte, b bid) ([]byte, error)) error {
+	closed.forget(t.Timestamp)
+	if closed.has(ctx.Key()) {
+		return nil
+	}
 	p, known := auctionTimes.Get(ctx)
 	if !known {
 		dropEarlyBids(ctx, t.Timestamp)
@@ -230,10 +313,8 @@ func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(
 		emit.Emit(out)
 	}
 	openAuction.Delete(ctx)
-	at.closed, at.found = true, false
-	timesBuf = encodeTimes(timesBuf[:0], at)
-	auctionTimes.Put(ctx, timesBuf)
-	ctx.RegisterEventTimer(at.end + int64(closedMillis))
+	auctionTimes.Delete(ctx)
+	closed.add(ctx.Key(), at.end+int64(closedMillis))
 	return nil
 }
 

@@ -52,8 +52,11 @@ func TestWinningBidOrdering(t *testing.T) {
 		t.Fatalf("output before the expiry: %q", got)
 	}
 	step(h.AdvanceWatermark(200))
+	// The early bids' timer (their dateTimes rounded up to 1000) waits,
+	// and does nothing when it fires: the auction took them. The closed
+	// auction needs none: the instance remembers it in memory.
 	if n := h.Timers(); n != 1 {
-		t.Errorf("%d timers after the close, want 1: the closed auction's", n)
+		t.Errorf("%d timers after the close, want 1: the early bids'", n)
 	}
 	step(h.Process2(bid("7", "6", "7000", "230")))  // after the close: dropped at once
 	step(h.AdvanceWatermark(1000))                  // the closed auction is forgotten
@@ -75,4 +78,41 @@ func atoiT(t *testing.T, s string) int64 {
 		t.Fatalf("%q is not a number", s)
 	}
 	return v
+}
+
+// TestEarlyBidTimer checks that an early bid's timer is its dateTime
+// rounded up to a tick, never before it.
+func TestEarlyBidTimer(t *testing.T) {
+	for _, c := range []struct{ in, want int64 }{
+		{0, 0}, {1, 1000}, {999, 1000}, {1000, 1000}, {1001, 2000},
+		{-1, 0}, {-1000, -1000}, {-1500, -1000},
+	} {
+		if got := earlyBidTimer(c.in); got != c.want {
+			t.Errorf("earlyBidTimer(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
+
+// TestClosedAuctions checks that a closed auction is remembered until its
+// time and forgotten once time reaches it, in order of closing.
+func TestClosedAuctions(t *testing.T) {
+	var c closedAuctions
+	c.add([]byte("1"), 100)
+	c.add([]byte("2"), 150)
+	c.add([]byte("3"), 200)
+	for _, s := range []struct {
+		forget int64
+		want   string // remembered keys among 1, 2, 3
+	}{{50, "123"}, {100, "23"}, {199, "3"}, {200, ""}} {
+		c.forget(s.forget)
+		got := ""
+		for _, k := range []string{"1", "2", "3"} {
+			if c.has([]byte(k)) {
+				got += k
+			}
+		}
+		if got != s.want {
+			t.Errorf("after forget(%d): remembered %q, want %q", s.forget, got, s.want)
+		}
+	}
 }

@@ -1,0 +1,189 @@
+package window
+
+import (
+	"context"
+	"slices"
+
+	"github.com/floe-stream/floe/host/record"
+)
+
+// pending is a session window of a key while a batch merges: the stored
+// sessions it covers and the batch's records added to it.
+type pending struct {
+	W      W
+	stored []session
+	elems  []Elem
+}
+
+// keySessions is one key's sessions while a batch merges, earliest first.
+type keySessions struct {
+	kg   uint16
+	key  []byte
+	list []pending
+}
+
+// add merges the session window w of a record into the key's sessions.
+func (k *keySessions) add(w W, e Elem) {
+	p := pending{W: w}
+	keep := k.list[:0]
+	for _, x := range k.list {
+		if !overlaps(x.W, w) {
+			keep = append(keep, x)
+			continue
+		}
+		p.W.Start, p.W.End = min(p.W.Start, x.W.Start), max(p.W.End, x.W.End)
+		p.stored = append(p.stored, x.stored...)
+		p.elems = append(p.elems, x.elems...)
+	}
+	p.elems = append(p.elems, e)
+	k.list = append(keep, p)
+	slices.SortFunc(k.list, func(a, b pending) int {
+		if a.W.Start != b.W.Start {
+			return cmpInt(a.W.Start, b.W.Start)
+		}
+		return cmpInt(a.W.End, b.W.End)
+	})
+}
+
+// mergeBatch adds the records of in to their keys' session windows, for an
+// aggregate function. Merging in memory ends where merging record by record
+// would: each key's final sessions, their timers (those of the stored
+// sessions merged into another are deleted, a window made and merged
+// within the batch never gets one), and a fired session that a late record
+// updates fires again, once per batch as in the other windows.
+func (o *Operator) mergeBatch(ctx context.Context, in, out *record.Batch) error {
+	clear(o.groups)
+	var keys []*keySessions
+	for i := range in.Records {
+		r := &in.Records[i]
+		ts, err := o.timestamp(r)
+		if err != nil {
+			return err
+		}
+		w := W{ts, ts + o.cfg.Spec.Gap}
+		if o.isLate(w) {
+			o.toLate(r)
+			continue
+		}
+		g, ok := o.groups[string(r.Key)]
+		if !ok {
+			k, err := o.loadKeySessions(r.KeyGroup, r.Key)
+			if err != nil {
+				return err
+			}
+			g = len(keys)
+			o.groups[string(r.Key)] = g
+			keys = append(keys, k)
+		}
+		keys[g].add(w, Elem{Value: r.Value, Timestamp: ts})
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	accs, err := o.accumulate(ctx, keys)
+	if err != nil {
+		return err
+	}
+	return o.storeBatch(ctx, keys, accs, out)
+}
+
+// loadKeySessions returns the stored sessions of key, each as a pending
+// session of its own.
+func (o *Operator) loadKeySessions(kg uint16, key []byte) (*keySessions, error) {
+	ss, err := o.sessions(kg, key)
+	if err != nil {
+		return nil, err
+	}
+	k := &keySessions{kg: kg, key: key, list: make([]pending, len(ss))}
+	for i, s := range ss {
+		k.list[i] = pending{W: s.W, stored: []session{s}}
+	}
+	return k, nil
+}
+
+// accumulate returns the new accumulator of each session the batch added
+// records to, in order of keys and sessions: one Merge call for the
+// sessions that merged stored ones, and one Add call.
+func (o *Operator) accumulate(ctx context.Context, keys []*keySessions) ([][]byte, error) {
+	var adds []AddGroup
+	var merges [][][]byte
+	var mergedInto []int
+	for _, k := range keys {
+		for _, p := range k.list {
+			if len(p.elems) == 0 {
+				continue
+			}
+			g := AddGroup{Key: k.key, Elems: p.elems}
+			switch len(p.stored) {
+			case 0:
+			case 1:
+				g.Acc, g.HasAcc = p.stored[0].Val, true
+			default:
+				vals := make([][]byte, len(p.stored))
+				for i, s := range p.stored {
+					vals[i] = s.Val
+				}
+				merges = append(merges, vals)
+				mergedInto = append(mergedInto, len(adds))
+				g.HasAcc = true
+			}
+			adds = append(adds, g)
+		}
+	}
+	if len(merges) > 0 {
+		m, err := o.fn.Merge(ctx, merges)
+		if err != nil {
+			return nil, err
+		}
+		for i, a := range mergedInto {
+			adds[a].Acc = slices.Clone(m[i])
+		}
+	}
+	return o.fn.Add(ctx, adds)
+}
+
+// storeBatch writes the keys' sessions with their new accumulators accs,
+// sets their timers and fires again the fired sessions the batch updated.
+func (o *Operator) storeBatch(ctx context.Context, keys []*keySessions, accs [][]byte, out *record.Batch) error {
+	var fire []FireGroup
+	var ss []session
+	a := 0
+	for _, k := range keys {
+		ss = ss[:0]
+		for _, p := range k.list {
+			if len(p.elems) == 0 {
+				ss = append(ss, p.stored[0])
+				continue
+			}
+			s := session{W: p.W, Val: slices.Clone(accs[a])}
+			a++
+			ss = append(ss, s)
+			if err := o.retime(k, p); err != nil {
+				return err
+			}
+			if o.fired(p.W) {
+				fire = append(fire, FireGroup{Key: slices.Clone(k.key), W: p.W, Acc: s.Val})
+			}
+		}
+		if err := o.putSessions(k.kg, k.key, ss); err != nil {
+			return err
+		}
+	}
+	if len(fire) > 0 {
+		return o.fn.Fire(ctx, fire, out)
+	}
+	return nil
+}
+
+// retime deletes the timers of the stored sessions merged into p and sets
+// p's.
+func (o *Operator) retime(k *keySessions, p pending) error {
+	for _, x := range p.stored {
+		if x.W.MaxTimestamp() != p.W.MaxTimestamp() && !o.fired(x.W) {
+			if err := o.timers.Delete(k.kg, k.key, o.cfg.Domain, x.W.MaxTimestamp()); err != nil {
+				return err
+			}
+		}
+	}
+	return o.register(k.kg, k.key, p.W)
+}
