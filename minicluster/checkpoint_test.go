@@ -120,6 +120,33 @@ func loseTaskManagerMidJob(t *testing.T, c *Cluster, id string, vertex int) {
 	}
 }
 
+// rescaleMidJob waits for a completed checkpoint of job id, rescales it to
+// parallelism and waits for the job to end. It fails the test unless the
+// job finished, and has the history say "rescaled to " + to (the stages'
+// new parallelisms, such as "3/1/3": a stage whose spec sets its own keeps
+// it).
+func rescaleMidJob(t *testing.T, c *Cluster, id string, parallelism int, to string) {
+	t.Helper()
+	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
+	if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Parallelism: parallelism}); err != nil {
+		t.Fatal(err)
+	}
+	var st api.JobStatus
+	waitFor(t, func() bool {
+		st, _ = c.Scheduler.Job(context.Background(), id)
+		return api.Terminal(st.State)
+	})
+	if st.State != api.JobFinished {
+		t.Fatalf("job %s: %s", st.State, st.Message)
+	}
+	for _, e := range st.History {
+		if strings.HasPrefix(e.Message, "rescaled to "+to+":") {
+			return
+		}
+	}
+	t.Errorf("no rescale to %s in the history: %+v", to, st.History)
+}
+
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -53,24 +52,6 @@ func TestWinningBidsRescaleWhileRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return countStatuses(t, c, id)[api.CheckpointCompleted] >= 1 })
-	if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Parallelism: 3}); err != nil {
-		t.Fatal(err)
-	}
-	var st api.JobStatus
-	rescaled := false
-	waitFor(t, func() bool {
-		st, _ = c.Scheduler.Job(context.Background(), id)
-		for _, e := range st.History {
-			rescaled = rescaled || strings.HasPrefix(e.Message, "rescaled to 3/3/3:")
-		}
-		return api.Terminal(st.State)
-	})
-	if st.State != api.JobFinished {
-		t.Fatalf("job %s: %s", st.State, st.Message)
-	}
-	if !rescaled {
-		t.Errorf("no rescale to 3/3/3 in the history: %+v", st.History)
-	}
+	rescaleMidJob(t, c, id, 3, "3/3/3")
 	checkLines(t, out, want)
 }
