@@ -325,23 +325,7 @@ func (o *Window) FireTimer(ctx context.Context, _ udf.TimeDomain, ts int64, kg u
 
 // drop deletes window w of key: its rows and its counter.
 func (o *Window) drop(kg uint16, key []byte, w window.W) error {
-	prefix := windowKey(w)
-	var mks [][]byte
-	err := o.rows.Iter(kg, key, func(mk, _ []byte) error {
-		if bytes.HasPrefix(mk, prefix) {
-			mks = append(mks, bytes.Clone(mk))
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, mk := range mks {
-		if err := o.rows.Delete(kg, key, mk); err != nil {
-			return err
-		}
-	}
-	return nil
+	return udf.DeletePrefix(o.rows, kg, key, windowKey(w))
 }
 
 func (o *Window) emit(ctx context.Context, out *record.Batch) error {

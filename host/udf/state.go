@@ -1,5 +1,7 @@
 package udf
 
+import "bytes"
+
 // The keyed state an instance's state calls reach. storage/state provides
 // the implementation; these interfaces are what the host needs of it, so the
 // Wasm boundary can be tested against any store.
@@ -29,6 +31,27 @@ type MapState interface {
 	Delete(kg uint16, key, mapKey []byte) error
 	Iter(kg uint16, key []byte, fn func(mapKey, value []byte) error) error
 	Clear(kg uint16, key []byte) error
+}
+
+// DeletePrefix deletes the entries of key's map in m whose map keys start
+// with prefix, as a window deletes one window's records.
+func DeletePrefix(m MapState, kg uint16, key, prefix []byte) error {
+	var mks [][]byte
+	err := m.Iter(kg, key, func(mk, _ []byte) error {
+		if bytes.HasPrefix(mk, prefix) {
+			mks = append(mks, bytes.Clone(mk))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, mk := range mks {
+		if err := m.Delete(kg, key, mk); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Keyed hands out the states of one subtask by namespace

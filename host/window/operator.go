@@ -299,23 +299,7 @@ func (o *Operator) dropWindow(kg uint16, key []byte, w W) error {
 
 // dropElems deletes the records of window w of key.
 func (o *Operator) dropElems(kg uint16, key []byte, w W) error {
-	var mks [][]byte
-	prefix := bytes.Clone(o.mapKey(w))
-	err := o.elems.Iter(kg, key, func(mk, _ []byte) error {
-		if bytes.HasPrefix(mk, prefix) {
-			mks = append(mks, bytes.Clone(mk))
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, mk := range mks {
-		if err := o.elems.Delete(kg, key, mk); err != nil {
-			return err
-		}
-	}
-	return nil
+	return udf.DeletePrefix(o.elems, kg, key, bytes.Clone(o.mapKey(w)))
 }
 
 func (o *Operator) lateness() int64 {
