@@ -97,7 +97,11 @@ func compileSQL(path string) (*sqlc.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := sqlc.Compile(string(src), sqlc.Options{Name: name})
+	dir, _ := filepath.Abs(filepath.Dir(path))
+	if path == "-" {
+		dir, _ = os.Getwd()
+	}
+	job, err := sqlc.Compile(string(src), sqlc.Options{Name: name, Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -27,6 +27,8 @@ type operator struct {
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
+	// fn is the Wasm function a sql operator calls, or nil.
+	fn *Function
 }
 
 // windowSpec is a GROUP BY window.
@@ -58,7 +60,7 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if src == sink {
 		return nil, c.errAt(int(s.Relation.Location), "a query cannot read the table it writes")
 	}
-	rs := rowScope{t: src, alias: alias}
+	rs := rowScope{t: src, alias: alias, calls: &udfCalls{width: len(src.Columns)}}
 	q := &query{source: src, sink: sink}
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList) {
 		err = c.groupBy(q, sel, rs)
@@ -68,6 +70,7 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.placeCalls(q, rs.calls)
 	return q, nil
 }
 

@@ -12,23 +12,26 @@ import (
 
 // The spec's sections, in the order docs/jobs.md lists their fields.
 type specDoc struct {
-	Name           string         `yaml:"name"`
-	Parallelism    int            `yaml:"parallelism,omitempty"`
-	MaxParallelism int            `yaml:"maxParallelism,omitempty"`
-	Sources        []yaml.Node    `yaml:"sources"`
-	Operators      []specOperator `yaml:"operators"`
-	Sinks          []yaml.Node    `yaml:"sinks"`
-	State          map[string]any `yaml:"state,omitempty"`
-	Checkpoints    map[string]any `yaml:"checkpoints,omitempty"`
+	Name           string            `yaml:"name"`
+	Parallelism    int               `yaml:"parallelism,omitempty"`
+	MaxParallelism int               `yaml:"maxParallelism,omitempty"`
+	Modules        map[string]string `yaml:"modules,omitempty"`
+	Sources        []yaml.Node       `yaml:"sources"`
+	Operators      []specOperator    `yaml:"operators"`
+	Sinks          []yaml.Node       `yaml:"sinks"`
+	State          map[string]any    `yaml:"state,omitempty"`
+	Checkpoints    map[string]any    `yaml:"checkpoints,omitempty"`
 }
 
 type specOperator struct {
-	Type   string            `yaml:"type"`
-	UID    string            `yaml:"uid"`
-	Input  string            `yaml:"input"`
-	Key    string            `yaml:"key,omitempty"`
-	Window map[string]string `yaml:"window,omitempty"`
-	SQL    string            `yaml:"sql,omitempty"`
+	Type     string            `yaml:"type"`
+	UID      string            `yaml:"uid"`
+	Input    string            `yaml:"input"`
+	Module   string            `yaml:"module,omitempty"`
+	Function string            `yaml:"function,omitempty"`
+	Key      string            `yaml:"key,omitempty"`
+	Window   map[string]string `yaml:"window,omitempty"`
+	SQL      string            `yaml:"sql,omitempty"`
 }
 
 // spec writes the job spec: a source per table a query reads, the
@@ -37,6 +40,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 	doc := specDoc{Name: c.props.name, Parallelism: c.props.parallelism, MaxParallelism: c.props.maxParallelism}
 	if c.props.checkpointInterval > 0 {
 		doc.Checkpoints = map[string]any{"interval": c.props.checkpointInterval.String()}
+	}
+	if doc.Modules, err = c.modules(); err != nil {
+		return nil, nil, nil, err
 	}
 	if c.props.stateBackend != "" {
 		doc.State = map[string]any{"backend": c.props.stateBackend}
@@ -59,6 +65,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			switch op.kind {
 			case "sql":
 				so.SQL = op.prog.String()
+				if op.fn != nil {
+					so.Module, so.Function = op.fn.Module, op.fn.Export
+				}
 			case "keyBy":
 				so.Key = "row:" + strconv.Itoa(op.keys)
 			case "window":

@@ -49,6 +49,11 @@ type Program struct {
 	// row that WHERE keeps is written as an upsert, each it does not as a
 	// delete, with the op first (a CSV field, or the JSON member "op").
 	Changelog bool `json:"changelog,omitempty"`
+	// Returns, when set, makes the program a call of a scalar Wasm
+	// function (call.go): Select computes the function's arguments and
+	// the operator writes its input row with the function's result, of
+	// this type, appended.
+	Returns sqlrow.Type `json:"returns,omitzero"`
 }
 
 // The ops of a changelog.
@@ -134,7 +139,7 @@ func (p *Program) Check() error {
 			return fmt.Errorf("select[%d]: %w", i, err)
 		}
 	}
-	return nil
+	return p.checkCall()
 }
 
 func checkFormat(field string, f Format) error {
