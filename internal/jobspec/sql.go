@@ -30,6 +30,7 @@ func (b *builder) sqlOperator(path string, r *rawOperator, op *Operator) {
 		b.p.reject(path+".sql", "%v", err)
 	}
 	op.SQL = prog
+	b.views = b.views || (prog != nil && prog.View != "")
 }
 
 // sqlWindow fills in the aggregation of a window whose aggregate function

@@ -112,6 +112,8 @@ func (c *compiler) statement(n *pg.Node, at int) error {
 		return c.statement(s.ExplainStmt.Query, at)
 	case *pg.Node_VariableSetStmt:
 		return c.set(s.VariableSetStmt, at)
+	case *pg.Node_CreateTableAsStmt:
+		return c.createView(s.CreateTableAsStmt, at)
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt, at)
 	case *pg.Node_SelectStmt:

@@ -29,6 +29,8 @@ type operator struct {
 	window windowSpec
 	// fn is the Wasm function a sql operator calls, or nil.
 	fn *Function
+	// textKey makes a keyBy key by text:N rather than row:N (view.go).
+	textKey bool
 }
 
 // windowSpec is a GROUP BY window.
@@ -186,6 +188,9 @@ func (c *compiler) targets(list []*pg.Node, sc scope, t *Table) ([]*sqlexpr.Expr
 // of the column's type, or a BIGINT (or NULL) where a DOUBLE is due, which
 // is cast.
 func (c *compiler) fitSink(sink *Table, exprs []*sqlexpr.Expr, locs []int) ([]*sqlexpr.Expr, error) {
+	if sink.view && len(exprs) == len(sink.Columns) {
+		return c.fitView(sink, exprs, locs)
+	}
 	if len(exprs) != len(sink.Columns) {
 		return nil, c.errAt(locs[0], "the SELECT list has %d columns, %s has %d (%s)", len(exprs), sink.Name, len(sink.Columns), sink.columnNames())
 	}

@@ -37,6 +37,9 @@ type specOperator struct {
 // spec writes the job spec: a source per table a query reads, the
 // operators of every query, a sink per table a query writes.
 func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
+	if err := c.checkViews(); err != nil {
+		return nil, nil, nil, err
+	}
 	doc := specDoc{Name: c.props.name, Parallelism: c.props.parallelism, MaxParallelism: c.props.maxParallelism}
 	if c.props.checkpointInterval > 0 {
 		doc.Checkpoints = map[string]any{"interval": c.props.checkpointInterval.String()}
@@ -70,6 +73,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 				}
 			case "keyBy":
 				so.Key = "row:" + strconv.Itoa(op.keys)
+				if op.textKey {
+					so.Key = "text:" + strconv.Itoa(op.keys)
+				}
 			case "window":
 				so.SQL = op.agg.String()
 				so.Window = op.window.spec()
@@ -78,6 +84,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			}
 			doc.Operators = append(doc.Operators, so)
 			input = so.UID
+		}
+		if q.sink.view {
+			continue // NB: a view's last operator keeps its rows.
 		}
 		if sinkInputs[q.sink] == nil {
 			sinkOrder = append(sinkOrder, q.sink)

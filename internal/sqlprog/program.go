@@ -54,6 +54,10 @@ type Program struct {
 	// the operator writes its input row with the function's result, of
 	// this type, appended.
 	Returns sqlrow.Type `json:"returns,omitzero"`
+	// View, when set, makes the program keep a materialized view
+	// (view.go): the queryable keyed state of that name holds each
+	// key's current row, which Where (HAVING) deletes.
+	View string `json:"view,omitempty"`
 }
 
 // The ops of a changelog.
@@ -139,7 +143,10 @@ func (p *Program) Check() error {
 			return fmt.Errorf("select[%d]: %w", i, err)
 		}
 	}
-	return p.checkCall()
+	if err := p.checkCall(); err != nil {
+		return err
+	}
+	return p.checkView()
 }
 
 func checkFormat(field string, f Format) error {

@@ -1,0 +1,171 @@
+package sqloracle
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/internal/sqlc"
+	"github.com/floe-stream/floe/minicluster"
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// A materialized view of the test: its Floe query, DuckDB's query of its
+// final table and of every key the input holds, its columns, and how many
+// of them are its key.
+type view struct {
+	name, floe, duckdb, keys, columns string
+	nkeys                             int
+}
+
+var views = []view{
+	{name: "per_channel", nkeys: 1,
+		floe:    "CREATE MATERIALIZED VIEW per_channel AS SELECT channel, COUNT(*) AS n, SUM(price) AS total, MAX(price) AS hi, AVG(price) AS mean FROM bids WHERE channel IS NOT NULL GROUP BY channel;",
+		duckdb:  "SELECT channel, COUNT(*), SUM(price), MAX(price), AVG(price) FROM bids WHERE channel IS NOT NULL GROUP BY channel",
+		keys:    "SELECT DISTINCT channel FROM bids WHERE channel IS NOT NULL",
+		columns: "channel VARCHAR, n BIGINT, total BIGINT, hi BIGINT, mean DOUBLE"},
+	{name: "busy", nkeys: 2,
+		floe:    "CREATE MATERIALIZED VIEW busy AS SELECT auction, channel, COUNT(*) AS n, MIN(price) AS lo FROM bids WHERE channel IS NOT NULL GROUP BY auction, channel HAVING COUNT(*) > 35;",
+		duckdb:  "SELECT auction, channel, COUNT(*), MIN(price) FROM bids WHERE channel IS NOT NULL GROUP BY auction, channel HAVING COUNT(*) > 35",
+		keys:    "SELECT DISTINCT auction, channel FROM bids WHERE channel IS NOT NULL",
+		columns: "auction BIGINT, channel VARCHAR, n BIGINT, lo BIGINT"},
+}
+
+// TestViewsMatchDuckDB runs two materialized views over the bids at
+// parallelism 2 and looks every key of the input up in them once the job
+// has finished (its state stays queryable): the rows found must be
+// DuckDB's final table, and a key that HAVING leaves out must not be found.
+func TestViewsMatchDuckDB(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("node_modules", "@duckdb", "node-api")); err != nil {
+		t.Skip("DuckDB, the oracle, is not installed: run `npm ci --prefix tests/sqloracle` (Node 20 and the npm registry)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on the PATH: the oracle runs DuckDB under Node")
+	}
+	dir := t.TempDir()
+	bids := filepath.Join(dir, "bids.csv")
+	if err := writeBids(bids, 3000); err != nil {
+		t.Fatal(err)
+	}
+	var qs []query
+	for _, v := range views {
+		qs = append(qs, query{name: v.name, duckdb: v.duckdb}, query{name: v.name + "-keys", duckdb: v.keys})
+	}
+	want := runDuckDB(t, node, bids, qs)
+	cluster := startCluster(t, dir)
+	id := runViews(t, cluster, bids)
+	for _, v := range views {
+		t.Run(v.name, func(t *testing.T) {
+			rows, ok := want.get(v.name)
+			keys, ok2 := want.get(v.name + "-keys")
+			if !ok || !ok2 {
+				t.Fatalf("DuckDB failed: %s %s", want.errors[v.name], want.errors[v.name+"-keys"])
+			}
+			got := lookupView(t, cluster, id, v, keys)
+			t.Logf("%d keys looked up, %d found, DuckDB's table has %d rows", len(keys), len(got), len(rows))
+			types := sinkTypes(t, v.columns)
+			compareRows(t, normalize(t, got, types), normalize(t, rows, types))
+		})
+	}
+}
+
+// runViews runs the views over bids to their end and returns the job's id.
+func runViews(t *testing.T, c *minicluster.Cluster, bids string) string {
+	cols := make([]string, len(bidsColumns))
+	for i, c := range bidsColumns {
+		cols[i] = c[0] + " " + c[1]
+	}
+	src := fmt.Sprintf("SET parallelism = 2;\nCREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n",
+		strings.Join(cols, ", "), bids)
+	for _, v := range views {
+		src += v.floe + "\n"
+	}
+	job, err := sqlc.Compile(src, sqlc.Options{Name: "views"})
+	if err != nil {
+		t.Fatalf("compiling:\n%v", err)
+	}
+	ctx := context.Background()
+	id, err := c.Scheduler.Submit(ctx, api.Submission{Spec: job.Spec})
+	if err != nil {
+		t.Fatalf("submitting: %v\n%s", err, job.Spec)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		st, err := c.Scheduler.Job(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if api.Terminal(st.State) {
+			if st.State != api.JobFinished {
+				t.Fatalf("job %s: %s", strings.ToLower(st.State), st.Message)
+			}
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job still %s after 2 minutes", st.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lookupView looks every key up in view v, by the text of its GROUP BY
+// values, and returns the rows found, in the view's column order.
+func lookupView(t *testing.T, c *minicluster.Cluster, id string, v view, keys [][]*string) [][]*string {
+	var texts [][]byte
+	for _, k := range keys {
+		texts = append(texts, []byte(strings.Join(show(k), ",")))
+	}
+	vals, err := c.Scheduler.QueryState(context.Background(), id, v.name, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, col := range strings.Split(v.columns, ",") {
+		names = append(names, strings.Fields(col)[0])
+	}
+	var rows [][]*string
+	for i, sv := range vals {
+		if !sv.Found {
+			continue
+		}
+		raw, _ := sv.Value.(json.RawMessage)
+		var obj map[string]any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil || sv.Type != "json" {
+			t.Fatalf("key %q: a %s value %q, want a JSON object (%v)", texts[i], sv.Type, raw, err)
+		}
+		row := make([]*string, len(names))
+		for j, n := range names {
+			if s, ok := jsonText(obj[n]); ok {
+				row[j] = &s
+			}
+		}
+		if got := strings.Join(show(row[:v.nkeys]), ","); got != string(texts[i]) {
+			t.Errorf("key %q answers the row of %q", texts[i], got)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// jsonText returns a JSON value as the text DuckDB gives it; false for null.
+func jsonText(x any) (string, bool) {
+	switch v := x.(type) {
+	case nil:
+		return "", false
+	case json.Number:
+		return v.String(), true
+	case string:
+		return v, true
+	}
+	return fmt.Sprint(x), true
+}
