@@ -172,3 +172,17 @@ func writeSpec(job *sqlc.Job) (spec string, cleanup func(), err error) {
 	}
 	return spec, cleanup, nil
 }
+
+// compileSQLForServer compiles a script sent to POST /v1/sql: its modules
+// must be named by digest, since the scheduler reads no path a client
+// names.
+func compileSQLForServer(script, name string) ([]byte, error) {
+	job, err := sqlc.Compile(script, sqlc.Options{Name: name, ModulesByDigest: true})
+	if err != nil {
+		return nil, err
+	}
+	if job.Explain {
+		return nil, fmt.Errorf("EXPLAIN: POST /v1/sql submits a job; explain a script with floe sql -f")
+	}
+	return job.Spec, nil
+}

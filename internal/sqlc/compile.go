@@ -33,6 +33,10 @@ type Options struct {
 	// Dir is the directory a CREATE FUNCTION's relative module path is
 	// relative to: the script's.
 	Dir string
+	// ModulesByDigest refuses a CREATE FUNCTION whose module is a path
+	// rather than a digest (AS 'sha256:...'): a script compiled by the
+	// scheduler may not name its files.
+	ModulesByDigest bool
 }
 
 // compiler holds the state of one script's compilation.
@@ -45,6 +49,7 @@ type compiler struct {
 	explain bool
 	funcs   map[string]*Function
 	dir     string
+	byRef   bool
 }
 
 // props are the job properties SET may change.
@@ -63,7 +68,7 @@ func Compile(src string, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, parseError(src, err)
 	}
-	c := &compiler{src: src, tables: map[string]*Table{}, props: props{name: opt.Name}, dir: opt.Dir}
+	c := &compiler{src: src, tables: map[string]*Table{}, props: props{name: opt.Name}, dir: opt.Dir, byRef: opt.ModulesByDigest}
 	if c.props.name == "" {
 		c.props.name = "sql"
 	}

@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/floe-stream/floe/internal/jobspec"
 	"github.com/floe-stream/floe/internal/sqlexpr"
 	"github.com/floe-stream/floe/internal/sqlprog"
 	"github.com/floe-stream/floe/internal/sqlrow"
@@ -104,7 +105,20 @@ func (c *compiler) functionOptions(f *Function, opts []*pg.Node) error {
 	if f.Path == "" {
 		return c.errAt(f.at, "%s: AS 'module.wasm' is required: the module that exports the function", f.Name)
 	}
-	if !filepath.IsAbs(f.Path) && !strings.HasPrefix(f.Path, "${") && !strings.Contains(f.Path, "://") {
+	ref, isRef, err := jobspec.ParseModuleRef(f.Path)
+	switch {
+	case err != nil:
+		return c.errAt(f.at, "%s: %v", f.Name, err)
+	case isRef:
+		f.Module = ref.Name
+		if f.Module == "" {
+			f.Module = "m_" + ref.Digest[:12]
+		}
+		return nil
+	case c.byRef:
+		return c.errAt(f.at, "%s: a script sent to a cluster names its module by digest, AS 'sha256:...' as floe module push prints, not by a path (%s)", f.Name, f.Path)
+	}
+	if !filepath.IsAbs(f.Path) && !strings.HasPrefix(f.Path, "${") {
 		f.Path = filepath.Join(c.dir, f.Path)
 	}
 	f.Module = uidPart(strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path)))

@@ -1,6 +1,7 @@
 package sqlc
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -139,5 +140,30 @@ func TestFunctionMissingExport(t *testing.T) {
 	got := j.Locate(err).Error()
 	if want := `line 4, column 1: function band: module "sqlfns" has no function "band"`; !strings.HasPrefix(got, want) {
 		t.Errorf("got %s\nwant %s...", got, want)
+	}
+}
+
+// A module named by digest is passed to the spec as a reference, which the
+// scheduler resolves; a script compiled with ModulesByDigest may name no
+// path.
+func TestFunctionModuleByDigest(t *testing.T) {
+	digest := strings.Repeat("ab", 32)
+	out := "CREATE TABLE o (a VARCHAR) WITH (connector = 'stdout');\nINSERT INTO o SELECT band(price) FROM bids;"
+	src := bidsTable + "CREATE FUNCTION band(p BIGINT) RETURNS VARCHAR AS 'sha256:" + digest + "';\n" + out
+	j, err := Compile(src, Options{ModulesByDigest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	if ref, ok := job.ModuleRefs["m_abababababab"]; !ok || ref.Digest != digest {
+		t.Errorf("module references %v, want m_abababababab of the digest", job.ModuleRefs)
+	}
+	_, err = Compile(bidsTable+bandFunc+out, Options{ModulesByDigest: true})
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 3 || e.Column != 1 || !strings.Contains(e.Msg, "by digest") {
+		t.Errorf("a path with ModulesByDigest: %v, want an error at line 3, column 1 asking for a digest", err)
 	}
 }
