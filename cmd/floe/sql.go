@@ -35,7 +35,13 @@ func sqlCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.register(cmd.Flags())
 	file := cmd.Flags().StringP("file", "f", "", "the SQL script to run (required; - reads standard input)")
 	printSpec := cmd.Flags().Bool("print-spec", false, "print the compiled job spec and exit")
+	server := cmd.Flags().String("server", "", "`URL` of a scheduler's REST API: send the script to it (POST /v1/sql), which compiles and submits it, "+
+		"and print the job's id, instead of running it here; its functions' modules are named by digest")
+	token := cmd.Flags().String("token", "", tokenFlagHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *server != "" {
+			return codeError(submitSQL(*server, *token, *file, &f, stdout, stderr))
+		}
 		if f.verbose && !cmd.Flags().Changed("log-level") {
 			f.logLevel = "info"
 		}

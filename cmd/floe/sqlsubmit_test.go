@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floe-stream/floe/scheduler"
+)
+
+// TestSQLServerCompilesOnTheScheduler sends scripts with floe sql
+// --server to a real scheduler that compiles them (POST /v1/sql): a good
+// one becomes a job, a bad one's error names its line and column, and a
+// function whose module is a path is refused, since the scheduler reads no
+// path a client names.
+func TestSQLServerCompilesOnTheScheduler(t *testing.T) {
+	s, err := scheduler.NewServer(scheduler.Config{RPCAddr: "127.0.0.1:0", RESTAddr: "127.0.0.1:0", DataDir: t.TempDir(), CompileSQL: compileSQLForServer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("scheduler: %v", err)
+		}
+	})
+	server := "http://" + s.RESTAddr()
+	dir := t.TempDir()
+	script := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := writeSQL(t, dir, "")
+	bad := script("bad.sql", "CREATE TABLE t (a BIGINT) WITH (connector = 'file', path = 'in');\n"+
+		"CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT b FROM t;\n")
+	byPath := script("path.sql", "CREATE TABLE t (a BIGINT) WITH (connector = 'file', path = 'in');\n"+
+		"CREATE FUNCTION f(a BIGINT) RETURNS BIGINT AS '/etc/passwd';\n"+
+		"CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT f(a) FROM t;\n")
+
+	r := runFloe("sql", "--server", server, "-f", good, "--set", "input=/in.csv", "--set", "output=/out", "--parallelism", "3")
+	if r.code != 0 || strings.TrimSpace(r.stdout) == "" {
+		t.Fatalf("a good script: %+v, want exit 0 and the job's id", r)
+	}
+	job, err := s.Job(ctx, strings.TrimSpace(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Name != "totals" {
+		t.Errorf("the job is named %q, want totals, after the script", job.Name)
+	}
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"bad", bad, `line 3, column 22: unknown column "b" (t has: a)`},
+		{"module path", byPath, "line 2, column 1: f: a script sent to a cluster names its module by digest"},
+	} {
+		r := runFloe("sql", "--server", server, "-f", c.path)
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: %+v, want exit 1 saying %s", c.name, r, c.want)
+		}
+	}
+}
