@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/floe-stream/floe/internal/wasmbuild"
 	"github.com/floe-stream/floe/scheduler"
 )
 
@@ -66,5 +68,48 @@ func TestSQLServerCompilesOnTheScheduler(t *testing.T) {
 		if r.code != 1 || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%s: %+v, want exit 1 saying %s", c.name, r, c.want)
 		}
+	}
+}
+
+// TestSQLRunsAWasmFunction runs a script whose function's module is a
+// path relative to the script, udfs/sqlfns built from its sources: the
+// sink holds price_band of each price, worked out by hand.
+func TestSQLRunsAWasmFunction(t *testing.T) {
+	dir := t.TempDir()
+	root, err := wasmbuild.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wasmbuild.Go(filepath.Join(root, "udfs", "sqlfns"), filepath.Join(dir, "fns")); err != nil {
+		t.Fatal(err)
+	}
+	input, output := filepath.Join(dir, "bids.csv"), filepath.Join(dir, "out")
+	if err := os.WriteFile(input, []byte("1,50\n2,700\n3,\n4,699\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "CREATE FUNCTION price_band(p BIGINT) RETURNS VARCHAR LANGUAGE wasm AS 'fns/sqlfns.wasm';\n" +
+		"CREATE TABLE bids (auction BIGINT, price BIGINT) WITH (connector = 'file', path = '${input}');\n" +
+		"CREATE TABLE o (auction BIGINT, band VARCHAR) WITH (connector = 'file', path = '${output}');\n" +
+		"INSERT INTO o SELECT auction, price_band(price) FROM bids;\n"
+	script := filepath.Join(dir, "bands.sql")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runFloe("sql", "-f", script, "--set", "input="+input, "--set", "output="+output, "--progress", "0", "--data-dir", filepath.Join(dir, "data"))
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var got []string
+	parts, _ := filepath.Glob(filepath.Join(output, "part-*"))
+	for _, p := range parts {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Fields(string(data))...)
+	}
+	slices.Sort(got)
+	if want := []string{"1,low", "2,high", "3,", "4,mid"}; !slices.Equal(got, want) {
+		t.Errorf("the sink holds %q, want %q", got, want)
 	}
 }
