@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func TestViewsMatchDuckDB(t *testing.T) {
 	}
 	want := runDuckDB(t, node, bids, qs)
 	cluster := startCluster(t, dir)
-	id := runViews(t, cluster, bids)
+	id := runViews(t, cluster, bids, views, "", nil)
 	for _, v := range views {
 		t.Run(v.name, func(t *testing.T) {
 			rows, ok := want.get(v.name)
@@ -77,14 +78,20 @@ func TestViewsMatchDuckDB(t *testing.T) {
 	}
 }
 
-// runViews runs the views over bids to their end and returns the job's id.
-func runViews(t *testing.T, c *minicluster.Cluster, bids string) string {
+// runViews runs views over bids to their end, at rate rows a second ("" for
+// unlimited), calling during every 20 ms while the job runs, and returns
+// the job's id.
+func runViews(t *testing.T, c *minicluster.Cluster, bids string, views []view, rate string, during func(id string)) string {
 	cols := make([]string, len(bidsColumns))
 	for i, c := range bidsColumns {
 		cols[i] = c[0] + " " + c[1]
 	}
-	src := fmt.Sprintf("SET parallelism = 2;\nCREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n",
-		strings.Join(cols, ", "), bids)
+	opts := ""
+	if rate != "" {
+		opts = ", rate = '" + rate + "'"
+	}
+	src := fmt.Sprintf("SET parallelism = 2;\nCREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s'%s);\n",
+		strings.Join(cols, ", "), bids, opts)
 	for _, v := range views {
 		src += v.floe + "\n"
 	}
@@ -112,8 +119,80 @@ func runViews(t *testing.T, c *minicluster.Cluster, bids string) string {
 		if time.Now().After(deadline) {
 			t.Fatalf("job still %s after 2 minutes", st.State)
 		}
+		if st.State == api.JobRunning && during != nil {
+			during(id)
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestViewAnswersDuringTheRun reads a view while its job runs, paced to
+// 1500 rows a second: every answer is a row the view passes through on its
+// way to DuckDB's final table (each channel's count never falls and never
+// passes the final one), some answers come before the end, and once the
+// job has finished the view is DuckDB's table.
+func TestViewAnswersDuringTheRun(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("node_modules", "@duckdb", "node-api")); err != nil {
+		t.Skip("DuckDB, the oracle, is not installed: run `npm ci --prefix tests/sqloracle` (Node 20 and the npm registry)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on the PATH: the oracle runs DuckDB under Node")
+	}
+	dir := t.TempDir()
+	bids := filepath.Join(dir, "bids.csv")
+	if err := writeBids(bids, 3000); err != nil {
+		t.Fatal(err)
+	}
+	v := views[0]
+	want := runDuckDB(t, node, bids, []query{{name: v.name, duckdb: v.duckdb}, {name: "keys", duckdb: v.keys}})
+	rows, ok := want.get(v.name)
+	keys, ok2 := want.get("keys")
+	if !ok || !ok2 {
+		t.Fatalf("DuckDB failed: %v", want.errors)
+	}
+	final := map[string]int64{}
+	for _, r := range rows {
+		n, _ := strconv.ParseInt(*r[1], 10, 64)
+		final[*r[0]] = n
+	}
+	cluster := startCluster(t, dir)
+	last := map[string]int64{}
+	answered := 0
+	id := runViews(t, cluster, bids, []view{v}, "1500", func(id string) {
+		var texts [][]byte
+		for _, k := range keys {
+			texts = append(texts, []byte(*k[0]))
+		}
+		vals, err := cluster.Scheduler.QueryState(context.Background(), id, v.name, texts)
+		if err != nil {
+			return // NB: the tasks may still be deploying
+		}
+		for i, sv := range vals {
+			if !sv.Found {
+				continue
+			}
+			var row struct{ N int64 }
+			if err := json.Unmarshal(sv.Value.(json.RawMessage), &row); err != nil {
+				t.Fatalf("key %s: %v", texts[i], err)
+			}
+			k := string(texts[i])
+			if row.N < last[k] || row.N > final[k] {
+				t.Errorf("key %s: n = %d after %d, final %d", k, row.N, last[k], final[k])
+			}
+			last[k] = row.N
+			if row.N < final[k] {
+				answered++
+			}
+		}
+	})
+	t.Logf("%d answers before a key's final row", answered)
+	if answered == 0 {
+		t.Error("no lookup answered during the run: the job ran too fast to test it")
+	}
+	got := lookupView(t, cluster, id, v, keys)
+	types := sinkTypes(t, v.columns)
+	compareRows(t, normalize(t, got, types), normalize(t, rows, types))
 }
 
 // lookupView looks every key up in view v, by the text of its GROUP BY
