@@ -76,6 +76,7 @@ func runSQL(path string, printSpec bool, f *runFlags, stdout, stderr io.Writer) 
 		return 1
 	}
 	defer cleanup()
+	f.locate = func(err error) error { return locateSubmission(path, job, err) }
 	if job.Explain {
 		p, err := planSpec(spec, f.set, f.parallelism)
 		if err != nil {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/floe-stream/floe/internal/jobspec"
+	"github.com/floe-stream/floe/internal/sqlc"
+	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/client"
 )
 
@@ -56,4 +59,39 @@ func readScript(path string) ([]byte, error) {
 		return io.ReadAll(os.Stdin)
 	}
 	return os.ReadFile(path)
+}
+
+// locatingService is a Service whose refused submissions' errors locate
+// rewrites.
+type locatingService struct {
+	api.Service
+	locate func(error) error
+}
+
+// Submit implements api.Service.
+func (s locatingService) Submit(ctx context.Context, sub api.Submission) (string, error) {
+	id, err := s.Service.Submit(ctx, sub)
+	if err != nil {
+		err = s.locate(err)
+	}
+	return id, err
+}
+
+// locateSubmission points the spec problems of a refused submission of a
+// compiled script (a function its module lacks) at the script; other
+// errors stay as they are.
+func locateSubmission(path string, job *sqlc.Job, err error) error {
+	var fe *jobspec.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	var multi interface{ Unwrap() []error }
+	if errors.As(err, &multi) {
+		for _, e := range multi.Unwrap() {
+			if errors.As(e, &fe) {
+				return fmt.Errorf("%s: %w", path, job.Locate(e))
+			}
+		}
+	}
+	return fmt.Errorf("%s: %w", path, job.Locate(err))
 }

@@ -112,4 +112,15 @@ func TestSQLRunsAWasmFunction(t *testing.T) {
 	if want := []string{"1,low", "2,high", "3,", "4,mid"}; !slices.Equal(got, want) {
 		t.Errorf("the sink holds %q, want %q", got, want)
 	}
+	// A function the module does not export is refused at its CREATE
+	// FUNCTION.
+	missing := strings.Replace(src, "price_band", "price_bnd", 2)
+	if err := os.WriteFile(script, []byte(missing), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runFloe("sql", "-f", script, "--set", "input="+input, "--set", "output="+output+"2", "--progress", "0", "--data-dir", filepath.Join(dir, "data2"))
+	want := script + `: line 1, column 1: function price_bnd: module "sqlfns" has no function "price_bnd"; did you mean "price_band"?`
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Errorf("a missing export: %+v, want exit 2 saying %s", r, want)
+	}
 }
