@@ -59,7 +59,7 @@ type Config struct {
 	// CompileSQL compiles the SQL scripts of POST /v1/sql into job specs
 	// (cmd/floe passes internal/sqlc's compiler, so that the scheduler's
 	// packages link no SQL parser); nil answers that route 501.
-	CompileSQL func(script, name string) (spec []byte, err error)
+	CompileSQL func(script, name string, set map[string]string) (spec []byte, err error)
 	// CheckpointStorage is where jobs' checkpoints go unless their spec
 	// says otherwise: file:///path or s3://bucket/prefix. Empty means
 	// file://<DataDir>/checkpoints.

@@ -182,14 +182,18 @@ func writeSpec(job *sqlc.Job) (spec string, cleanup func(), err error) {
 
 // compileSQLForServer compiles a script sent to POST /v1/sql: its modules
 // must be named by digest, since the scheduler reads no path a client
-// names.
-func compileSQLForServer(script, name string) ([]byte, error) {
+// names. The spec is parsed with the request's parameters, so that what a
+// connector finds wrong points at the script, as floe sql -f does.
+func compileSQLForServer(script, name string, set map[string]string) ([]byte, error) {
 	job, err := sqlc.Compile(script, sqlc.Options{Name: name, ModulesByDigest: true})
 	if err != nil {
 		return nil, err
 	}
 	if job.Explain {
 		return nil, fmt.Errorf("EXPLAIN: POST /v1/sql submits a job; explain a script with floe sql -f")
+	}
+	if _, err := jobspec.Parse(job.Spec, "", set); err != nil {
+		return nil, job.Locate(err)
 	}
 	return job.Spec, nil
 }

@@ -63,6 +63,7 @@ func TestSQLServerCompilesOnTheScheduler(t *testing.T) {
 	}{
 		{"bad", bad, `line 3, column 22: unknown column "b" (t has: a)`},
 		{"module path", byPath, "line 2, column 1: f: a script sent to a cluster names its module by digest"},
+		{"no parameter", good, "line 3, column 29: table bids: path: parameter \"input\" has no value"},
 	} {
 		r := runFloe("sql", "--server", server, "-f", c.path)
 		if r.code != 1 || !strings.Contains(r.stderr, c.want) {

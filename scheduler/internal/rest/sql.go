@@ -9,11 +9,12 @@ import (
 )
 
 // SQLCompiler compiles a stream SQL script (docs/sql.md) into a job spec;
-// name is the job's name when the script sets none. An error in the
+// name is the job's name when the script sets none, and set the values of
+// its parameters, with which it may check the spec. An error in the
 // script should have a Position method giving its 1-based line and column
 // (internal/sqlc.Error does), which the 400 answer reports. It must be
 // safe for concurrent use.
-type SQLCompiler func(script, name string) (spec []byte, err error)
+type SQLCompiler func(script, name string, set map[string]string) (spec []byte, err error)
 
 // sqlRequest is the body of POST /v1/sql.
 type sqlRequest struct {
@@ -61,7 +62,7 @@ func (h *handler) submitSQL(r *http.Request) (int, any, error) {
 	if req.Name == "" {
 		req.Name = "sql"
 	}
-	spec, err := h.compileSQL(req.SQL, req.Name)
+	spec, err := h.compileSQL(req.SQL, req.Name, req.Set)
 	if err != nil {
 		return http.StatusBadRequest, scriptError(err), nil
 	}

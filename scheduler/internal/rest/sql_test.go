@@ -16,7 +16,7 @@ func (e *scriptError) Position() (line, column int) { return e.line, e.column }
 
 // fakeCompiler compiles "ok" into a job of no module, and anything else
 // into an error at line 2, column 5.
-func fakeCompiler(script, name string) ([]byte, error) {
+func fakeCompiler(script, name string, _ map[string]string) ([]byte, error) {
 	if script != "ok" {
 		return nil, &scriptError{2, 5}
 	}
