@@ -248,3 +248,43 @@ func jsonText(x any) (string, bool) {
 	}
 	return fmt.Sprint(x), true
 }
+
+// TestViewSurvivesFailuresAndRescales runs the view busy checkpointed
+// (recovery_test.go): once it loses the task manager of the view's first
+// subtask, once it is rescaled 2 -> 4 while it runs. Restored or moved by
+// key group, the view's state must answer DuckDB's final table at the end.
+func TestViewSurvivesFailuresAndRescales(t *testing.T) {
+	v := views[1]
+	for _, how := range []string{"lost task manager", "rescale"} {
+		t.Run(how, func(t *testing.T) {
+			j := startCheckpointed(t, query{name: v.name, sink: v.columns, floe: v.floe, duckdb: v.duckdb})
+			st := j.waitCheckpoints(t, 2)
+			var err error
+			if how == "rescale" {
+				err = j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4})
+			} else {
+				// Vertex 1 is the view's stage: [group -> select].
+				victim := st.Vertices[1].Subtasks[0].TaskManager
+				j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the job to end", func() bool {
+				st, err = j.c.Scheduler.Job(context.Background(), j.id)
+				return err == nil && api.Terminal(st.State)
+			})
+			event := map[string]string{"rescale": "rescaled to ", "lost task manager": "restoring checkpoint"}[how]
+			if st.State != api.JobFinished || !historyHas(st, event) {
+				t.Fatalf("job %s, history %+v", st.State, st.History)
+			}
+			var keys [][]*string
+			for _, r := range j.want {
+				keys = append(keys, r[:v.nkeys])
+			}
+			got := lookupView(t, j.c, j.id, v, keys)
+			types := sinkTypes(t, v.columns)
+			compareRows(t, normalize(t, got, types), normalize(t, j.want, types))
+		})
+	}
+}
