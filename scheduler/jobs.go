@@ -172,7 +172,9 @@ func (s *Server) storeModules(ctx context.Context, spec *jobspec.Job, mods map[s
 		return nil, nil, fmt.Errorf("%w: %v", api.ErrBadRequest, errors.Join(errs...))
 	}
 	if err := spec.CheckFunctions("", tables); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", api.ErrBadRequest, err)
+		// NB: %w keeps the FieldErrors, which floe sql points back at the
+		// script's CREATE FUNCTION.
+		return nil, nil, fmt.Errorf("%w: %w", api.ErrBadRequest, err)
 	}
 	for _, wasm := range mods {
 		if _, err := s.artifacts.Put(wasm); err != nil {

@@ -57,6 +57,10 @@ type Config struct {
 	HeartbeatTimeout  time.Duration
 	// MaxUpload bounds the size of a job submission over REST.
 	MaxUpload int64
+	// CompileSQL compiles the SQL scripts of POST /v1/sql into job specs
+	// (cmd/floe passes internal/sqlc's compiler, so that the scheduler's
+	// packages link no SQL parser); nil answers that route 501.
+	CompileSQL func(script, name string, set map[string]string) (spec []byte, err error)
 	// CheckpointStorage is where jobs' checkpoints go unless their spec
 	// says otherwise: file:///path or s3://bucket/prefix. Empty means
 	// file://<DataDir>/checkpoints.
@@ -275,7 +279,7 @@ func (s *Server) open() error {
 			s.restLis = tls.NewListener(s.restLis, s.cfg.TLS.Server(true))
 		}
 		s.metrics = schedmetrics.New(s.metricsSnapshot)
-		opts := rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, ViewerState: s.viewerState, Observe: s.metrics.ObserveRequest}
+		opts := rest.Options{MaxUpload: s.cfg.MaxUpload, Logger: s.log, ViewerState: s.viewerState, Observe: s.metrics.ObserveRequest, CompileSQL: s.cfg.CompileSQL}
 		if s.users != nil {
 			opts.Users = s.users
 		}

@@ -96,6 +96,7 @@ func schedulerCommand(stdout, stderr io.Writer) *cobra.Command {
 			RPCAddr: *rpc, RESTAddr: *rest, DataDir: *dataDir, HeartbeatInterval: *hbInterval,
 			HeartbeatTimeout: *hbTimeout, MaxUpload: maxUpload, CheckpointStorage: *ckptStorage, CheckpointOptions: *s3, StateRetention: *retention, Logger: log,
 			RaftAddr: *haAddr, RaftPeers: peers, ElectionTimeout: *haElection, TLS: tlsc,
+			CompileSQL: compileSQLForServer,
 		}
 		if err := users.apply(&cfg); err != nil {
 			fmt.Fprintf(stderr, "floe scheduler: %v\n", err)

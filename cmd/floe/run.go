@@ -27,6 +27,9 @@ import (
 
 // runFlags are the flags of floe run.
 type runFlags struct {
+	// locate, when set, rewrites a refused submission's error: floe sql
+	// points the spec's problems back at the script.
+	locate      func(error) error
 	set         []string
 	parallelism int
 	dataDir     string
@@ -173,7 +176,11 @@ func runJob(specPath string, f *runFlags, stdoutW, stderr io.Writer) int {
 	if a := cluster.Scheduler.RESTAddr(); a != "" {
 		fmt.Fprintf(stderr, "serving the dashboard at %s://%s/\n", restScheme(tlsc), a)
 	}
-	code := runOnCluster(ctx, cluster.Scheduler, sub, f.progress, log, stderr)
+	var svc api.Service = cluster.Scheduler
+	if f.locate != nil {
+		svc = locatingService{svc, f.locate}
+	}
+	code := runOnCluster(ctx, svc, sub, f.progress, log, stderr)
 	drain, cancel := context.WithTimeout(context.Background(), cancelWait)
 	defer cancel()
 	cluster.Drain(drain) // NB: at worst the tasks left are canceled, with warnings

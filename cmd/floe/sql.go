@@ -35,7 +35,13 @@ func sqlCommand(stdout, stderr io.Writer) *cobra.Command {
 	f.register(cmd.Flags())
 	file := cmd.Flags().StringP("file", "f", "", "the SQL script to run (required; - reads standard input)")
 	printSpec := cmd.Flags().Bool("print-spec", false, "print the compiled job spec and exit")
+	server := cmd.Flags().String("server", "", "`URL` of a scheduler's REST API: send the script to it (POST /v1/sql), which compiles and submits it, "+
+		"and print the job's id, instead of running it here; its functions' modules are named by digest")
+	token := cmd.Flags().String("token", "", tokenFlagHelp)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *server != "" {
+			return codeError(submitSQL(*server, *token, *file, &f, stdout, stderr))
+		}
 		if f.verbose && !cmd.Flags().Changed("log-level") {
 			f.logLevel = "info"
 		}
@@ -70,6 +76,7 @@ func runSQL(path string, printSpec bool, f *runFlags, stdout, stderr io.Writer) 
 		return 1
 	}
 	defer cleanup()
+	f.locate = func(err error) error { return locateSubmission(path, job, err) }
 	if job.Explain {
 		p, err := planSpec(spec, f.set, f.parallelism)
 		if err != nil {
@@ -97,7 +104,11 @@ func compileSQL(path string) (*sqlc.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := sqlc.Compile(string(src), sqlc.Options{Name: name})
+	dir, _ := filepath.Abs(filepath.Dir(path))
+	if path == "-" {
+		dir, _ = os.Getwd()
+	}
+	job, err := sqlc.Compile(string(src), sqlc.Options{Name: name, Dir: dir})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -167,4 +178,22 @@ func writeSpec(job *sqlc.Job) (spec string, cleanup func(), err error) {
 		return "", nil, err
 	}
 	return spec, cleanup, nil
+}
+
+// compileSQLForServer compiles a script sent to POST /v1/sql: its modules
+// must be named by digest, since the scheduler reads no path a client
+// names. The spec is parsed with the request's parameters, so that what a
+// connector finds wrong points at the script, as floe sql -f does.
+func compileSQLForServer(script, name string, set map[string]string) ([]byte, error) {
+	job, err := sqlc.Compile(script, sqlc.Options{Name: name, ModulesByDigest: true})
+	if err != nil {
+		return nil, err
+	}
+	if job.Explain {
+		return nil, fmt.Errorf("EXPLAIN: POST /v1/sql submits a job; explain a script with floe sql -f")
+	}
+	if _, err := jobspec.Parse(job.Spec, "", set); err != nil {
+		return nil, job.Locate(err)
+	}
+	return job.Spec, nil
 }

@@ -3,6 +3,7 @@ package sqlop
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/udf"
@@ -27,10 +28,11 @@ type Group struct {
 // touched is a key a batch changed: its key group, key and accumulator,
 // and the timestamp of its last record.
 type touched struct {
-	kg  uint16
-	key []byte
-	acc sqlrow.Row
-	ts  int64
+	kg     uint16
+	key    []byte
+	keyRow sqlrow.Row
+	acc    sqlrow.Row
+	ts     int64
 }
 
 // NewGroup returns the operator uid, its accumulators in the keyed state
@@ -50,6 +52,11 @@ func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 	g.order = g.order[:0]
 	for i := range in.Records {
 		r := &in.Records[i]
+		row, err := sqlrow.DecodeRow(g.in, r.Value, len(g.agg.Input))
+		if err != nil {
+			return fmt.Errorf("sql group %s: a record: %w", g.uid, err)
+		}
+		g.in = row
 		k, ok := g.touched[string(r.Key)]
 		if !ok {
 			acc, err := g.load(r.KeyGroup, r.Key)
@@ -58,13 +65,10 @@ func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 			}
 			k = len(g.order)
 			g.touched[string(r.Key)] = k
-			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, acc: acc})
+			// NB: the key's values are the row's first ones, whatever
+			// bytes the keyBy made of them (row:N or text:N).
+			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, keyRow: slices.Clone(row[:g.agg.Keys]), acc: acc})
 		}
-		row, err := sqlrow.DecodeRow(g.in, r.Value, len(g.agg.Input))
-		if err != nil {
-			return fmt.Errorf("sql group %s: a record: %w", g.uid, err)
-		}
-		g.in = row
 		if err := g.agg.Add(g.order[k].acc, row); err != nil {
 			return fmt.Errorf("sql group %s: %w", g.uid, err)
 		}
@@ -75,11 +79,7 @@ func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 		if err := g.accs.Put(t.kg, t.key, sqlrow.AppendRow(nil, t.acc)); err != nil {
 			return fmt.Errorf("sql group %s: %w", g.uid, err)
 		}
-		key, err := sqlrow.DecodeRow(nil, t.key, g.agg.Keys)
-		if err != nil {
-			return fmt.Errorf("sql group %s: a key: %w", g.uid, err)
-		}
-		buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(key, t.acc))
+		buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(t.keyRow, t.acc))
 		out.AppendKeyed(t.key, buf, t.ts, t.kg)
 	}
 	return nil

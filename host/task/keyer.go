@@ -52,6 +52,16 @@ func (k *keyer) key(i int, v []byte) []byte {
 			return nil // NB: the SQL window fails on the row itself
 		}
 		return v[:n]
+	case jobspec.KeyRowText:
+		n, err := sqlrow.PrefixLen(v, k.sel.Field)
+		if err != nil {
+			return nil // NB: as for KeyRow
+		}
+		row, err := sqlrow.DecodeRow(nil, v[:n], k.sel.Field)
+		if err != nil {
+			return nil
+		}
+		return sqlrow.AppendCSV(nil, row)
 	}
 	return v
 }

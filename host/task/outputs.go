@@ -29,8 +29,13 @@ type edgeOut struct {
 	keyed  record.Batch
 }
 
-// Route routes the records of b to every edge. b stays the caller's.
+// Route routes the records of b to every edge. b stays the caller's. A
+// nil outputs is a chain that ends in no sink and no edge, as one that
+// keeps a SQL materialized view does: it has nothing to route.
 func (o *outputs) Route(ctx context.Context, b *record.Batch) error {
+	if o == nil {
+		return nil
+	}
 	for i := range o.edges {
 		e := &o.edges[i]
 		out := b

@@ -152,7 +152,12 @@ func (t *Task) lookup(name string, keys [][]byte) ([]Lookup, error) {
 func (t *Task) States() []udf.StateInfo {
 	var out []udf.StateInfo
 	for _, op := range t.ops {
-		if in, ok := op.(*udf.Instance); ok && in != nil {
+		// NB: a Wasm instance and a SQL view (host/sqlop.View) declare
+		// states.
+		if in, ok := op.(*udf.Instance); ok && in == nil {
+			continue
+		}
+		if in, ok := op.(interface{ States() []udf.StateInfo }); ok && in != nil {
 			out = append(out, in.States()...)
 		}
 	}

@@ -356,7 +356,7 @@ func (t *Task) open(ctx context.Context) error {
 		case jobspec.OperatorIntervalJoin, jobspec.OperatorWindowJoin:
 			op, err = t.joinOperator(ctx, spec)
 		case jobspec.OperatorSQL:
-			op = sqlop.New(spec.UID, spec.SQL)
+			op, err = t.sqlOperator(ctx, spec)
 		case jobspec.OperatorSQLGroup:
 			if t.state == nil {
 				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)

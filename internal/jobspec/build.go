@@ -34,6 +34,9 @@ type builder struct {
 	jobName string
 	// calls are the Wasm functions the spec names.
 	calls []Call
+	// views is true when a sql operator keeps a materialized view, which
+	// ends the graph as a sink does: the job needs no sink then.
+	views bool
 	// dupUIDs tells that some uid is used twice, so inputs are ambiguous.
 	dupUIDs bool
 }

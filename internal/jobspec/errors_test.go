@@ -238,8 +238,8 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"  - {type: keyBy, uid: e, key: function}",
 			"  - {type: map, uid: f, key: value, module: wordcount, function: f}"),
 		want: []string{
-			`line 6: operators[0].key: required (want value, csv:N, row:N or function)`,
-			`line 7: operators[1].key: invalid key "csv:x" (want value, csv:N with N >= 0, row:N with N >= 0, or function)`,
+			`line 6: operators[0].key: required (want value, csv:N, row:N, text:N or function)`,
+			`line 7: operators[1].key: invalid key "csv:x" (want value, csv:N with N >= 0, row:N or text:N with N >= 0, or function)`,
 			`line 8: operators[2].key: invalid key "csv:-1"`,
 			`line 9: operators[3].module: only applies to a keyBy whose key is function`,
 			`line 9: operators[3].function: only applies to a keyBy whose key is function`,

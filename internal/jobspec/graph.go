@@ -81,7 +81,9 @@ func (b *builder) graph(j *Job, raw *rawJob) {
 		b.checkKeyed(j, nodes)
 	}
 	for _, uid := range slices.Sorted(maps.Keys(nodes)) {
-		if n := nodes[uid]; !n.used {
+		// NB: a sql operator that keeps a materialized view ends its
+		// branch of the graph, as a sink does.
+		if n := nodes[uid]; !n.used && (n.op == nil || n.op.SQL == nil || n.op.SQL.View == "") {
 			b.p.add(n.path+".uid", "nothing reads %q: name it in the inputs of an operator or a sink", uid)
 		}
 	}

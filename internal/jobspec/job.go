@@ -204,6 +204,11 @@ const (
 	// KeyRow keys an encoded SQL row (internal/sqlrow) by its first Field
 	// values: the bytes of that prefix.
 	KeyRow KeyKind = "row"
+	// KeyRowText keys an encoded SQL row by the CSV text of its first
+	// Field values (internal/sqlrow.AppendCSV): a SQL materialized view's
+	// rows are looked up by their GROUP BY values as a person types them
+	// ("apple", "apple,3").
+	KeyRowText KeyKind = "text"
 )
 
 // KeySelector is a parsed keyBy key.
@@ -214,9 +219,9 @@ type KeySelector struct {
 	Field int
 }
 
-// String returns the selector as a spec writes it: value, csv:N, row:N or function.
+// String returns the selector as a spec writes it: value, csv:N, row:N, text:N or function.
 func (k KeySelector) String() string {
-	if k.Kind == KeyCSV || k.Kind == KeyRow {
+	if k.Kind == KeyCSV || k.Kind == KeyRow || k.Kind == KeyRowText {
 		return string(k.Kind) + ":" + strconv.Itoa(k.Field)
 	}
 	return string(k.Kind)

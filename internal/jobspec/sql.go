@@ -9,19 +9,28 @@ import "github.com/floe-stream/floe/internal/sqlprog"
 // with its line rather than in a task.
 
 // sqlOperator fills in a sql operator from its program.
+// A program that returns a value (a SQL function call) names the module
+// and the function it calls, a map; no other program does.
 func (b *builder) sqlOperator(path string, r *rawOperator, op *Operator) {
+	text, ok := b.p.text(path+".sql", r.SQL)
+	var prog *sqlprog.Program
+	var err error
+	if ok {
+		prog, err = sqlprog.ParseProgram(text)
+	}
+	if prog != nil && prog.IsCall() {
+		op.SQL = prog
+		op.Module, op.Function = b.function(path, r)
+		b.called(path+".function", op.Module, op.Function, FunctionMap)
+		return
+	}
 	b.p.only(path+".module", r.Module, "an operator that calls a function (a sql operator runs its program)")
 	b.p.only(path+".function", r.Function, "an operator that calls a function (a sql operator runs its program)")
-	text, ok := b.p.text(path+".sql", r.SQL)
-	if !ok {
-		return
-	}
-	prog, err := sqlprog.ParseProgram(text)
 	if err != nil {
 		b.p.reject(path+".sql", "%v", err)
-		return
 	}
 	op.SQL = prog
+	b.views = b.views || (prog != nil && prog.View != "")
 }
 
 // sqlWindow fills in the aggregation of a window whose aggregate function

@@ -176,7 +176,7 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 	case KeyFunction:
 		op.Module, op.Function = b.function(path, r)
 		b.called(path+".function", op.Module, op.Function, FunctionKeySelector)
-	case KeyValue, KeyCSV, KeyRow:
+	case KeyValue, KeyCSV, KeyRow, KeyRowText:
 		b.p.only(path+".module", r.Module, "a keyBy whose key is function")
 		b.p.only(path+".function", r.Function, "a keyBy whose key is function")
 	}
@@ -185,12 +185,12 @@ func (b *builder) keyBy(path string, r *rawOperator, op *Operator) {
 // key returns the key selector at path.
 func (b *builder) key(path string, s Scalar) KeySelector {
 	if !s.set {
-		b.p.reject(path, "required (want value, csv:N, row:N or function)")
+		b.p.reject(path, "required (want value, csv:N, row:N, text:N or function)")
 		return KeySelector{}
 	}
 	k, ok := parseKey(s.value)
 	if !ok {
-		b.p.reject(path, "invalid key %q (want value, csv:N with N >= 0, row:N with N >= 0, or function)", s.value)
+		b.p.reject(path, "invalid key %q (want value, csv:N with N >= 0, row:N or text:N with N >= 0, or function)", s.value)
 	}
 	return k
 }
@@ -202,7 +202,7 @@ func parseKey(s string) (KeySelector, bool) {
 		return KeySelector{Kind: KeyKind(s)}, true
 	}
 	kind, digits, ok := strings.Cut(s, ":")
-	if !ok || (kind != string(KeyCSV) && kind != string(KeyRow)) || digits == "" || strings.Trim(digits, "0123456789") != "" {
+	if !ok || (kind != string(KeyCSV) && kind != string(KeyRow) && kind != string(KeyRowText)) || digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return KeySelector{}, false
 	}
 	n, err := strconv.Atoi(digits)
@@ -220,7 +220,7 @@ func (b *builder) sinks(one *rawSink, list []*rawSink) (out []Sink, listed bool)
 		b.p.reject("sinks", "a job has either sink: or sinks:, not both")
 	case one != nil:
 		return []Sink{b.sink("sink", one)}, false
-	case len(list) == 0:
+	case len(list) == 0 && !b.views:
 		b.p.add("sink", "required (or sinks: a list of them)")
 	}
 	for i, r := range list {

@@ -21,12 +21,22 @@ type Job struct {
 	// spec's sources and sinks, in order, for Locate.
 	src            string
 	sources, sinks []*Table
+	// opFuncs holds, for each operator of the spec, the Wasm function it
+	// calls, or nil.
+	opFuncs []*Function
 }
 
 // Options are the job's defaults, which SET statements override.
 type Options struct {
 	// Name is the job's name when the script sets none.
 	Name string
+	// Dir is the directory a CREATE FUNCTION's relative module path is
+	// relative to: the script's.
+	Dir string
+	// ModulesByDigest refuses a CREATE FUNCTION whose module is a path
+	// rather than a digest (AS 'sha256:...'): a script compiled by the
+	// scheduler may not name its files.
+	ModulesByDigest bool
 }
 
 // compiler holds the state of one script's compilation.
@@ -37,6 +47,9 @@ type compiler struct {
 	queries []*query
 	props   props
 	explain bool
+	funcs   map[string]*Function
+	dir     string
+	byRef   bool
 }
 
 // props are the job properties SET may change.
@@ -57,7 +70,7 @@ func Compile(src string, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, parseError(src, err)
 	}
-	c := &compiler{src: src, tables: map[string]*Table{}, props: props{name: opt.Name}}
+	c := &compiler{src: src, tables: map[string]*Table{}, props: props{name: opt.Name}, dir: opt.Dir, byRef: opt.ModulesByDigest}
 	if c.props.name == "" {
 		c.props.name = "sql"
 	}
@@ -73,7 +86,7 @@ func Compile(src string, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Job{Spec: spec, Explain: c.explain, src: src, sources: sources, sinks: sinks}, nil
+	return &Job{Spec: spec, Explain: c.explain, src: src, sources: sources, sinks: sinks, opFuncs: c.opFuncs()}, nil
 }
 
 // statement compiles one statement, which starts at offset at.
@@ -106,10 +119,14 @@ func (c *compiler) statement(n *pg.Node, at int) error {
 		return c.statement(s.ExplainStmt.Query, at)
 	case *pg.Node_VariableSetStmt:
 		return c.set(s.VariableSetStmt, at)
+	case *pg.Node_CreateTableAsStmt:
+		return c.createView(s.CreateTableAsStmt, at)
+	case *pg.Node_CreateFunctionStmt:
+		return c.createFunction(s.CreateFunctionStmt, at)
 	case *pg.Node_SelectStmt:
 		return c.errAt(at, "a bare SELECT has nowhere to go: write INSERT INTO a table declared WITH (connector = 'stdout') SELECT ...")
 	}
-	return c.errAt(at, "this statement is not supported (want CREATE TABLE, INSERT INTO ... SELECT, EXPLAIN or SET)")
+	return c.errAt(at, "this statement is not supported (want CREATE TABLE, CREATE FUNCTION, INSERT INTO ... SELECT, EXPLAIN or SET)")
 }
 
 // set applies SET key = value.

@@ -230,6 +230,9 @@ func (c *compiler) funcCall(f *pg.FuncCall, sc scope) (*sqlexpr.Expr, error) {
 		return e, err
 	}
 	name := funcName(f)
+	if c.funcs[name] != nil {
+		return nil, c.errAt(int(f.Location), "%s is a Wasm function: it takes a table's columns, so it is allowed in WHERE, GROUP BY, the arguments of aggregates and the SELECT list of a query without GROUP BY", name)
+	}
 	if f.AggStar || f.AggDistinct || f.Over != nil {
 		return nil, c.errAt(int(f.Location), "%s(...) is not supported here", strings.ToUpper(name))
 	}
@@ -294,6 +297,8 @@ type rowScope struct {
 	t *Table
 	// alias is the name the FROM clause gives the table.
 	alias string
+	// calls collects the query's calls of Wasm functions (function.go).
+	calls *udfCalls
 }
 
 func (s rowScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error) {
@@ -315,6 +320,10 @@ func (s rowScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error)
 	name := funcName(f)
 	if aggregates[name] || windowFns[name] != "" || windowBounds[name] != "" {
 		return nil, true, c.errAt(int(f.Location), "%s is not allowed here (only in a SELECT list or HAVING of a query with GROUP BY)", strings.ToUpper(name))
+	}
+	if fn := c.funcs[name]; fn != nil {
+		e, err := c.callFunction(fn, f, s)
+		return e, true, err
 	}
 	return nil, false, nil
 }

@@ -37,6 +37,9 @@ func (j *Job) locate(err error) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
+	if e, ok := j.locateFunction(fe.Path, fe.Msg); ok {
+		return e
+	}
 	m := stepPath.FindStringSubmatch(fe.Path)
 	if m == nil {
 		return err

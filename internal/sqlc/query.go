@@ -32,6 +32,10 @@ type operator struct {
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
+	// fn is the Wasm function a sql operator calls, or nil.
+	fn *Function
+	// textKey makes a keyBy key by text:N rather than row:N (view.go).
+	textKey bool
 }
 
 // windowSpec is a GROUP BY window.
@@ -71,7 +75,7 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if src == sink {
 		return nil, c.errAt(int(s.Relation.Location), "a query cannot read the table it writes")
 	}
-	rs := rowScope{t: src, alias: alias}
+	rs := rowScope{t: src, alias: alias, calls: &udfCalls{width: len(src.Columns)}}
 	q := &query{source: src, sink: sink}
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList) {
 		err = c.groupBy(q, sel, rs)
@@ -81,6 +85,7 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.placeCalls(q, rs.calls)
 	return q, nil
 }
 
@@ -196,6 +201,9 @@ func (c *compiler) targets(list []*pg.Node, sc scope, t *Table) ([]*sqlexpr.Expr
 // of the column's type, or a BIGINT (or NULL) where a DOUBLE is due, which
 // is cast.
 func (c *compiler) fitSink(sink *Table, exprs []*sqlexpr.Expr, locs []int) ([]*sqlexpr.Expr, error) {
+	if sink.view && len(exprs) == len(sink.Columns) {
+		return c.fitView(sink, exprs, locs)
+	}
 	if len(exprs) != len(sink.Columns) {
 		return nil, c.errAt(locs[0], "the SELECT list has %d columns, %s has %d (%s)", len(exprs), sink.Name, len(sink.Columns), sink.columnNames())
 	}

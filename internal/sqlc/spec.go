@@ -12,23 +12,26 @@ import (
 
 // The spec's sections, in the order docs/jobs.md lists their fields.
 type specDoc struct {
-	Name           string         `yaml:"name"`
-	Parallelism    int            `yaml:"parallelism,omitempty"`
-	MaxParallelism int            `yaml:"maxParallelism,omitempty"`
-	Sources        []yaml.Node    `yaml:"sources"`
-	Operators      []specOperator `yaml:"operators"`
-	Sinks          []yaml.Node    `yaml:"sinks"`
-	State          map[string]any `yaml:"state,omitempty"`
-	Checkpoints    map[string]any `yaml:"checkpoints,omitempty"`
+	Name           string            `yaml:"name"`
+	Parallelism    int               `yaml:"parallelism,omitempty"`
+	MaxParallelism int               `yaml:"maxParallelism,omitempty"`
+	Modules        map[string]string `yaml:"modules,omitempty"`
+	Sources        []yaml.Node       `yaml:"sources"`
+	Operators      []specOperator    `yaml:"operators"`
+	Sinks          []yaml.Node       `yaml:"sinks"`
+	State          map[string]any    `yaml:"state,omitempty"`
+	Checkpoints    map[string]any    `yaml:"checkpoints,omitempty"`
 }
 
 type specOperator struct {
-	Type   string            `yaml:"type"`
-	UID    string            `yaml:"uid"`
-	Input  string            `yaml:"input,omitempty"`
-	Key    string            `yaml:"key,omitempty"`
-	Window map[string]string `yaml:"window,omitempty"`
-	SQL    string            `yaml:"sql,omitempty"`
+	Type     string            `yaml:"type"`
+	UID      string            `yaml:"uid"`
+	Input    string            `yaml:"input,omitempty"`
+	Module   string            `yaml:"module,omitempty"`
+	Function string            `yaml:"function,omitempty"`
+	Key      string            `yaml:"key,omitempty"`
+	Window   map[string]string `yaml:"window,omitempty"`
+	SQL      string            `yaml:"sql,omitempty"`
 
 	// A join's (join.go): its two inputs, in Input's place, and its
 	// bounds or kind.
@@ -40,9 +43,15 @@ type specOperator struct {
 // spec writes the job spec: a source per table a query reads, the
 // operators of every query, a sink per table a query writes.
 func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
+	if err := c.checkViews(); err != nil {
+		return nil, nil, nil, err
+	}
 	doc := specDoc{Name: c.props.name, Parallelism: c.props.parallelism, MaxParallelism: c.props.maxParallelism}
 	if c.props.checkpointInterval > 0 {
 		doc.Checkpoints = map[string]any{"interval": c.props.checkpointInterval.String()}
+	}
+	if doc.Modules, err = c.modules(); err != nil {
+		return nil, nil, nil, err
 	}
 	if c.props.stateBackend != "" {
 		doc.State = map[string]any{"backend": c.props.stateBackend}
@@ -75,8 +84,14 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			switch op.kind {
 			case "sql":
 				so.SQL = op.prog.String()
+				if op.fn != nil {
+					so.Module, so.Function = op.fn.Module, op.fn.Export
+				}
 			case "keyBy":
 				so.Key = "row:" + strconv.Itoa(op.keys)
+				if op.textKey {
+					so.Key = "text:" + strconv.Itoa(op.keys)
+				}
 			case "window":
 				so.SQL = op.agg.String()
 				so.Window = op.window.spec()
@@ -89,6 +104,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			}
 			doc.Operators = append(doc.Operators, so)
 			input = so.UID
+		}
+		if q.sink.view {
+			continue // NB: a view's last operator keeps its rows.
 		}
 		if sinkInputs[q.sink] == nil {
 			sinkOrder = append(sinkOrder, q.sink)

@@ -38,6 +38,8 @@ type Table struct {
 	eventAt int
 	// at is the statement's offset, for messages.
 	at int
+	// view is true for a materialized view (view.go).
+	view bool
 }
 
 // nexmarkEvents are the kinds of events of a nexmark stream: the prefix of

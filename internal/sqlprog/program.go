@@ -49,6 +49,15 @@ type Program struct {
 	// row that WHERE keeps is written as an upsert, each it does not as a
 	// delete, with the op first (a CSV field, or the JSON member "op").
 	Changelog bool `json:"changelog,omitempty"`
+	// Returns, when set, makes the program a call of a scalar Wasm
+	// function (call.go): Select computes the function's arguments and
+	// the operator writes its input row with the function's result, of
+	// this type, appended.
+	Returns sqlrow.Type `json:"returns,omitzero"`
+	// View, when set, makes the program keep a materialized view
+	// (view.go): the queryable keyed state of that name holds each
+	// key's current row, which Where (HAVING) deletes.
+	View string `json:"view,omitempty"`
 }
 
 // The ops of a changelog.
@@ -134,7 +143,10 @@ func (p *Program) Check() error {
 			return fmt.Errorf("select[%d]: %w", i, err)
 		}
 	}
-	return nil
+	if err := p.checkCall(); err != nil {
+		return err
+	}
+	return p.checkView()
 }
 
 func checkFormat(field string, f Format) error {

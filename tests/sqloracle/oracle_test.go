@@ -127,6 +127,10 @@ func TestQueriesMatchDuckDB(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := runDuckDB(t, node, bids, qs)
+	fns, err := buildFunctions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cluster := startCluster(t, dir)
 	for _, q := range qs {
 		t.Run(q.name, func(t *testing.T) {
@@ -135,7 +139,7 @@ func TestQueriesMatchDuckDB(t *testing.T) {
 				t.Fatalf("DuckDB failed: %s", want.errors[q.name])
 			}
 			types := sinkTypes(t, q.sink)
-			got := runFloe(t, cluster, dir, bids, q)
+			got := runFloe(t, cluster, dir, bids, fns, q)
 			if q.key != nil {
 				var deletes int
 				got, deletes = finalTable(t, got, q.key)
@@ -226,7 +230,7 @@ func startCluster(t *testing.T, dir string) *minicluster.Cluster {
 
 // runFloe compiles q with the tables declared, runs it to its end at
 // parallelism 2 and returns the rows its sink wrote.
-func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, q query) [][]*string {
+func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, fns *sqlFunctions, q query) [][]*string {
 	out := filepath.Join(dir, "out-"+q.name)
 	cols := make([]string, len(bidsColumns))
 	for i, c := range bidsColumns {
@@ -236,14 +240,14 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, q query) []
 
 	src := fmt.Sprintf("SET parallelism = 2;\n"+
 		"CREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n"+
-		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s",
-		strings.Join(cols, ", "), bids, q.sink, out, q.floe)
+		"CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');\n%s%s",
+		strings.Join(cols, ", "), bids, q.sink, out, fns.decls(), q.floe)
 	job, err := sqlc.Compile(src, sqlc.Options{Name: q.name})
 	if err != nil {
 		t.Fatalf("compiling:\n%v", err)
 	}
 	ctx := context.Background()
-	id, err := c.Scheduler.Submit(ctx, api.Submission{Spec: job.Spec})
+	id, err := c.Scheduler.Submit(ctx, api.Submission{Spec: job.Spec, Modules: fns.modules(job.Spec)})
 	if err != nil {
 		t.Fatalf("submitting: %v\n%s", err, job.Spec)
 	}

@@ -95,6 +95,7 @@ var (
 	joinCall    = call{http.MethodPut, "/v1/cluster/members/b:7001", `{"restAddr": "b:8081"}`}
 	// pushModuleCall pushes a module; its body stands for the Wasm.
 	pushModuleCall = call{http.MethodPost, "/v1/modules?name=wc", "\x00asm"}
+	sqlCall        = call{http.MethodPost, "/v1/sql", `{"sql": "ok"}`}
 )
 
 // errorOf checks that rec is an error response with status and returns
@@ -125,7 +126,7 @@ func TestUnauthenticated(t *testing.T) {
 		{"empty bearer", "Bearer ", "needs a bearer token"},
 	}
 	for _, tt := range tests {
-		for _, c := range []call{submitCall, listCall, statusCall, joinCall, pushModuleCall} {
+		for _, c := range []call{submitCall, listCall, statusCall, joinCall, pushModuleCall, sqlCall} {
 			t.Run(tt.name+" "+c.method+" "+c.path, func(t *testing.T) {
 				h := &env{fake: e.fake, h: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if tt.header != "" {
@@ -184,6 +185,9 @@ func TestRoles(t *testing.T) {
 			"token vic has role viewer; PUT /v1/jobs/{id}/autoscaler needs operator"},
 		{"operator sets the autoscaler", operatorToken, call{http.MethodPut, "/v1/jobs/ID/autoscaler", `{"enabled": true}`}, 200, ""},
 		{"viewer cannot push a module", viewerToken, pushModuleCall, 403, "token vic has role viewer; POST /v1/modules needs operator"},
+		{"viewer cannot submit SQL", viewerToken, sqlCall, 403, "token vic has role viewer; POST /v1/sql needs operator"},
+		// The env has no SQL compiler: the 501 is past the role check.
+		{"operator submits SQL", operatorToken, sqlCall, 501, ""},
 		{"viewer cannot delete a module", viewerToken, call{http.MethodDelete, "/v1/modules/" + strings.Repeat("a", 64), ""}, 403, "needs operator"},
 		{"viewer lists modules", viewerToken, call{http.MethodGet, "/v1/modules", ""}, 200, ""},
 		{"operator pushes a module", operatorToken, pushModuleCall, 201, ""},

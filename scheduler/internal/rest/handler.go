@@ -40,6 +40,8 @@ type Options struct {
 	// ViewerState tells the reads of queryable state that viewers may
 	// call; nil opens none.
 	ViewerState ViewerStateFunc
+	// CompileSQL compiles the scripts of POST /v1/sql; nil answers 501.
+	CompileSQL SQLCompiler
 }
 
 // DefaultMaxBatchKeys is how many keys one batchGet may ask for when
@@ -55,6 +57,7 @@ type handler struct {
 	maxBatchKeys int
 	users        Authenticator
 	viewerState  ViewerStateFunc
+	compileSQL   SQLCompiler
 }
 
 // New returns a handler that serves the API of svc on the paths of Routes,
@@ -62,7 +65,7 @@ type handler struct {
 // JSON body. The handler is safe for concurrent use if svc is.
 func New(svc api.Service, opts Options) http.Handler {
 	h := &handler{svc: svc, maxUpload: opts.MaxUpload, log: opts.Logger, maxBatchKeys: opts.MaxBatchKeys,
-		users: opts.Users, viewerState: opts.ViewerState}
+		users: opts.Users, viewerState: opts.ViewerState, compileSQL: opts.CompileSQL}
 	if h.maxBatchKeys <= 0 {
 		h.maxBatchKeys = DefaultMaxBatchKeys
 	}

@@ -50,6 +50,7 @@ var table = []binding{
 	{Route{http.MethodPost, "/v1/jobs/{id}/stop", auth.Operator}, (*handler).stop, false},
 	{Route{http.MethodGet, "/v1/jobs/{id}/state/{name}/{key}", auth.Operator}, (*handler).stateGet, true},
 	{Route{http.MethodPost, "/v1/jobs/{id}/state/{name}:batchGet", auth.Operator}, (*handler).stateBatchGet, true},
+	{Route{http.MethodPost, "/v1/sql", auth.Operator}, (*handler).submitSQL, false},
 	{Route{http.MethodPost, "/v1/modules", auth.Operator}, (*handler).pushModule, false},
 	{Route{http.MethodGet, "/v1/modules", auth.Viewer}, (*handler).modules, false},
 	{Route{http.MethodGet, "/v1/modules/{digest}", auth.Viewer}, (*handler).module, false},

@@ -330,3 +330,37 @@ INSERT INTO out SELECT channel, price / 250, COUNT(*), MAX(price) FROM bids WHER
 GROUP BY channel, price / 250 HAVING COUNT(*) < 150;
 -- duckdb:
 SELECT channel, price // 250 AS band, COUNT(*), MAX(price) FROM bids WHERE price IS NOT NULL GROUP BY channel, band HAVING COUNT(*) < 150;
+
+-- Wasm functions (udfs/sqlfns, declared before every query; functions.go):
+-- price_band(price) is 'low' under 100, 'mid' under 700, else 'high';
+-- scaled(price, factor) is price * factor; tag(channel, bidder) is
+-- channel || '#' || bidder; each is NULL for a NULL argument. DuckDB
+-- computes the same expressions.
+
+-- name: udf-select-where
+-- sink: auction BIGINT, band VARCHAR, t VARCHAR
+INSERT INTO out SELECT auction, price_band(price), tag(channel, bidder) FROM bids WHERE price_band(price) <> 'mid';
+-- duckdb:
+SELECT auction, CASE WHEN price IS NULL THEN NULL WHEN price < 100 THEN 'low' WHEN price < 700 THEN 'mid' ELSE 'high' END, channel || '#' || CAST(bidder AS VARCHAR) FROM bids
+WHERE CASE WHEN price IS NULL THEN NULL WHEN price < 100 THEN 'low' WHEN price < 700 THEN 'mid' ELSE 'high' END <> 'mid';
+
+-- name: udf-double-nested
+-- sink: bidder BIGINT, a DOUBLE, b DOUBLE, c VARCHAR
+INSERT INTO out SELECT bidder, scaled(price, 0.908), scaled(auction, 1.5) + 1, tag(price_band(price), bidder) FROM bids;
+-- duckdb:
+SELECT bidder, price * CAST(0.908 AS DOUBLE), auction * CAST(1.5 AS DOUBLE) + 1,
+  CASE WHEN price IS NULL THEN NULL WHEN price < 100 THEN 'low' WHEN price < 700 THEN 'mid' ELSE 'high' END || '#' || CAST(bidder AS VARCHAR) FROM bids;
+
+-- name: udf-tumble-key
+-- sink: band VARCHAR, ws BIGINT, n BIGINT, total BIGINT
+INSERT INTO out SELECT price_band(price), window_start, COUNT(*), SUM(price) FROM bids GROUP BY price_band(price), TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT CASE WHEN price IS NULL THEN NULL WHEN price < 100 THEN 'low' WHEN price < 700 THEN 'mid' ELSE 'high' END AS band, ts // 10000 * 10000 AS ws, COUNT(*), SUM(price)
+FROM bids GROUP BY band, ws;
+
+-- name: udf-updating
+-- key: 1
+-- sink: t VARCHAR, n BIGINT, hi DOUBLE
+INSERT INTO out SELECT tag(channel, auction % 3), COUNT(*), MAX(scaled(price, 2.5)) FROM bids GROUP BY tag(channel, auction % 3);
+-- duckdb:
+SELECT channel || '#' || CAST(auction % 3 AS VARCHAR) AS t, COUNT(*), MAX(price * CAST(2.5 AS DOUBLE)) FROM bids GROUP BY t;
