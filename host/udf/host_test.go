@@ -17,11 +17,18 @@ import (
 // testops is the compiled udfs/testops module, built once for the package.
 var testops []byte
 
+// compiled is the compilation cache the package's engines share unless a
+// test names its own, or watches first compiles: a module compiled by one test is loaded, not
+// compiled again, by the next (under the race detector, compiling testops
+// is most of this package's time).
+var compiled string
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "floe-host-test")
 	if err != nil {
 		panic(err)
 	}
+	compiled = filepath.Join(dir, "compiled")
 	root, err := wasmbuild.RepoRoot()
 	if err == nil {
 		var path string
@@ -41,6 +48,9 @@ func TestMain(m *testing.M) {
 
 func newEngine(t *testing.T, cfg Config) *Engine {
 	t.Helper()
+	if cfg.CacheDir == "" && cfg.OnFirstCompile == nil {
+		cfg.CacheDir = compiled
+	}
 	e, err := NewEngine(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
