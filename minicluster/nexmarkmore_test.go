@@ -13,7 +13,8 @@ import (
 
 // TestNexmarkBidQueries runs the Nexmark queries of issue 18's last batch
 // over a source of bids alone (udfs/nexmark: q14 a filter with computed
-// columns) at parallelism 2 over 200K events, and compares every
+// columns, q15 and q16 daily figures with distinct counts in a window)
+// at parallelism 2 over 200K events, and compares every
 // output line with tests/nexmark's brute force over the same events.
 func TestNexmarkBidQueries(t *testing.T) {
 	dir := t.TempDir()
@@ -35,6 +36,8 @@ func TestNexmarkBidQueries(t *testing.T) {
 		least int
 	}{
 		{"q14", nexmark.Q14, 10},
+		{"q15", nexmark.Q15, 1},
+		{"q16", nexmark.Q16, 10},
 	} {
 		t.Run(q.name, func(t *testing.T) {
 			want := q.ref(events)
