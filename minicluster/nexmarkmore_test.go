@@ -13,8 +13,9 @@ import (
 
 // TestNexmarkBidQueries runs the Nexmark queries of issue 18's last batch
 // over a source of bids alone (udfs/nexmark: q14 a filter with computed
-// columns, q15 and q16 daily figures with distinct counts in a window)
-// at parallelism 2 over 200K events, and compares every
+// columns, q15 and q16 daily figures with distinct counts in a window,
+// q18 and q19 the last and the top 10 bids in keyed state, emitted when
+// the input ends) at parallelism 2 over 200K events, and compares every
 // output line with tests/nexmark's brute force over the same events.
 func TestNexmarkBidQueries(t *testing.T) {
 	dir := t.TempDir()
@@ -38,6 +39,8 @@ func TestNexmarkBidQueries(t *testing.T) {
 		{"q14", nexmark.Q14, 10},
 		{"q15", nexmark.Q15, 1},
 		{"q16", nexmark.Q16, 10},
+		{"q18", nexmark.Q18, 10},
+		{"q19", nexmark.Q19, 10},
 	} {
 		t.Run(q.name, func(t *testing.T) {
 			want := q.ref(events)
