@@ -35,7 +35,10 @@
 // price of a seller's last 10 auctions), Q9 (winning bids, from Winners),
 // Q11 (user sessions), Q13 (bounded side input join), Q17 (auction
 // statistics per day), Q20 (bids of category 10 with their auction), Q21
-// and Q22 (channel ids and URL directories). Each is a plain loop or
+// and Q22 (channel ids and URL directories); stats.go adds Q14
+// (calculation), Q15 and Q16 (daily bid and channel statistics with
+// distinct counts), Q18 (last bid of each bidder and auction) and Q19 (top
+// 10 bids of each auction). Each is a plain loop or
 // lookup over the whole event list, in no particular order.
 //
 // Windows are on event time, the events' dateTime in milliseconds: a

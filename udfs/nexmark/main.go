@@ -43,6 +43,20 @@
 //   - q17, auction statistics report (q17.go): per auction and day, the
 //     bids in each price range and the lowest, highest, average and total
 //     price, in tumbling windows of a day.
+//   - q14, calculation (q14.go): "auction,bidder,price,bidTimeType,
+//     dateTime,cCounts" for the bids priced between 1,000,000 and
+//     50,000,000 after conversion to euros; cCounts counts the c's of the
+//     url, as Floe's bids have no extra field.
+//   - q15 and q16, bidding and channel statistics (q15.go): per day, or
+//     per channel and day, the bids and the distinct bidders and auctions
+//     in total and per price range, over a process window of a day;
+//     emitted once when the watermark passes the day, where Flink's
+//     GROUP BY updates them.
+//   - q18, find last bid, and q19, auction top-10 price (q18.go): each
+//     bidder's last bid on each auction, and each auction's 10 highest
+//     bids with their rank, in keyed state, ties broken by the bid line;
+//     emitted by an event-time timer when the input ends, where Flink's
+//     ROW_NUMBER results update.
 //   - q20, expand bid with auction (q20.go): every bid on an auction of
 //     category 10 with the auction's fields; a regular join on
 //     auction = id.
@@ -59,11 +73,7 @@
 // Not here yet: q10 (writing to partitioned files: a sink, not a query);
 // q12 (processing-time windows: which window a bid falls in depends on the
 // wall clock, and a bounded input ends without firing processing-time
-// windows, so no output of a bounded run is deterministic or complete);
-// q14 to q16, q18 and q19 (a filter, distinct counts, deduplication and
-// top-N: expressible with the window operator or keyed state, not
-// written; Flink's q18 and q19 are updating results that would be emitted
-// at the end of a window or an auction, as q9 is).
+// windows, so no output of a bounded run is deterministic or complete).
 package main
 
 import (
