@@ -33,6 +33,15 @@ func init() {
 	floe.Map("q1", q1)
 	floe.Process("keyedcount", keyedCount)
 	floe.SQLFunction("price_band", priceBand)
+	floe.SQLFunction("pick", func(a []floe.SQLValue) (floe.SQLValue, error) {
+		switch {
+		case a[0].IsNull():
+			return floe.SQLValue{}, nil
+		case a[0].Bool:
+			return a[1], nil
+		}
+		return a[2], nil
+	})
 	floe.OnOpen(open)
 }
 

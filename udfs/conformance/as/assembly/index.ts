@@ -444,3 +444,6 @@ function priceBand(a: floe.SQLValue[]): floe.SQLValue {
   return a[0].int < 100 ? LOW : a[0].int < 700 ? MID : HIGH;
 }
 floe.sqlFunction("price_band", priceBand);
+
+// pick(c BOOLEAN, a T, b T) RETURNS T: a SQL function of any type T.
+floe.sqlFunction("pick", (a: floe.SQLValue[]): floe.SQLValue => (a[0].isNull ? NULL : a[0].bool ? a[1] : a[2]));

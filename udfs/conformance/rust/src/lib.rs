@@ -11,6 +11,11 @@ use floe::{
 fn register(r: &mut Registry) {
     r.map("upper", upper);
     r.sql_function("price_band", price_band);
+    r.sql_function("pick", |args: &[SqlValue]| match args {
+        [SqlValue::Boolean(c), a, b] => Ok(if *c { a.clone() } else { b.clone() }),
+        [SqlValue::Null, _, _] => Ok(SqlValue::Null),
+        _ => Err(Error::msg("pick takes a BOOLEAN and 2 values")),
+    });
     r.filter("evens", |v| Ok(v.len() % 2 == 0));
     r.process("split", split);
     r.process("tag", tag);
