@@ -117,6 +117,23 @@ impl Registry {
     /// each record's arguments are decoded and `f`'s result encoded. `f`
     /// gets NULL arguments as [`SqlValue::Null`] and may return it; an
     /// error fails the job.
+    ///
+    /// ```
+    /// use floe::{Registry, SqlValue};
+    ///
+    /// // CREATE FUNCTION price_band(price BIGINT) RETURNS VARCHAR AS 'ops.wasm'
+    /// fn register(r: &mut Registry) {
+    ///     r.sql_function("price_band", |args: &[SqlValue]| {
+    ///         Ok(match args[0] {
+    ///             SqlValue::Null => SqlValue::Null, // NULL in, NULL out, as SQL's built-ins
+    ///             SqlValue::BigInt(p) if p < 100 => SqlValue::Varchar("low".into()),
+    ///             SqlValue::BigInt(p) if p < 700 => SqlValue::Varchar("mid".into()),
+    ///             _ => SqlValue::Varchar("high".into()),
+    ///         })
+    ///     });
+    /// }
+    /// # let _ = register;
+    /// ```
     pub fn sql_function<F>(&mut self, name: &str, mut f: F)
     where
         F: FnMut(&[SqlValue]) -> Result<SqlValue> + 'static,
