@@ -46,6 +46,7 @@ test:
 	cd sdk/assemblyscript && (test -d node_modules || npm ci --no-audit --no-fund) && npm test --silent
 	cd tests/sqloracle && (test -d node_modules || npm ci --no-audit --no-fund)
 	cd sdk/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --offline -q
+	sh sdk/c/test/run.sh
 	$(GO) test -count=1 -race -timeout 25m $$($(GO) list ./... | grep -v -e '/tests/' -e '/minicluster')
 	$(GO) test -count=1 -timeout 20m ./minicluster/... ./tests/...
 

@@ -170,6 +170,7 @@ struct floe_function {
         floe_flat_map_fn flat_map;
         floe_process_fn process;
     } fn;
+    floe_sql_fn sql; /* a SQL function's, run by sql_map */
     floe_hook_fn open, close;
     floe_timer_fn on_timer;
     struct floe_function *next;
@@ -856,3 +857,113 @@ void floe_timer_delete(floe_ctx *ctx, floe_time_domain domain, int64_t ts) {
 int64_t floe_current_watermark(void) { return floe__current_watermark(); }
 
 int64_t floe_processing_time(void) { return floe__processing_time(); }
+
+/* -------------------------------------------------------- SQL functions */
+
+/* sql_value decodes the value at the start of b[0:n] into *v and returns its
+ * length, or 0 when it is malformed. */
+static size_t sql_value(const uint8_t *b, size_t n, floe_sql_value *v) {
+    *v = floe_sql_null();
+    switch (b[0]) {
+    case FLOE_SQL_NULL:
+        return 1;
+    case FLOE_SQL_BOOLEAN:
+        if (n < 2) return 0;
+        *v = floe_sql_boolean(b[1] & 1);
+        return 2;
+    case FLOE_SQL_BIGINT:
+    case FLOE_SQL_DOUBLE: {
+        if (n < 9) return 0;
+        uint64_t u = 0;
+        for (int i = 8; i >= 1; i--) u = u << 8 | b[i];
+        if (b[0] == FLOE_SQL_BIGINT) {
+            *v = floe_sql_bigint((int64_t)u);
+        } else {
+            double d;
+            memcpy(&d, &u, sizeof d);
+            *v = floe_sql_double(d);
+        }
+        return 9;
+    }
+    case FLOE_SQL_VARCHAR: {
+        uint64_t len = 0;
+        size_t i = 1;
+        for (int shift = 0;; shift += 7, i++) {
+            if (i >= n || shift > 63) return 0;
+            len |= (uint64_t)(b[i] & 0x7f) << shift;
+            if (b[i] < 0x80) break;
+        }
+        i++;
+        if (len > n - i) return 0;
+        *v = floe_sql_varchar(floe_bytes_of(b + i, (size_t)len));
+        return i + (size_t)len;
+    }
+    }
+    return 0;
+}
+
+int floe_sql_decode_row(floe_bytes row, floe_sql_value *dst, int max) {
+    int count = 0;
+    for (size_t off = 0; off < row.len; count++) {
+        floe_sql_value v;
+        size_t n = sql_value(row.data + off, row.len - off, &v);
+        if (n == 0) return -(count + 1);
+        if (count < max) dst[count] = v;
+        off += n;
+    }
+    return count;
+}
+
+void floe_sql_append_value(floe_buf *b, floe_sql_value v) {
+    floe_buf_append_byte(b, (uint8_t)v.type);
+    switch (v.type) {
+    case FLOE_SQL_NULL:
+        return;
+    case FLOE_SQL_BOOLEAN:
+        floe_buf_append_byte(b, v.boolean ? 1 : 0);
+        return;
+    case FLOE_SQL_BIGINT:
+    case FLOE_SQL_DOUBLE: {
+        uint64_t u = (uint64_t)v.bigint;
+        if (v.type == FLOE_SQL_DOUBLE) memcpy(&u, &v.dbl, sizeof u);
+        for (int i = 0; i < 8; i++) floe_buf_append_byte(b, (uint8_t)(u >> (8 * i)));
+        return;
+    }
+    case FLOE_SQL_VARCHAR: {
+        uint64_t len = v.varchar.len;
+        for (; len >= 0x80; len >>= 7) floe_buf_append_byte(b, (uint8_t)(len | 0x80));
+        floe_buf_append_byte(b, (uint8_t)len);
+        floe_buf_append_bytes(b, v.varchar);
+        return;
+    }
+    }
+}
+
+/* sql_args holds the decoded arguments of the current SQL function call. */
+static struct {
+    floe_sql_value *v;
+    int cap;
+} sql_args;
+
+/* sql_map runs the operator's SQL function on one argument row. */
+static int sql_map(floe_ctx *ctx, floe_bytes row, floe_buf *out) {
+    int n = floe_sql_decode_row(row, sql_args.v, sql_args.cap);
+    if (n > sql_args.cap) {
+        free(sql_args.v);
+        sql_args.v = (floe_sql_value *)calloc((size_t)n, sizeof *sql_args.v);
+        if (!sql_args.v) oom();
+        sql_args.cap = n;
+        n = floe_sql_decode_row(row, sql_args.v, sql_args.cap);
+    }
+    if (n < 0) return floe_error(ctx, "value %d: not an encoded SQL value", -n);
+    floe_sql_value result = floe_sql_null();
+    if (op.fn->sql(ctx, sql_args.v, n, &result) != 0) return FLOE_FAILED;
+    floe_sql_append_value(out, result);
+    return 0;
+}
+
+floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn) {
+    floe_function *f = floe_register_map(name, sql_map);
+    f->sql = fn;
+    return f;
+}

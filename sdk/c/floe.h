@@ -242,6 +242,81 @@ void floe_function_on_timer(floe_function *f, floe_timer_fn fn);
 void floe_on_open(floe_hook_fn fn);
 void floe_on_close(floe_hook_fn fn);
 
+/* -------------------------------------------------------- SQL functions */
+
+/* A scalar function that a SQL script declares with CREATE FUNCTION
+ * (sdk/ABI.md, "SQL functions") is a map function whose input record is the
+ * call's arguments, a row of SQL values, and whose output is the result, one
+ * value. Each value is a tag byte (its floe_sql_type) and a payload. */
+typedef enum floe_sql_type {
+    FLOE_SQL_NULL = 0,
+    FLOE_SQL_BOOLEAN = 1,
+    FLOE_SQL_BIGINT = 2,
+    FLOE_SQL_DOUBLE = 3,
+    FLOE_SQL_VARCHAR = 4
+} floe_sql_type;
+
+/* floe_sql_value is one SQL value: type says which other field holds it
+ * (none for NULL). A decoded VARCHAR's bytes are a view of the row. */
+typedef struct floe_sql_value {
+    floe_sql_type type;
+    bool boolean;
+    int64_t bigint;
+    double dbl;
+    floe_bytes varchar;
+} floe_sql_value;
+
+static inline floe_sql_value floe_sql_null(void) {
+    floe_sql_value v;
+    memset(&v, 0, sizeof v);
+    return v;
+}
+static inline floe_sql_value floe_sql_boolean(bool b) {
+    floe_sql_value v = floe_sql_null();
+    v.type = FLOE_SQL_BOOLEAN;
+    v.boolean = b;
+    return v;
+}
+static inline floe_sql_value floe_sql_bigint(int64_t i) {
+    floe_sql_value v = floe_sql_null();
+    v.type = FLOE_SQL_BIGINT;
+    v.bigint = i;
+    return v;
+}
+static inline floe_sql_value floe_sql_double(double d) {
+    floe_sql_value v = floe_sql_null();
+    v.type = FLOE_SQL_DOUBLE;
+    v.dbl = d;
+    return v;
+}
+static inline floe_sql_value floe_sql_varchar(floe_bytes s) {
+    floe_sql_value v = floe_sql_null();
+    v.type = FLOE_SQL_VARCHAR;
+    v.varchar = s;
+    return v;
+}
+
+/* floe_sql_decode_row decodes the whole of row, value after value, into
+ * dst[0:max]. It returns the number of values in the row, which may be more
+ * than max (only the first max are stored), or -k when the k-th value
+ * (from 1) is malformed: truncated, of an unknown tag, or a VARCHAR whose
+ * length runs past the row. */
+int floe_sql_decode_row(floe_bytes row, floe_sql_value *dst, int max);
+
+/* floe_sql_append_value appends the encoding of v to b. */
+void floe_sql_append_value(floe_buf *b, floe_sql_value v);
+
+/* A SQL function sets *result from args[0:nargs] (NULL arguments are
+ * FLOE_SQL_NULL values; *result starts NULL) and returns 0, or fails with
+ * floe_error. A VARCHAR result's bytes must stay valid until it returns. */
+typedef int (*floe_sql_fn)(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_sql_value *result);
+
+/* floe_register_sql_function registers fn as the scalar SQL function name,
+ * a map function: each record's arguments are decoded and fn's result
+ * encoded. A malformed row fails the record with "value K: not an encoded
+ * SQL value". */
+floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn);
+
 /* ----------------------------------------------------------- parameters */
 
 /* floe_param returns the job parameter (spec `params:` and `--set`) or the

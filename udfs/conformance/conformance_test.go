@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -155,6 +156,7 @@ type harness struct {
 	maxPar  int
 	now     int64
 	dead    bool
+	hex     bool     // the current batch's values are written and printed in hex
 	side    []string // side output names by port - 1
 }
 
@@ -167,6 +169,7 @@ func (h *harness) close() {
 
 func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	ctx := context.Background()
+	h.hex = d.HasArg("hex")
 	switch d.Cmd {
 	case "open":
 		return h.open(t, d)
@@ -284,14 +287,25 @@ func (h *harness) open(t *testing.T, d *datadriven.TestData) string {
 	return "ok"
 }
 
-// parseBatch reads "key@ts value" lines (ts "-" for none), or bare values.
+// parseBatch reads "key@ts value" lines (ts "-" for none), or bare values;
+// values in hex for "batch hex".
 func (h *harness) parseBatch(t *testing.T, input string) *record.Batch {
 	var b record.Batch
 	for _, line := range nonEmptyLines(input) {
 		first, rest, _ := strings.Cut(line, " ")
 		k, ts, ok := strings.Cut(first, "@")
 		if !ok {
-			b.Append(nil, []byte(line), record.NoTimestamp)
+			rest = line
+		}
+		value := []byte(rest)
+		if h.hex {
+			var err error
+			if value, err = hex.DecodeString(rest); err != nil {
+				t.Fatalf("bad hex value in %q: %v", line, err)
+			}
+		}
+		if !ok {
+			b.Append(nil, value, record.NoTimestamp)
 			continue
 		}
 		t64 := record.NoTimestamp
@@ -303,10 +317,10 @@ func (h *harness) parseBatch(t *testing.T, input string) *record.Batch {
 			t64 = n
 		}
 		if k == "" {
-			b.Append(nil, []byte(rest), t64)
+			b.Append(nil, value, t64)
 			continue
 		}
-		b.AppendKeyed([]byte(k), []byte(rest), t64, keygroup.Of([]byte(k), h.maxPar))
+		b.AppendKeyed([]byte(k), value, t64, keygroup.Of([]byte(k), h.maxPar))
 	}
 	return &b
 }
@@ -356,7 +370,7 @@ func (h *harness) result(err error, out *record.Batch) string {
 func (h *harness) lines(out *record.Batch) []string {
 	var lines []string
 	for _, r := range out.Records {
-		lines = append(lines, line("main", &r))
+		lines = append(lines, h.line("main", &r))
 	}
 	names := h.in.SideOutputs()
 	order := make([]int, len(names))
@@ -367,17 +381,20 @@ func (h *harness) lines(out *record.Batch) []string {
 	for _, i := range order {
 		b := h.in.SideOutput(i + 1)
 		for _, r := range b.Records {
-			lines = append(lines, line(names[i], &r))
+			lines = append(lines, h.line(names[i], &r))
 		}
 		b.Reset()
 	}
 	return lines
 }
 
-func line(port string, r *record.Record) string {
+func (h *harness) line(port string, r *record.Record) string {
 	ts := "-"
 	if r.Timestamp != record.NoTimestamp {
 		ts = strconv.FormatInt(r.Timestamp, 10)
+	}
+	if h.hex {
+		return fmt.Sprintf("%s @%s %x", port, ts, r.Value)
 	}
 	return fmt.Sprintf("%s @%s %s", port, ts, r.Value)
 }

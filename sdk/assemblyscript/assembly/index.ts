@@ -44,4 +44,5 @@ export {
   currentWatermark,
   processingTime,
 } from "./runtime";
+export { SQLType, SQLValue, SQLFn, decodeSQLRow, appendSQLValue, sqlFunction } from "./sql";
 export { ValueType, Redistribution, ValueState, ListState, MapState, MapEntries, OperatorListState, BroadcastState } from "./state";

@@ -489,6 +489,11 @@ function declareStates(): void {
 let inBuf: usize = 0;
 let inCap: i32 = 0;
 let fn: Registration | null = null;
+
+/** @internal The function the operator runs, for wrappers such as sqlFunction. */
+export function currentRegistration(): Registration | null {
+  return fn;
+}
 /** A two-input operator's second function (floe.function2), or null. */
 let fn2: Registration | null = null;
 

@@ -166,3 +166,26 @@ floe.map("params", (v: Bytes): Bytes => b.reset().string(opened).byte(0x2f).int(
 }).onClose((): void => {
   if (paramN == 13) floe.fail("unlucky close");
 });
+
+// sqlnext: a SQL function whose result is its last argument's successor:
+// NULL stays NULL, a BOOLEAN is negated, a BIGINT gets 1 added, a DOUBLE is
+// doubled, a VARCHAR gets "!" appended.
+const sqlOut = new Builder();
+floe.sqlFunction("sqlnext", (a: floe.SQLValue[]): floe.SQLValue => {
+  if (a.length == 0) {
+    floe.fail("no arguments");
+    return floe.SQLValue.null();
+  }
+  const v = a[a.length - 1];
+  switch (v.type) {
+    case floe.SQLType.Boolean:
+      return floe.SQLValue.boolean(!v.bool);
+    case floe.SQLType.BigInt:
+      return floe.SQLValue.bigint(v.int + 1);
+    case floe.SQLType.Double:
+      return floe.SQLValue.double(v.float * 2);
+    case floe.SQLType.Varchar:
+      return floe.SQLValue.varcharBytes(sqlOut.reset().bytes(v.str).string("!").view());
+  }
+  return floe.SQLValue.null();
+});

@@ -65,7 +65,7 @@ class Host {
           const dv = new DataView(host.inst.exports.memory.buffer, p, n);
           for (let off = 0; off < n;) {
             const port = dv.getUint32(off, true), len = dv.getUint32(off + 4, true), ts = dv.getBigInt64(off + 8, true);
-            host.outputs.push({ port, value: dec.decode(bytes(p + off + 16, len)), ts: ts === MIN ? null : Number(ts) });
+            host.outputs.push({ port, value: dec.decode(bytes(p + off + 16, len)), raw: bytes(p + off + 16, len), ts: ts === MIN ? null : Number(ts) });
             off += 16 + len;
           }
         },
@@ -148,7 +148,8 @@ class Host {
   // process runs one batch of records ("value", or [key, value, ts]) and
   // returns its outputs as "port@ts value" lines, or the failure.
   process(records) {
-    this.batch = records.map((r) => typeof r === "string" ? { key: new Uint8Array(), value: enc.encode(r), ts: MIN }
+    this.batch = records.map((r) => typeof r === "string" || r instanceof Uint8Array
+      ? { key: new Uint8Array(), value: typeof r === "string" ? enc.encode(r) : r, ts: MIN }
       : { key: enc.encode(r[0]), value: enc.encode(r[1]), ts: BigInt(r[2]) });
     const parts = [];
     for (const r of this.batch) {
@@ -238,6 +239,31 @@ const tests = {
     // the empty label stored after the first.
     assert.deepEqual(h.process([["k", "map x", 1], ["k", "map x", 2], ["k", "map y", 3]]),
       ["0@1 x=0 false null false", "0@2 x=0 true  true", "0@3 y=0 false null false"]);
+  },
+  sql(m) {
+    // Rows and results worked by hand from sdk/ABI.md's "SQL functions"
+    // table; sqlnext returns its last argument's successor (test/ops.ts).
+    const h = new Host(m, "sqlnext");
+    const b = (...x) => Uint8Array.from(x);
+    const long = (tag, n) => [tag, n & 0x7f | 0x80, n >> 7, ...Array(n).fill(0x78)];
+    const cases = [
+      [b(0), b(0)],
+      [b(1, 1), b(1, 0)],
+      [b(1, 0), b(1, 1)],
+      [b(2, 0xf3, 0x01, 0, 0, 0, 0, 0, 0), b(2, 0xf4, 0x01, 0, 0, 0, 0, 0, 0)], // 499 -> 500
+      [b(2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), b(2, 0, 0, 0, 0, 0, 0, 0, 0)], // -1 -> 0
+      [b(3, 0, 0, 0, 0, 0, 0, 0xf8, 0x3f), b(3, 0, 0, 0, 0, 0, 0, 0x08, 0x40)], // 1.5 -> 3.0
+      [b(4, 3, 0x61, 0x62, 0x63), b(4, 4, 0x61, 0x62, 0x63, 0x21)], // 'abc' -> 'abc!'
+      [b(4, 0), b(4, 1, 0x21)], // '' -> '!'
+      [b(0, 4, 1, 0x61, 1, 1), b(1, 0)], // NULL, 'a', TRUE -> FALSE
+      [b(...long(4, 200)), b(4, 0xc9, 0x01, ...Array(200).fill(0x78), 0x21)], // 200 bytes: length c8 01
+    ];
+    assert.deepEqual(h.process(cases.map((c) => c[0])).length, cases.length);
+    cases.forEach((c, i) => assert.deepEqual(h.outputs[i].raw, c[1], `case ${i}`));
+    for (const [row, k] of [[b(2, 1, 2, 3), 1], [b(0, 1), 2], [b(4, 5, 0x61), 1], [b(4, 0x80), 1], [b(0, 0, 9), 3]]) {
+      assert.deepEqual(new Host(m, "sqlnext").process([row]), [`error: record 0: value ${k}: not an encoded SQL value`]);
+    }
+    assert.deepEqual(new Host(m, "sqlnext").process([b()]), ["error: record 0: no arguments"]);
   },
   params(m) {
     let h = new Host(m, "params", { n: "12", log: "hi" });

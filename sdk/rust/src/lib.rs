@@ -63,6 +63,7 @@ mod params;
 mod registry;
 mod runtime;
 mod search;
+mod sql;
 mod state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
@@ -78,6 +79,7 @@ pub use registry::{Operator, Registry};
 #[doc(hidden)]
 pub use runtime::exports as __exports;
 pub use search::find_byte;
+pub use sql::{append_sql_value, decode_sql_row, SqlValue};
 pub use state::{
     BroadcastState, ListState, MapState, OperatorListState, Redistribution, ValueState,
 };

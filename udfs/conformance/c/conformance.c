@@ -557,10 +557,30 @@ static int rule(floe_ctx *ctx, floe_bytes v) {
     return 0;
 }
 
+/* ----------------------------------------------------------- price_band */
+
+/* price_band(price BIGINT) RETURNS VARCHAR: a SQL function. */
+static int price_band(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_sql_value *result) {
+    (void)ctx;
+    if (nargs < 1 || args[0].type == FLOE_SQL_NULL) return 0;
+    int64_t price = args[0].bigint;
+    *result = floe_sql_varchar(floe_str(price < 100 ? "low" : price < 700 ? "mid" : "high"));
+    return 0;
+}
+
+/* pick(c BOOLEAN, a T, b T) RETURNS T: a SQL function of any type T. */
+static int pick(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_sql_value *result) {
+    if (nargs < 3) return floe_error(ctx, "pick takes 3 arguments, got %d", nargs);
+    if (args[0].type != FLOE_SQL_NULL) *result = args[0].boolean ? args[1] : args[2];
+    return 0;
+}
+
 /* --------------------------------------------------------- registration */
 
 void floe_init(void) {
     floe_register_map("upper", upper);
+    floe_register_sql_function("price_band", price_band);
+    floe_register_sql_function("pick", pick);
     floe_register_filter("evens", evens);
     floe_function_on_open(floe_register_flat_map("split", split), split_open);
     floe_register_map("tag", tag);

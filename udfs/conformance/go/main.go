@@ -32,6 +32,16 @@ func init() {
 	floe.FlatMap("buffer", buffer)
 	floe.Map("q1", q1)
 	floe.Process("keyedcount", keyedCount)
+	floe.SQLFunction("price_band", priceBand)
+	floe.SQLFunction("pick", func(a []floe.SQLValue) (floe.SQLValue, error) {
+		switch {
+		case a[0].IsNull():
+			return floe.SQLValue{}, nil
+		case a[0].Bool:
+			return a[1], nil
+		}
+		return a[2], nil
+	})
 	floe.OnOpen(open)
 }
 
@@ -378,4 +388,17 @@ func q1(bid []byte) ([]byte, error) {
 	var err error
 	q1out, err = nexmark.Q1(q1out[:0], bid)
 	return q1out, err
+}
+
+// priceBand is the SQL function price_band(price BIGINT) RETURNS VARCHAR.
+func priceBand(a []floe.SQLValue) (floe.SQLValue, error) {
+	switch {
+	case a[0].IsNull():
+		return floe.SQLValue{}, nil
+	case a[0].Int < 100:
+		return floe.SQLString("low"), nil
+	case a[0].Int < 700:
+		return floe.SQLString("mid"), nil
+	}
+	return floe.SQLString("high"), nil
 }

@@ -432,3 +432,18 @@ floe.process("keyedcount", (ctx: Context, _: Bytes, out: Output): void => {
   keyedCounts.put(ctx, n);
   out.emit(line.reset().bytes(ctx.key).byte(0x2c).int(n));
 });
+
+// price_band(price BIGINT) RETURNS VARCHAR: a SQL function.
+const LOW = floe.SQLValue.varchar("low");
+const MID = floe.SQLValue.varchar("mid");
+const HIGH = floe.SQLValue.varchar("high");
+const NULL = floe.SQLValue.null();
+
+function priceBand(a: floe.SQLValue[]): floe.SQLValue {
+  if (a[0].isNull) return NULL;
+  return a[0].int < 100 ? LOW : a[0].int < 700 ? MID : HIGH;
+}
+floe.sqlFunction("price_band", priceBand);
+
+// pick(c BOOLEAN, a T, b T) RETURNS T: a SQL function of any type T.
+floe.sqlFunction("pick", (a: floe.SQLValue[]): floe.SQLValue => (a[0].isNull ? NULL : a[0].bool ? a[1] : a[2]));

@@ -4,11 +4,18 @@
 
 use floe::{
     append_i64, find_byte, BroadcastState, Bytes, Context, Error, MapState, Open, Operator,
-    OperatorListState, Redistribution, Registry, Result, TimeDomain, Timer, ValueState, I64,
+    OperatorListState, Redistribution, Registry, Result, SqlValue, TimeDomain, Timer, ValueState,
+    I64,
 };
 
 fn register(r: &mut Registry) {
     r.map("upper", upper);
+    r.sql_function("price_band", price_band);
+    r.sql_function("pick", |args: &[SqlValue]| match args {
+        [SqlValue::Boolean(c), a, b] => Ok(if *c { a.clone() } else { b.clone() }),
+        [SqlValue::Null, _, _] => Ok(SqlValue::Null),
+        _ => Err(Error::msg("pick takes a BOOLEAN and 2 values")),
+    });
     r.filter("evens", |v| Ok(v.len() % 2 == 0));
     r.process("split", split);
     r.process("tag", tag);
@@ -34,6 +41,16 @@ fn upper(v: &[u8], out: &mut Vec<u8>) -> Result<()> {
     }
     out.extend(v.iter().map(u8::to_ascii_uppercase));
     Ok(())
+}
+
+/// price_band(price BIGINT) RETURNS VARCHAR: a SQL function.
+fn price_band(args: &[SqlValue]) -> Result<SqlValue> {
+    Ok(match args.first() {
+        Some(SqlValue::BigInt(p)) if *p < 100 => SqlValue::Varchar("low".into()),
+        Some(SqlValue::BigInt(p)) if *p < 700 => SqlValue::Varchar("mid".into()),
+        Some(SqlValue::BigInt(_)) => SqlValue::Varchar("high".into()),
+        _ => SqlValue::Null,
+    })
 }
 
 fn split(open: &mut Open) -> Result<impl Operator> {
