@@ -24,13 +24,13 @@ import (
 // the seconds each step lasts at its rate (a step lasts rate × seconds
 // records: docs/jobs.md).
 const (
-	stepLow, stepHigh           = 2_000, 100_000
-	stepLowSecs, stepHighSecs   = 6, 15
-	stepTailSecs                = 25
-	stepKeys                    = 64
-	stepSample                  = 250 * time.Millisecond
-	stepOutputPoll              = 20 * time.Millisecond
-	stepRecords           int64 = stepLow*stepLowSecs + stepHigh*stepHighSecs + stepLow*stepTailSecs
+	stepLow, stepHigh               = 2_000, 100_000
+	stepLowSecs, stepHighSecs       = 6, 15
+	stepTailSecs                    = 25
+	stepKeys                        = 64
+	stepSample                      = 250 * time.Millisecond
+	stepOutputPoll                  = 20 * time.Millisecond
+	stepRecords               int64 = stepLow*stepLowSecs + stepHigh*stepHighSecs + stepLow*stepTailSecs
 )
 
 // autoscaleStepSpec is the keyed count of the row: the same job and
@@ -434,7 +434,7 @@ func (r *stepRun) result() Result {
 	res := Result{Name: "autoscale-step", RecordsPerSec: stepHigh, NativeRecordsPerSec: best, Ratio: best / stepHigh,
 		Baseline: "rec/s: high step; baseline: best sink second"}
 	res.Extra = map[string]any{
-		"schedule": fmt.Sprintf("%d/s for %ds, %d/s for %ds, %d/s for %ds", stepLow, stepLowSecs, stepHigh, stepHighSecs, stepLow, stepTailSecs),
+		"schedule":     fmt.Sprintf("%d/s for %ds, %d/s for %ds, %d/s for %ds", stepLow, stepLowSecs, stepHigh, stepHighSecs, stepLow, stepTailSecs),
 		"step_up_at_s": up, "step_down_at_s": down, "step_up_to_sustained_s": upS, "step_down_to_sustained_s": downS,
 		"rescales": len(r.rescales), "autoscaler_rescales": r.as.Rescales, "rescale_output_gap_ms": gaps,
 		"exactly_once":     true,
