@@ -102,6 +102,8 @@ func benchmarks() []benchmark {
 		{"nexmark-q11", nexmarkRow("q11")},
 		{"rescale-1m-keys", benchRescale},
 		{"scheduler-failover", benchSchedulerFailover},
+		{"autoscale-step", benchAutoscaleStep},
+		{"rescale-one-operator", benchRescaleOneOperator},
 	}
 }
 
