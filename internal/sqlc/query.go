@@ -60,6 +60,9 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
 	}
+	if (isJoin(sel) || isTopN(sel)) && isDistinct(sel) {
+		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a join or a Top-N is not supported yet")
+	}
 	if isJoin(sel) {
 		q := &query{sink: sink}
 		return q, c.joinQuery(q, sel)
@@ -76,6 +79,9 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 		return nil, c.errAt(int(s.Relation.Location), "a query cannot read the table it writes")
 	}
 	rs := rowScope{t: src, alias: alias, calls: &udfCalls{width: len(src.Columns)}}
+	if err := c.distinct(sel, src, rs); err != nil {
+		return nil, err
+	}
 	q := &query{source: src, sink: sink}
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList) {
 		err = c.groupBy(q, sel, rs)
@@ -96,8 +102,6 @@ func (c *compiler) unsupported(sel *pg.SelectStmt) error {
 		return c.errAt(0, "UNION, INTERSECT and EXCEPT are not supported yet")
 	case sel.WithClause != nil:
 		return c.errAt(int(sel.WithClause.Location), "WITH is not supported yet")
-	case len(sel.DistinctClause) > 0:
-		return c.errAt(location(sel.TargetList[0]), "SELECT DISTINCT is not supported yet")
 	case len(sel.SortClause) > 0:
 		return c.errAt(0, "ORDER BY is not supported on a stream (Top-N is not supported yet)")
 	case sel.LimitCount != nil || sel.LimitOffset != nil:
