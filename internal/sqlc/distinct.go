@@ -1,7 +1,12 @@
 package sqlc
 
 import (
+	"strconv"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/floe-stream/floe/internal/sqlexpr"
+	"github.com/floe-stream/floe/internal/sqlprog"
 )
 
 // distinct compiles SELECT DISTINCT over one table as the GROUP BY of its
@@ -63,4 +68,34 @@ func expandStar(list []*pg.Node, t *Table) []*pg.Node {
 		out[i] = pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode(col.Name)}, rt.Location), rt.Location)
 	}
 	return out
+}
+
+// distinctJoin makes a compiled join query's rows distinct: its last sql
+// operator writes rows instead of the sink's records, and a keyBy on the
+// whole row feeds a sqlGroup without aggregates, whose changelog upserts
+// each distinct row once per batch it is seen in (as SELECT DISTINCT over
+// one table does). The join's output is appended, so the group's input
+// never retracts a row.
+func (c *compiler) distinctJoin(q *query, at int) error {
+	if q.sink.view {
+		return c.errAt(at, "SELECT DISTINCT over a join into a materialized view is not supported yet")
+	}
+	last := q.ops[len(q.ops)-1].prog
+	types := last.OutputTypes()
+	last.Out, last.Names = sqlprog.FormatRow, make([]string, len(types))
+	agg := &sqlprog.Aggregation{Input: types, Keys: len(types)}
+	out := &sqlprog.Program{In: sqlprog.FormatRow, Out: q.sink.Format, Names: sinkNames(q.sink), Changelog: true}
+	for i, t := range agg.GroupOutput() {
+		name := "_" + strconv.Itoa(i)
+		out.Columns = append(out.Columns, sqlprog.Column{Name: name, Type: t})
+		if i < len(types) {
+			last.Names[i] = name
+			out.Select = append(out.Select, sqlexpr.Col(i, t))
+		}
+	}
+	q.ops = append(q.ops,
+		operator{kind: "keyBy", suffix: "distinct-key", keys: len(types)},
+		operator{kind: "sqlGroup", suffix: "distinct", agg: agg},
+		operator{kind: "sql", suffix: "distinct-select", prog: out})
+	return nil
 }

@@ -60,12 +60,11 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
 	}
-	if (isJoin(sel) || isTopN(sel)) && isDistinct(sel) {
-		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a join or a Top-N is not supported yet")
+	if isTopN(sel) && isDistinct(sel) {
+		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")
 	}
 	if isJoin(sel) {
-		q := &query{sink: sink}
-		return q, c.joinQuery(q, sel)
+		return c.joinInsert(sel, sink)
 	}
 	if isTopN(sel) {
 		q := &query{sink: sink}
@@ -92,6 +91,25 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 		return nil, err
 	}
 	c.placeCalls(q, rs.calls)
+	return q, nil
+}
+
+// joinInsert compiles a join query, SELECT DISTINCT or not.
+func (c *compiler) joinInsert(sel *pg.SelectStmt, sink *Table) (*query, error) {
+	q := &query{sink: sink}
+	distinct := isDistinct(sel)
+	for _, n := range sel.DistinctClause {
+		if n != nil && n.Node != nil {
+			return nil, c.errAt(location(n), "SELECT DISTINCT ON is not supported yet")
+		}
+	}
+	sel.DistinctClause = nil
+	if err := c.joinQuery(q, sel); err != nil {
+		return nil, err
+	}
+	if distinct {
+		return q, c.distinctJoin(q, int(sel.TargetList[0].GetResTarget().Location))
+	}
 	return q, nil
 }
 

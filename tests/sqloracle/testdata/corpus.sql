@@ -479,3 +479,21 @@ ON a.bidder = b.bidder + 1 AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, 
 -- duckdb:
 SELECT a.bidder, a.ts // 1000 * 1000, COALESCE(b.channel, 'unmatched'), b.auction IS NOT NULL FROM bids a LEFT JOIN bids b
 ON a.bidder = b.bidder + 1 AND a.ts // 1000 = b.ts // 1000 WHERE a.price > 900;
+
+-- name: distinct-window-join
+-- key: 1, 2, 3
+-- sink: auction BIGINT, ws BIGINT, ch VARCHAR
+INSERT INTO out SELECT DISTINCT a.auction, window_start, b.channel FROM bids a JOIN bids b
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '5' SECOND) = TUMBLE(b.ts, INTERVAL '5' SECOND) WHERE a.price > b.price;
+-- duckdb:
+SELECT DISTINCT a.auction, a.ts // 5000 * 5000, b.channel FROM bids a JOIN bids b
+ON a.auction = b.auction AND a.ts // 5000 = b.ts // 5000 WHERE a.price > b.price;
+
+-- name: distinct-interval-join
+-- key: 1, 2
+-- sink: bidder BIGINT, other BIGINT
+INSERT INTO out SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 milliseconds' WHERE a.bidder < 5;
+-- duckdb:
+SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
