@@ -110,6 +110,10 @@ func AppendCSV(b []byte, r Row) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		if v.T == BigInt { // NB: Text's string would be an allocation per value.
+			b = strconv.AppendInt(b, v.I, 10)
+			continue
+		}
 		s := v.Text()
 		if v.T == Varchar && (s == "" || strings.ContainsAny(s, ",\"\r\n")) {
 			b = append(b, '"')
