@@ -60,9 +60,11 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
 	}
+	if isTopN(sel) && isDistinct(sel) {
+		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")
+	}
 	if isJoin(sel) {
-		q := &query{sink: sink}
-		return q, c.joinQuery(q, sel)
+		return c.joinInsert(sel, sink)
 	}
 	if isTopN(sel) {
 		q := &query{sink: sink}
@@ -76,6 +78,9 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 		return nil, c.errAt(int(s.Relation.Location), "a query cannot read the table it writes")
 	}
 	rs := rowScope{t: src, alias: alias, calls: &udfCalls{width: len(src.Columns)}}
+	if err := c.distinct(sel, src, rs); err != nil {
+		return nil, err
+	}
 	q := &query{source: src, sink: sink}
 	if len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList) {
 		err = c.groupBy(q, sel, rs)
@@ -89,6 +94,25 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	return q, nil
 }
 
+// joinInsert compiles a join query, SELECT DISTINCT or not.
+func (c *compiler) joinInsert(sel *pg.SelectStmt, sink *Table) (*query, error) {
+	q := &query{sink: sink}
+	distinct := isDistinct(sel)
+	for _, n := range sel.DistinctClause {
+		if n != nil && n.Node != nil {
+			return nil, c.errAt(location(n), "SELECT DISTINCT ON is not supported yet")
+		}
+	}
+	sel.DistinctClause = nil
+	if err := c.joinQuery(q, sel); err != nil {
+		return nil, err
+	}
+	if distinct {
+		return q, c.distinctJoin(q, int(sel.TargetList[0].GetResTarget().Location))
+	}
+	return q, nil
+}
+
 // unsupported refuses the parts of SELECT this slice of the dialect lacks.
 func (c *compiler) unsupported(sel *pg.SelectStmt) error {
 	switch {
@@ -96,8 +120,6 @@ func (c *compiler) unsupported(sel *pg.SelectStmt) error {
 		return c.errAt(0, "UNION, INTERSECT and EXCEPT are not supported yet")
 	case sel.WithClause != nil:
 		return c.errAt(int(sel.WithClause.Location), "WITH is not supported yet")
-	case len(sel.DistinctClause) > 0:
-		return c.errAt(location(sel.TargetList[0]), "SELECT DISTINCT is not supported yet")
 	case len(sel.SortClause) > 0:
 		return c.errAt(0, "ORDER BY is not supported on a stream (Top-N is not supported yet)")
 	case sel.LimitCount != nil || sel.LimitOffset != nil:

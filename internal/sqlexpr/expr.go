@@ -85,6 +85,8 @@ func (e *Expr) Eval(r sqlrow.Row) (sqlrow.Value, error) {
 		if v, ok, err := e.evalLazy(r); ok {
 			return v, err
 		}
+	case OpAdd, OpSub, OpMul, OpDiv, OpMod:
+		return e.evalArith(r)
 	}
 	args := make([]sqlrow.Value, len(e.Args))
 	for i, a := range e.Args {
@@ -98,6 +100,22 @@ func (e *Expr) Eval(r sqlrow.Row) (sqlrow.Value, error) {
 		args[i] = v
 	}
 	return e.apply(args)
+}
+
+// evalArith computes a binary arithmetic node as apply would, without
+// the argument slice that apply takes: NB: the hottest node of
+// projections, and an allocation per row saved (measured by the
+// nexmark-q1-sql bench row).
+func (e *Expr) evalArith(r sqlrow.Row) (sqlrow.Value, error) {
+	a, err := e.Args[0].Eval(r)
+	if err != nil || a.IsNull() {
+		return sqlrow.Value{}, err
+	}
+	b, err := e.Args[1].Eval(r)
+	if err != nil || b.IsNull() {
+		return sqlrow.Value{}, err
+	}
+	return arith(e.Op, a, b)
 }
 
 // apply computes a strict node (NULL in, NULL out) from its non-NULL args.

@@ -202,7 +202,13 @@ func (p *Program) Run(in sqlrow.Row, out []byte) ([]byte, bool, error) {
 			op = OpDelete
 		}
 	}
-	row := make(sqlrow.Row, 0, len(p.Select)+1)
+	// NB: a buffer on the stack for the usual width saves an allocation
+	// per row.
+	var buf [16]sqlrow.Value
+	row := sqlrow.Row(buf[:0])
+	if len(p.Select)+1 > len(buf) {
+		row = make(sqlrow.Row, 0, len(p.Select)+1)
+	}
 	names := p.Names
 	if p.Changelog {
 		row = append(row, sqlrow.Str(op))

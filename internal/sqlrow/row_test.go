@@ -54,6 +54,9 @@ func TestParseCSV(t *testing.T) {
 		{line: `7,1e3,"a,""b""",false`, want: `7,1000.0,"a,\"b\"",false`},
 		{line: "x,1,a,true", err: `field 1: "x" is not a BIGINT`},
 		{line: "1,2", err: "want 4 fields, got 2"},
+		{line: "1,2,a,true,", err: "want 4 fields, got 5"},
+		{line: "-3, 4,b,false\r\n", want: `-3,4.0,"b",false`},
+		{line: "1,2,,true", want: `1,2.0,NULL,true`},
 		{line: "1,2,a,maybe", err: `field 4: "maybe" is not a BOOLEAN`},
 	}
 	for _, tt := range tests {
@@ -108,5 +111,14 @@ func TestJSON(t *testing.T) {
 	}
 	if _, err := ParseJSON(nil, []byte(`{"a": "x"}`), names, types); err == nil || !strings.Contains(err.Error(), `member "a"`) {
 		t.Errorf("a string for a BIGINT: %v", err)
+	}
+}
+
+// TestAppendCSVBigInt writes BIGINTs at their extremes and beside NULLs and
+// strings, as their decimal text.
+func TestAppendCSVBigInt(t *testing.T) {
+	r := Row{Int(-9223372036854775808), Value{}, Int(0), Str("x"), Int(9223372036854775807)}
+	if got, want := string(AppendCSV([]byte("k:"), r)), "k:-9223372036854775808,,0,x,9223372036854775807"; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

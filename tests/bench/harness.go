@@ -100,6 +100,7 @@ func benchmarks() []benchmark {
 		{"nexmark-q4", nexmarkRow("q4")},
 		{"nexmark-q9", nexmarkRow("q9")},
 		{"nexmark-q11", nexmarkRow("q11")},
+		{"nexmark-q1-sql", sqlNexmarkRow("q1")},
 		{"rescale-1m-keys", benchRescale},
 		{"scheduler-failover", benchSchedulerFailover},
 		{"autoscale-step", benchAutoscaleStep},

@@ -205,8 +205,10 @@ func (e *env) runNexmark(job nexmarkJob, events int64, keep func(lines [][]byte)
 
 func runNexmarkOn(e *env, c *cluster, job nexmarkJob, events int64, out string) (nexmarkRun, error) {
 	sub := api.Submission{Spec: job.spec, Parallelism: nexmarkParallelism,
-		Params:  map[string]string{"events": strconv.FormatInt(events, 10), "output": out},
-		Modules: map[string][]byte{"nexmark": job.wasm}}
+		Params: map[string]string{"events": strconv.FormatInt(events, 10), "output": out}}
+	if job.wasm != nil { // NB: a SQL job's spec declares no module.
+		sub.Modules = map[string][]byte{"nexmark": job.wasm}
+	}
 	runtime.GC()
 	cpu0 := cpuTime()
 	id, err := c.Scheduler.Submit(e.ctx, sub)

@@ -364,3 +364,136 @@ FROM bids GROUP BY band, ws;
 INSERT INTO out SELECT tag(channel, auction % 3), COUNT(*), MAX(scaled(price, 2.5)) FROM bids GROUP BY tag(channel, auction % 3);
 -- duckdb:
 SELECT channel || '#' || CAST(auction % 3 AS VARCHAR) AS t, COUNT(*), MAX(price * CAST(2.5 AS DOUBLE)) FROM bids GROUP BY t;
+
+-- SELECT DISTINCT is an updating GROUP BY of its whole SELECT list: each
+-- distinct row is upserted, identified by all its columns.
+
+-- name: distinct-columns
+-- key: 1, 2
+-- sink: auction BIGINT, channel VARCHAR
+INSERT INTO out SELECT DISTINCT auction, channel FROM bids;
+
+-- name: distinct-expressions-where
+-- key: 1, 2
+-- sink: band BIGINT, ch VARCHAR
+INSERT INTO out SELECT DISTINCT price / 100, UPPER(channel) FROM bids WHERE bidder < 30;
+-- duckdb:
+SELECT DISTINCT price // 100, UPPER(channel) FROM bids WHERE bidder < 30;
+
+-- name: distinct-star
+-- key: 1, 2, 3, 4, 5
+-- sink: auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, ts BIGINT
+INSERT INTO out SELECT DISTINCT * FROM bids WHERE auction = 2;
+
+-- name: distinct-repeated-column-constant
+-- key: 1, 2, 3
+-- sink: bidder BIGINT, b2 BIGINT, tag VARCHAR
+INSERT INTO out SELECT DISTINCT bidder % 7, bidder % 7, 'x' FROM bids;
+
+-- More functions, CASE inside aggregates, HAVING variants, every aggregate
+-- in each window type, and joins with expressions on top.
+
+-- name: string-functions-more
+-- sink: l VARCHAR, c VARCHAR, d VARCHAR, n BIGINT, s VARCHAR
+INSERT INTO out SELECT LOWER(UPPER(channel)), CONCAT(channel, '/', CAST(bidder AS VARCHAR)), COALESCE(channel, 'none'),
+  LENGTH(COALESCE(channel, '')), SUBSTR(channel, 3) FROM bids;
+
+-- name: math-floor-ceil-round
+-- sink: f DOUBLE, c DOUBLE, r DOUBLE, r1 DOUBLE, a DOUBLE
+INSERT INTO out SELECT FLOOR(price / 7.0), CEILING(price / 7.0), ROUND(price / 7.0), ROUND(price / 7.0, 1), ABS(500.5 - price) FROM bids;
+
+-- name: case-in-aggregates-tumble
+-- sink: ws BIGINT, apple BIGINT, dear BIGINT, cheap_avg DOUBLE
+INSERT INTO out SELECT window_start, SUM(CASE WHEN channel = 'apple' THEN price ELSE 0 END), COUNT(CASE WHEN price > 500 THEN 1 END),
+  AVG(CASE WHEN price <= 500 THEN price END)
+FROM bids GROUP BY TUMBLE(ts, INTERVAL '3' SECOND);
+-- duckdb:
+SELECT ts // 3000 * 3000 AS ws, SUM(CASE WHEN channel = 'apple' THEN price ELSE 0 END), COUNT(CASE WHEN price > 500 THEN 1 END),
+  AVG(CASE WHEN price <= 500 THEN price END)
+FROM bids GROUP BY ws;
+
+-- name: having-spread-distinct-tumble
+-- sink: auction BIGINT, ws BIGINT, spread BIGINT, bidders BIGINT
+INSERT INTO out SELECT auction, window_start, MAX(price) - MIN(price), COUNT(DISTINCT bidder) FROM bids
+GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND) HAVING MAX(price) - MIN(price) > 300 AND COUNT(DISTINCT bidder) >= 3 OR MIN(price) IS NULL;
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, MAX(price) - MIN(price), COUNT(DISTINCT bidder) FROM bids
+GROUP BY auction, ws HAVING MAX(price) - MIN(price) > 300 AND COUNT(DISTINCT bidder) >= 3 OR MIN(price) IS NULL;
+
+-- name: having-on-key-updating
+-- key: 1
+-- sink: channel VARCHAR, n BIGINT, lo BIGINT
+INSERT INTO out SELECT channel, COUNT(*), MIN(price) FROM bids GROUP BY channel HAVING channel IS NOT NULL AND channel <> 'baidu';
+
+-- name: having-case-updating
+-- key: 1
+-- sink: m BIGINT, label VARCHAR, mean DOUBLE
+INSERT INTO out SELECT bidder % 5, CASE WHEN AVG(price) > 500 THEN 'high' ELSE 'low' END, AVG(price) FROM bids
+GROUP BY bidder % 5 HAVING SUM(CASE WHEN channel = 'google' THEN 1 ELSE 0 END) > 10;
+
+-- name: updating-min-max-strings
+-- key: 1
+-- sink: a BIGINT, first VARCHAR, last VARCHAR, n BIGINT, total BIGINT
+INSERT INTO out SELECT auction % 4, MIN(channel), MAX(channel), COUNT(channel), SUM(price) FROM bids GROUP BY auction % 4;
+
+-- name: hop-every-aggregate
+-- sink: auction BIGINT, ws BIGINT, n BIGINT, np BIGINT, total BIGINT, lo BIGINT, hi BIGINT, mean DOUBLE, d BIGINT
+INSERT INTO out SELECT auction, window_start, COUNT(*), COUNT(price), SUM(price), MIN(price), MAX(price), AVG(price), COUNT(DISTINCT channel)
+FROM bids WHERE auction <= 5 GROUP BY auction, HOP(ts, INTERVAL '4' SECOND, INTERVAL '8' SECOND);
+-- duckdb:
+SELECT auction, ts // 4000 * 4000 - k * 4000 AS ws, COUNT(*), COUNT(price), SUM(price), MIN(price), MAX(price), AVG(price), COUNT(DISTINCT channel)
+FROM bids, range(0, 2) r(k) WHERE auction <= 5 GROUP BY auction, ws;
+
+-- name: session-every-aggregate
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, n BIGINT, np BIGINT, total BIGINT, lo BIGINT, hi BIGINT, mean DOUBLE, d BIGINT
+INSERT INTO out SELECT auction, window_start, window_end, COUNT(*), COUNT(price), SUM(price), MIN(price), MAX(price), AVG(price), COUNT(DISTINCT bidder)
+FROM bids WHERE bidder < 4 GROUP BY auction, SESSION(ts, INTERVAL '3' SECOND);
+-- duckdb:
+SELECT auction, MIN(ts), MAX(ts) + 3000, COUNT(*), COUNT(price), SUM(price), MIN(price), MAX(price), AVG(price), COUNT(DISTINCT bidder) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 3000 THEN 1 ELSE 0 END) OVER (PARTITION BY auction ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY auction ORDER BY ts) AS d FROM bids WHERE bidder < 4)) GROUP BY auction, sid;
+
+-- name: tumble-smaller-than-disorder
+-- sink: ws BIGINT, we BIGINT, n BIGINT, hi BIGINT
+INSERT INTO out SELECT TUMBLE_START(ts, INTERVAL '250 milliseconds'), TUMBLE_END(ts, INTERVAL '250 milliseconds'), COUNT(*), MAX(price)
+FROM bids GROUP BY TUMBLE(ts, INTERVAL '250 milliseconds');
+-- duckdb:
+SELECT ts // 250 * 250 AS ws, ts // 250 * 250 + 250, COUNT(*), MAX(price) FROM bids GROUP BY ws;
+
+-- name: interval-join-expressions-on-top
+-- sink: auction BIGINT, band VARCHAR, gap BIGINT, total BIGINT
+INSERT INTO out SELECT a.auction, CASE WHEN a.price + b.price > 1000 THEN 'pair-high' ELSE LOWER(COALESCE(b.channel, 'NONE')) END,
+  ABS(b.ts - a.ts), COALESCE(a.price, 0) + COALESCE(b.price, 0)
+FROM bids a JOIN bids b ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' SECOND
+WHERE a.bidder <> b.bidder AND a.auction % 3 = 0;
+-- duckdb:
+SELECT a.auction, CASE WHEN a.price + b.price > 1000 THEN 'pair-high' ELSE LOWER(COALESCE(b.channel, 'NONE')) END,
+  ABS(b.ts - a.ts), COALESCE(a.price, 0) + COALESCE(b.price, 0)
+FROM bids a JOIN bids b ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 1000
+WHERE a.bidder <> b.bidder AND a.auction % 3 = 0;
+
+-- name: window-join-left-coalesce
+-- sink: bidder BIGINT, ws BIGINT, other VARCHAR, found BOOLEAN
+INSERT INTO out SELECT a.bidder, window_start, COALESCE(b.channel, 'unmatched'), b.auction IS NOT NULL FROM bids a LEFT JOIN bids b
+ON a.bidder = b.bidder + 1 AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND) WHERE a.price > 900;
+-- duckdb:
+SELECT a.bidder, a.ts // 1000 * 1000, COALESCE(b.channel, 'unmatched'), b.auction IS NOT NULL FROM bids a LEFT JOIN bids b
+ON a.bidder = b.bidder + 1 AND a.ts // 1000 = b.ts // 1000 WHERE a.price > 900;
+
+-- name: distinct-window-join
+-- key: 1, 2, 3
+-- sink: auction BIGINT, ws BIGINT, ch VARCHAR
+INSERT INTO out SELECT DISTINCT a.auction, window_start, b.channel FROM bids a JOIN bids b
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '5' SECOND) = TUMBLE(b.ts, INTERVAL '5' SECOND) WHERE a.price > b.price;
+-- duckdb:
+SELECT DISTINCT a.auction, a.ts // 5000 * 5000, b.channel FROM bids a JOIN bids b
+ON a.auction = b.auction AND a.ts // 5000 = b.ts // 5000 WHERE a.price > b.price;
+
+-- name: distinct-interval-join
+-- key: 1, 2
+-- sink: bidder BIGINT, other BIGINT
+INSERT INTO out SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 milliseconds' WHERE a.bidder < 5;
+-- duckdb:
+SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
