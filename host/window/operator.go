@@ -343,20 +343,33 @@ func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) error {
 	return o.state.Put(kg, key, o.mapKey(w), count[:])
 }
 
-// putElems writes records to window w of key under sequence numbers from
-// n on, and returns the next sequence number.
+// putElems writes records to window w of key as one elems entry, a
+// chunk under sequence number n, and returns the next sequence number,
+// n+len(elems). One entry per batch rather than per record: a window keyed
+// by the window itself (Nexmark q5's second stage, q7) got every record of
+// a batch, and an entry per record cost a state Put, a scan hit and a
+// Delete each (RATIONALE.md).
 func (o *Operator) putElems(kg uint16, key []byte, w W, n uint64, elems []Elem) (uint64, error) {
-	ek := append([]byte(nil), o.mapKey(w)...)
-	for _, e := range elems {
-		ek = binary.BigEndian.AppendUint64(ek[:16], n)
-		o.enc = appendElem(o.enc[:0], e)
-		if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
-			return 0, err
-		}
-		n++
+	if len(elems) == 0 {
+		return n, nil
 	}
-	return n, nil
+	ek := binary.BigEndian.AppendUint64(append(make([]byte, 0, 25), o.mapKey(w)...), n)
+	ek = append(ek, chunkMark)
+	o.enc = o.enc[:0]
+	for _, e := range elems {
+		o.enc = binary.AppendUvarint(o.enc, uint64(len(e.Value)))
+		o.enc = appendElem(o.enc, e)
+	}
+	if err := o.elems.Put(kg, key, ek, o.enc); err != nil {
+		return 0, err
+	}
+	return n + uint64(len(elems)), nil
 }
+
+// chunkMark ends the map key of an elems entry holding a chunk of records
+// (uvarint length, i64 timestamp, value; repeated); an entry whose map key
+// is window and sequence alone holds one record, as written before chunks.
+const chunkMark = 1
 
 // loadElems returns the records of window w of key, in arrival order.
 func (o *Operator) loadElems(kg uint16, key []byte, w W) ([]Elem, error) {
@@ -366,6 +379,11 @@ func (o *Operator) loadElems(kg uint16, key []byte, w W) ([]Elem, error) {
 		if !bytes.HasPrefix(mk, prefix) {
 			return nil
 		}
+		var err error
+		if len(mk) == len(prefix)+9 && mk[len(mk)-1] == chunkMark {
+			out, err = appendChunk(out, v)
+			return err
+		}
 		e, err := decodeElem(v)
 		if err != nil {
 			return err
@@ -374,6 +392,23 @@ func (o *Operator) loadElems(kg uint16, key []byte, w W) ([]Elem, error) {
 		return nil
 	})
 	return out, err
+}
+
+// appendChunk appends the records of a chunk to dst; their values share
+// one copy of the chunk.
+func appendChunk(dst []Elem, chunk []byte) ([]Elem, error) {
+	b := bytes.Clone(chunk)
+	for len(b) > 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < 8+n {
+			return dst, fmt.Errorf("window: corrupt chunk of window records")
+		}
+		b = b[k:]
+		end := 8 + int(n)
+		dst = append(dst, Elem{Timestamp: int64(binary.LittleEndian.Uint64(b)), Value: b[8:end:end]})
+		b = b[end:]
+	}
+	return dst, nil
 }
 
 // appendElem encodes a kept record: i64 timestamp, value.
