@@ -211,16 +211,24 @@ func (o *Operator) flush(ctx context.Context, out *record.Batch) error {
 		}
 	} else {
 		for i := range o.adds {
-			if err := o.appendElems(o.addKG[i], o.adds[i].Key, o.addWin[i], o.adds[i].Elems); err != nil {
+			held, err := o.appendElems(o.addKG[i], o.adds[i].Key, o.addWin[i], o.adds[i].Elems)
+			if err != nil {
 				return err
 			}
+			o.adds[i].HasAcc = held
 		}
 	}
 	var fire []FireGroup
 	for i := range o.adds {
 		g := &o.adds[i]
-		if err := o.register(o.addKG[i], g.Key, o.addWin[i]); err != nil {
-			return err
+		// NB: a window already in state has its timers: they were set
+		// when it was first written, and timers live in the same keyed
+		// state. Registering them again cost a timer lookup per window
+		// per batch.
+		if !g.HasAcc {
+			if err := o.register(o.addKG[i], g.Key, o.addWin[i]); err != nil {
+				return err
+			}
 		}
 		if o.refire[i] {
 			fg, err := o.load(o.addKG[i], g.Key, o.addWin[i])
@@ -345,23 +353,24 @@ func (o *Operator) lateness() int64 {
 	return 0
 }
 
-// appendElems adds records to window w of key: one elems entry each, under
-// the window and a sequence number, and the window's count in state.
-func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) error {
+// appendElems adds records to window w of key: one elems entry, under
+// the window and a sequence number, and the window's count in state. It
+// tells whether the window was in state already.
+func (o *Operator) appendElems(kg uint16, key []byte, w W, elems []Elem) (bool, error) {
 	var n uint64
 	v, ok, err := o.state.Get(kg, key, o.mapKey(w))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if ok && len(v) == 8 {
 		n = binary.BigEndian.Uint64(v)
 	}
 	if n, err = o.putElems(kg, key, w, n, elems); err != nil {
-		return err
+		return false, err
 	}
 	var count [8]byte
 	binary.BigEndian.PutUint64(count[:], n)
-	return o.state.Put(kg, key, o.mapKey(w), count[:])
+	return ok, o.state.Put(kg, key, o.mapKey(w), count[:])
 }
 
 // putElems writes records to window w of key as one elems entry, a
