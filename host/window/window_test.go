@@ -1,7 +1,9 @@
 package window
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -179,4 +181,33 @@ func TestWindows(t *testing.T) {
 			return ""
 		})
 	})
+}
+
+// TestLoadElemsReadsBothLayouts checks that a window's records written one
+// entry each, as before chunks, and in chunks load together in order.
+func TestLoadElemsReadsBothLayouts(t *testing.T) {
+	b := state.New(memkv.New())
+	m, _ := b.Map("w")
+	e, _ := b.Map("w#elems")
+	tm, _ := b.Map(timer.Namespace("w"))
+	op, err := New(Config{Spec: Spec{Kind: Tumbling, Size: 10}}, nil, m, e, timer.New(tm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, key := W{0, 10}, []byte("k")
+	old := binary.BigEndian.AppendUint64(bytes.Clone(op.mapKey(w)), 0)
+	if err := e.Put(1, key, old, appendElem(nil, Elem{Value: []byte("a"), Timestamp: 1})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.putElems(1, key, w, 1, []Elem{{Value: []byte("b"), Timestamp: 2}, {Value: []byte(""), Timestamp: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := op.loadElems(1, key, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Elem{{Value: []byte("a"), Timestamp: 1}, {Value: []byte("b"), Timestamp: 2}, {Value: []byte{}, Timestamp: 3}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("loaded %v, want %v", got, want)
+	}
 }
