@@ -82,8 +82,10 @@ type Loader interface {
 	// call the Store itself, and the Writer is valid only during the
 	// call. Within one Load a key is written at most once, except that a
 	// range deletion may precede a write in its range; a snapshot file's
-	// operations are so. The writes are all visible once Load returns nil; when it
-	// fails, any subset of them may have been made. An error from fn is
-	// returned as is.
+	// operations are so. The writes are all visible once Load returns
+	// nil. When it fails, any subset of them may have been made and the
+	// Observer may have been told of some that were not, so the owner
+	// must discard the Store, as a failed restore does. An error from fn
+	// is returned as is.
 	Load(fn func(w Writer) error) error
 }
