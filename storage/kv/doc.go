@@ -18,6 +18,13 @@
 // a write replaces in most cases already (memkv always, pebblekv from its
 // cache entry); the exceptions are documented where they cost something.
 //
+// # Bulk loads
+//
+// A restore writes millions of keys that nobody has read yet. pebblekv is
+// a Loader: it takes them straight into Pebble in batches rather than
+// through its cache, keeping its key filter, its Observer and its change
+// tracking right; the state package's Restore uses it per snapshot file.
+//
 // # Concurrency
 //
 // A Store belongs to the task that owns the state: no method may be called

@@ -63,3 +63,29 @@ type View interface {
 	// Close releases the view.
 	Close() error
 }
+
+// Writer is the writing part of a Store.
+type Writer interface {
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	DeleteRange(start, end []byte) error
+}
+
+// Loader is a Store that can take many writes at once, as a restore makes,
+// more cheaply than one Set at a time: a cache in front of the store can
+// be bypassed for keys nobody has read yet.
+type Loader interface {
+	Store
+	// Load calls fn with a Writer whose writes go to the Store as if made
+	// by the Store's own methods, in order: an Observer is told of each,
+	// and a ChangeTracker that is tracking remembers them. fn must not
+	// call the Store itself, and the Writer is valid only during the
+	// call. Within one Load a key is written at most once, except that a
+	// range deletion may precede a write in its range; a snapshot file's
+	// operations are so. The writes are all visible once Load returns
+	// nil. When it fails, any subset of them may have been made and the
+	// Observer may have been told of some that were not, so the owner
+	// must discard the Store, as a failed restore does. An error from fn
+	// is returned as is.
+	Load(fn func(w Writer) error) error
+}

@@ -78,18 +78,31 @@ func (b *Backend) TrackChanges() {
 // to the store, bypassing the change log. Apply a full snapshot, then its
 // deltas in order, before TrackChanges: a store that tracks its own
 // changes (kv.ChangeTracker) would otherwise put the restored keys in the
-// next delta, which is correct but large. It returns the bytes it read.
+// next delta, which is correct but large and, for pebblekv, slow. A store
+// that loads in bulk (kv.Loader) takes each file's operations that way.
+// It returns the bytes it read.
 func (b *Backend) Restore(r io.ReaderAt, size int64, rng keygroup.Range) (int64, error) {
-	n, err := snapshot.Read(r, size, rng, func(op snapshot.Op, k, v []byte) error {
-		switch op {
-		case snapshot.Put:
-			return b.log.Store.Set(k, v)
-		case snapshot.Delete:
-			return b.log.Store.Delete(k)
-		default:
-			return b.log.Store.DeleteRange(k, v)
-		}
-	})
+	var n int64
+	read := func(w kv.Writer) error {
+		var err error
+		n, err = snapshot.Read(r, size, rng, func(op snapshot.Op, k, v []byte) error {
+			switch op {
+			case snapshot.Put:
+				return w.Set(k, v)
+			case snapshot.Delete:
+				return w.Delete(k)
+			default:
+				return w.DeleteRange(k, v)
+			}
+		})
+		return err
+	}
+	var err error
+	if l, ok := b.log.Store.(kv.Loader); ok {
+		err = l.Load(read)
+	} else {
+		err = read(b.log.Store)
+	}
 	if err != nil {
 		return n, fmt.Errorf("state: restore: %w", err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv"
-	"github.com/floe-stream/floe/storage/kv/memkv"
 	"github.com/floe-stream/floe/storage/kv/pebblekv"
 	"github.com/floe-stream/floe/storage/snapshot"
 	"github.com/floe-stream/floe/storage/state"
@@ -126,7 +125,7 @@ func TestSizeOfMatchesScan(t *testing.T) {
 			w := snapshot.NewWriter(&buf)
 			must(t, b.WriteSnapshot(w, true))
 			must(t, w.Close())
-			dstStore := memkv.New()
+			dstStore := s.open(t)
 			dst := state.New(dstStore)
 			defer dst.Close()
 			must(t, dst.TrackSizes())
