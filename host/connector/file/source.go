@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/connector/ratelimit"
@@ -297,6 +298,11 @@ func (s *source) progressed() {
 }
 
 // Close implements connector.Source.
+// Throttled implements connector.Throttled: the time spent waiting on the
+// rate limit, which the task counts as idle rather than busy, as for
+// a file source read at a `rate` (the autoscaler reads busy time as load).
+func (s *source) Throttled() time.Duration { return s.limit.Waited() }
+
 func (s *source) Close() error {
 	if s.closed {
 		return connector.ErrClosed

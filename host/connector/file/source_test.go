@@ -290,6 +290,13 @@ func TestRateLimitOnFakeClock(t *testing.T) {
 				t.Fatalf("%s: %d lines after %v, want %.2f", tt.name, read, clock.Now().Sub(epoch), ideal)
 			}
 		}
+		// The limiter is the only sleeper of a bounded source, so the
+		// time it reports waiting is all the time that passed; a
+		// follower also sleeps between polls of the file.
+		waited, elapsed := src.(connector.Throttled).Throttled(), clock.Now().Sub(epoch)
+		if waited <= 0 || waited > elapsed || !tt.follow && waited != elapsed {
+			t.Errorf("%s: Throttled() = %v after %v on the clock", tt.name, waited, elapsed)
+		}
 		src.Close()
 	}
 }

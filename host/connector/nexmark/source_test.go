@@ -159,6 +159,11 @@ func TestRateCapsEventsPerSimulatedSecond(t *testing.T) {
 	if ideal := elapsed * 500; math.Abs(float64(emitted)-ideal) > 64 {
 		t.Errorf("emitted %d events in %.3f simulated seconds, want about %.0f (500/s)", emitted, elapsed, ideal)
 	}
+	// The rate limit is the only sleeper: all the time that passed was
+	// spent waiting on it, which the task counts as idle.
+	if waited := src.(connector.Throttled).Throttled(); waited != clock.Now().Sub(epoch) {
+		t.Errorf("Throttled() = %v after %v on the clock", waited, clock.Now().Sub(epoch))
+	}
 }
 
 func TestSeekToNoSplit(t *testing.T) {
