@@ -166,8 +166,9 @@ const chunkBytes = 4 << 20
 // blocks at a time, up to 4 MiB unless one key group's block is larger,
 // into one reused buffer: its memory is bounded by the chunk, not the
 // range. The slices are valid during the call only; the buffer behind
-// them is overwritten by the next chunk. It returns the number of bytes
-// it read.
+// them is overwritten by the next chunk. NB: an error, a failed read as
+// well as a corrupt block, may come after fn has been called for the
+// operations of earlier chunks. It returns the number of bytes it read.
 func Read(r io.ReaderAt, size int64, rng keygroup.Range, fn func(op Op, key, value []byte) error) (int64, error) {
 	blocks, read, err := readIndex(r, size)
 	if err != nil {
