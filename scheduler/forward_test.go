@@ -128,6 +128,23 @@ func (g *group) do(t *testing.T, s *Server, method, path, body string, header ht
 	return resp, string(b)
 }
 
+// doRetry is do as a client that honours 503's Retry-After does it: a
+// write sent while leadership moves (an election under a loaded machine's
+// race-detector run) is answered 503 and sent again, for up to a minute.
+// retried tells whether any attempt was answered 503.
+func (g *group) doRetry(t *testing.T, s *Server, method, path, body string) (resp *http.Response, b string, retried bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, b = g.do(t, s, method, path, body, nil)
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			return resp, b, retried
+		}
+		retried = true
+		time.Sleep(time.Second)
+	}
+}
+
 // TestFollowerForwardsWrites sends writes to a follower of a group of
 // three: it forwards them to the leader, whose answers (status, headers,
 // body) come back; it refuses a request already forwarded once; reads it

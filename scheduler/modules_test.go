@@ -48,7 +48,7 @@ func TestFollowerServesAPushedModule(t *testing.T) {
 	sum := sha256.Sum256(wasm)
 	d := hex.EncodeToString(sum[:])
 
-	resp, body := g.do(t, f, http.MethodPost, "/v1/modules?name=testops", string(wasm), nil)
+	resp, body, _ := g.doRetry(t, f, http.MethodPost, "/v1/modules?name=testops", string(wasm))
 	var info api.ModuleInfo
 	if err := json.Unmarshal([]byte(body), &info); err != nil || resp.StatusCode != http.StatusCreated || info.Digest != d || info.Name != "testops" || len(info.Functions) == 0 {
 		t.Fatalf("POST /v1/modules through a follower: %s %s; want 201 with digest %s", resp.Status, body, d)
@@ -62,8 +62,10 @@ func TestFollowerServesAPushedModule(t *testing.T) {
 		t.Error("the follower has not stored the module's bytes")
 	}
 
-	resp, body = g.do(t, f, http.MethodDelete, "/v1/modules/"+d, "", nil)
-	if resp.StatusCode != http.StatusNoContent {
+	// A 503 may come after the delete was committed (leadership lost
+	// while it was applied), so a retry may find the module gone.
+	resp, body, retried := g.doRetry(t, f, http.MethodDelete, "/v1/modules/"+d, "")
+	if resp.StatusCode != http.StatusNoContent && !(retried && resp.StatusCode == http.StatusNotFound) {
 		t.Fatalf("DELETE through a follower: %s %s", resp.Status, body)
 	}
 	waitUntil(t, func() bool { return !f.artifacts.Has(d) })

@@ -967,3 +967,36 @@ floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn) {
     f->sql = fn;
     return f;
 }
+
+/* ------------------------------------------------------- join functions */
+
+int floe_split_pair(floe_bytes value, floe_bytes *left, floe_bytes *right, bool *has_right) {
+    if (value.len < 5) return FLOE_PAIR_SHORT;
+    const uint8_t *p = value.data;
+    uint64_t n = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    if (n + 5 > value.len) return FLOE_PAIR_LEFT_PAST_END;
+    const uint8_t *rest = p + 4 + n;
+    size_t rest_len = value.len - 4 - (size_t)n;
+    if (rest[0] > 1) return FLOE_PAIR_BAD_FLAG;
+    if (rest[0] == 0 && rest_len > 1) return FLOE_PAIR_RIGHT_UNFLAGGED;
+    *left = floe_bytes_of(p + 4, (size_t)n);
+    *right = floe_bytes_of(rest + 1, rest_len - 1);
+    *has_right = rest[0] == 1;
+    return FLOE_PAIR_OK;
+}
+
+const char *floe_pair_error(int status) {
+    switch (status) {
+    case FLOE_PAIR_OK:
+        return "join pair: no error";
+    case FLOE_PAIR_SHORT:
+        return "malformed join pair: shorter than its 5-byte header";
+    case FLOE_PAIR_LEFT_PAST_END:
+        return "malformed join pair: left_len runs past its end";
+    case FLOE_PAIR_BAD_FLAG:
+        return "malformed join pair: has_right is neither 0 nor 1";
+    case FLOE_PAIR_RIGHT_UNFLAGGED:
+        return "malformed join pair: right bytes follow a has_right of 0";
+    }
+    return "join pair: unknown status";
+}

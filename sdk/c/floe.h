@@ -317,6 +317,33 @@ typedef int (*floe_sql_fn)(floe_ctx *ctx, const floe_sql_value *args, int nargs,
  * SQL value". */
 floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn);
 
+/* -------------------------------------------------------- join functions */
+
+/* A built-in join (job spec type intervalJoin or windowJoin) may call a
+ * flatMap function once per joined pair, whose value frames the pair
+ * (sdk/ABI.md, "Join functions"): u32 left_len (little-endian), the left
+ * value, u8 has_right, then the right value, which is the rest of the
+ * frame. has_right is 0 for a left outer join's left row without a match. */
+
+/* What floe_split_pair returns: 0, or why the frame is malformed. */
+typedef enum floe_pair_status {
+    FLOE_PAIR_OK = 0,
+    FLOE_PAIR_SHORT = -1,           /* shorter than the 5-byte header */
+    FLOE_PAIR_LEFT_PAST_END = -2,   /* left_len runs past the frame's end */
+    FLOE_PAIR_BAD_FLAG = -3,        /* has_right is neither 0 nor 1 */
+    FLOE_PAIR_RIGHT_UNFLAGGED = -4, /* bytes after a has_right of 0 */
+} floe_pair_status;
+
+/* floe_split_pair decodes the pair frame value into *left and *right,
+ * views into value, and sets *has_right; *right is empty when *has_right is
+ * false. It returns FLOE_PAIR_OK, or a negative floe_pair_status for a
+ * malformed frame, leaving the outputs unset. */
+int floe_split_pair(floe_bytes value, floe_bytes *left, floe_bytes *right, bool *has_right);
+
+/* floe_pair_error describes a floe_pair_status, for floe_error:
+ * "malformed join pair: ...". */
+const char *floe_pair_error(int status);
+
 /* ----------------------------------------------------------- parameters */
 
 /* floe_param returns the job parameter (spec `params:` and `--set`) or the

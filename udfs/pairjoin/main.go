@@ -8,20 +8,15 @@
 // test can tell which of the two ran.
 package main
 
-import (
-	"encoding/binary"
-	"errors"
-
-	floe "github.com/floe-stream/floe/sdk/go"
-)
+import floe "github.com/floe-stream/floe/sdk/go"
 
 func init() {
 	floe.FlatMap("swap", swap)
 }
 
-// swap emits one record per pair.
+// swap emits one record per pair; floe.SplitPair decodes its frame.
 func swap(rec []byte, out floe.Emitter) error {
-	left, right, hasRight, err := split(rec)
+	left, right, hasRight, err := floe.SplitPair(rec)
 	if err != nil {
 		return err
 	}
@@ -32,19 +27,6 @@ func swap(rec []byte, out floe.Emitter) error {
 	v := append(append([]byte(nil), right...), "<-"...)
 	out.Emit(append(v, left...))
 	return nil
-}
-
-// split decodes the frame: u32 left_len, left, u8 has_right, right.
-func split(frame []byte) (left, right []byte, hasRight bool, err error) {
-	if len(frame) < 5 {
-		return nil, nil, false, errors.New("pairjoin: a pair frame shorter than its header")
-	}
-	n := binary.LittleEndian.Uint32(frame)
-	if uint64(n)+5 > uint64(len(frame)) {
-		return nil, nil, false, errors.New("pairjoin: a pair frame shorter than its left value")
-	}
-	rest := frame[4+n:]
-	return frame[4 : 4+n], rest[1:], rest[0] == 1, nil
 }
 
 func main() {}

@@ -41,7 +41,13 @@ func TestSwap(t *testing.T) {
 			t.Errorf("swap(%q) = %v, want %s %q", c.in, out, c.output, c.want)
 		}
 	}
-	if _, err := h.Process(floetest.Record{Value: []byte{9, 0, 0, 0, 1}}); err == nil {
-		t.Error("a short frame was accepted")
+	for _, bad := range [][]byte{
+		{9, 0, 0, 0, 1},           // left_len 9 past the end
+		{1, 0, 0, 0, 'a', 0, 'b'}, // has_right 0 with a right byte
+		{1, 0, 0, 0, 'a', 7},      // has_right 7
+	} {
+		if _, err := h.Process(floetest.Record{Value: bad}); err == nil {
+			t.Errorf("the malformed frame %v was accepted", bad)
+		}
 	}
 }

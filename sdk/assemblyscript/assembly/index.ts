@@ -13,6 +13,7 @@
 
 export { Bytes, Builder } from "./bytes";
 export { Params } from "./params";
+export { Pair, splitPair } from "./join";
 export {
   NO_TIMESTAMP,
   TimeDomain,

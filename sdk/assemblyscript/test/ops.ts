@@ -189,3 +189,18 @@ floe.sqlFunction("sqlnext", (a: floe.SQLValue[]): floe.SQLValue => {
   }
   return floe.SQLValue.null();
 });
+
+// pair decodes a join function's pair frame: "left|right", or "left|-N" for
+// an unmatched left row, N being its right view's length (0); a malformed
+// frame fails the record.
+floe.flatMap("pair", (v: Bytes, out: Output): void => {
+  const p = floe.splitPair(v);
+  if (p.error !== null) {
+    floe.fail(p.error!);
+    return;
+  }
+  b.reset().bytes(p.left).byte(0x7c);
+  if (p.hasRight) b.bytes(p.right);
+  else b.byte(0x2d).int(p.right.length);
+  out.emit(b);
+});

@@ -194,6 +194,31 @@ const tests = {
     assert.deepEqual(h.process([["", "at x", 7]]), ["0@42 x", "0@- x"]);
     assert.deepEqual(h.process(["nope"]), ["error: record 0: unknown command nope"]);
   },
+  pair(m) {
+    // Frames written out byte by byte from sdk/ABI.md's "Join functions":
+    // u32 left_len little-endian, left, u8 has_right, right.
+    const u8 = (...a) => Uint8Array.from(a, (x) => typeof x === "string" ? x.charCodeAt(0) : x);
+    const h = new Host(m, "pair");
+    assert.equal(h.status, 0);
+    assert.deepEqual(h.process([
+      u8(2, 0, 0, 0, "l", "1", 1, "r", "1", "2"), // a pair
+      u8(0, 0, 0, 0, 1, "r"), // an empty left
+      u8(3, 0, 0, 0, "a", "b", "c", 1), // an empty right
+      u8(1, 0, 0, 0, "x", 0), // an unmatched left
+      u8(0, 0, 0, 0, 1), // both empty
+    ]), ["0@- l1|r12", "0@- |r", "0@- abc|", "0@- x|-0", "0@- |"]);
+    for (const [frame, msg] of [
+      [u8(), "0 bytes is shorter than the 5-byte header"],
+      [u8(0, 0, 0, 0), "4 bytes is shorter than the 5-byte header"],
+      [u8(3, 0, 0, 0, "a", "b", 1), "a left value of 3 bytes does not fit in 7 bytes"],
+      [u8(2, 0, 0, 0, "a", "b"), "a left value of 2 bytes does not fit in 6 bytes"],
+      [u8(0xff, 0xff, 0xff, 0xff, 1), "a left value of 4294967295 bytes does not fit in 5 bytes"],
+      [u8(1, 0, 0, 0, "a", 2, "b"), "has_right is 2, not 0 or 1"],
+      [u8(1, 0, 0, 0, "a", 0, "b", "c"), "has_right is 0 but 2 right bytes follow"],
+    ]) {
+      assert.deepEqual(h.process([frame]), [`error: record 0: malformed join pair: ${msg}`]);
+    }
+  },
   decimal(m) {
     const h = new Host(m, "decimal");
     assert.deepEqual(h.process(["x"]),
