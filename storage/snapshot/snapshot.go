@@ -156,9 +156,19 @@ func (w *Writer) Close() error {
 // Size returns the bytes written so far.
 func (w *Writer) Size() int64 { return int64(w.off) }
 
+// chunkBytes is how much Read fetches at a time: enough consecutive blocks
+// to make a read from an object store worth its round trip, little enough
+// that a restore's memory does not grow with the snapshot (issue 22).
+const chunkBytes = 4 << 20
+
 // Read calls fn for every operation of the key groups in rng, in file
-// order, reading only their blocks. The slices are valid during the call.
-// It returns the number of bytes it read.
+// order, reading only their blocks. It reads them a chunk of consecutive
+// blocks at a time, up to 4 MiB unless one key group's block is larger,
+// into one reused buffer: its memory is bounded by the chunk, not the
+// range. The slices are valid during the call only; the buffer behind
+// them is overwritten by the next chunk. NB: an error, a failed read as
+// well as a corrupt block, may come after fn has been called for the
+// operations of earlier chunks. It returns the number of bytes it read.
 func Read(r io.ReaderAt, size int64, rng keygroup.Range, fn func(op Op, key, value []byte) error) (int64, error) {
 	blocks, read, err := readIndex(r, size)
 	if err != nil {
@@ -169,34 +179,61 @@ func Read(r io.ReaderAt, size int64, rng keygroup.Range, fn func(op Op, key, val
 	for j < len(blocks) && int(blocks[j].kg) < rng.End {
 		j++
 	}
-	if i == j {
-		return read, nil
+	var buf []byte
+	for i < j {
+		k := chunkEnd(blocks[i:j]) + i
+		buf, err = readChunk(r, size, blocks[i:k], buf, fn)
+		if err != nil {
+			return read, err
+		}
+		read += int64(len(buf))
+		i = k
 	}
+	return read, nil
+}
+
+// chunkEnd returns how many of blocks, at least one, Read fetches at once.
+func chunkEnd(blocks []block) int {
+	n, total := 1, blocks[0].length
+	for n < len(blocks) && total+blocks[n].length <= chunkBytes {
+		total += blocks[n].length
+		n++
+	}
+	return n
+}
+
+// readChunk reads the consecutive blocks into buf, grown if it is too
+// small, checks them and calls fn for their operations. It returns the
+// bytes it read, backed by buf.
+func readChunk(r io.ReaderAt, size int64, blocks []block, buf []byte, fn func(op Op, key, value []byte) error) ([]byte, error) {
 	// The blocks of a range are contiguous: one read fetches them all.
-	first, last := blocks[i], blocks[j-1]
+	first, last := blocks[0], blocks[len(blocks)-1]
 	end := last.off + last.length
 	if end > uint64(size) || first.off > end {
-		return read, fmt.Errorf("%w: blocks of key groups %d..%d beyond the end", ErrCorrupt, first.kg, last.kg)
+		return buf, fmt.Errorf("%w: blocks of key groups %d..%d beyond the end", ErrCorrupt, first.kg, last.kg)
 	}
-	buf := make([]byte, end-first.off)
+	n := end - first.off
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
 	if _, err := r.ReadAt(buf, int64(first.off)); err != nil {
-		return read, fmt.Errorf("snapshot: reading key groups %d..%d: %w", first.kg, last.kg, err)
+		return buf, fmt.Errorf("snapshot: reading key groups %d..%d: %w", first.kg, last.kg, err)
 	}
-	read += int64(len(buf))
-	for _, blk := range blocks[i:j] {
+	for _, blk := range blocks {
 		lo := blk.off - first.off
-		if lo+blk.length > uint64(len(buf)) {
-			return read, fmt.Errorf("%w: block of key group %d overlaps", ErrCorrupt, blk.kg)
+		if blk.off < first.off || lo+blk.length > n {
+			return buf, fmt.Errorf("%w: block of key group %d overlaps", ErrCorrupt, blk.kg)
 		}
 		b := buf[lo : lo+blk.length]
 		if crc32.Checksum(b, table) != blk.crc {
-			return read, fmt.Errorf("%w: checksum mismatch in key group %d", ErrCorrupt, blk.kg)
+			return buf, fmt.Errorf("%w: checksum mismatch in key group %d", ErrCorrupt, blk.kg)
 		}
 		if err := parseBlock(b, fn); err != nil {
-			return read, err
+			return buf, err
 		}
 	}
-	return read, nil
+	return buf, nil
 }
 
 // readIndex reads the trailer and the block index.
