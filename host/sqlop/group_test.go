@@ -27,30 +27,7 @@ func TestGroupEmitsEachChangedKeyOncePerBatch(t *testing.T) {
 	agg := &sqlprog.Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Keys: 1,
 		Aggs: []sqlprog.Agg{{Fn: sqlprog.Count, Arg: -1}, {Fn: sqlprog.Sum, Arg: 1}}}
 	st := keyed{state.New(memkv.New())}
-	batch := func(rows ...[2]any) *record.Batch {
-		var b record.Batch
-		for i, r := range rows {
-			v := sqlrow.AppendRow(nil, sqlrow.Row{sqlrow.Str(r[0].(string)), sqlrow.Int(int64(r[1].(int)))})
-			n, _ := sqlrow.PrefixLen(v, 1)
-			b.AppendKeyed(v[:n], v, int64(10*i), 7)
-		}
-		return &b
-	}
-	emitted := func(g *Group, in *record.Batch) []string {
-		var out record.Batch
-		if err := g.Process(context.Background(), in, &out); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range out.Records {
-			row, err := sqlrow.DecodeRow(nil, r.Value, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(sqlrow.AppendCSV(nil, row))+"@"+sqlrow.Int(r.Timestamp).Text())
-		}
-		return got
-	}
+	batch, emitted := keyedRows, func(op *Group, in *record.Batch) []string { return emittedRows(t, op, in) }
 	g, err := NewGroup("g", agg, st)
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +45,37 @@ func TestGroupEmitsEachChangedKeyOncePerBatch(t *testing.T) {
 	if len(got) != 1 || got[0] != "a,3,13@0" {
 		t.Errorf("second batch: %q, want [a,3,13@0]", got)
 	}
+}
+
+// keyedRows is a batch of (VARCHAR key, BIGINT) rows keyed by their first
+// column, each 10 ms after the last.
+func keyedRows(rows ...[2]any) *record.Batch {
+	var b record.Batch
+	for i, r := range rows {
+		v := sqlrow.AppendRow(nil, sqlrow.Row{sqlrow.Str(r[0].(string)), sqlrow.Int(int64(r[1].(int)))})
+		n, _ := sqlrow.PrefixLen(v, 1)
+		b.AppendKeyed(v[:n], v, int64(10*i), 7)
+	}
+	return &b
+}
+
+// emittedRows runs op over in and returns its output rows of three
+// columns as CSV, each with "@" and its timestamp.
+func emittedRows(t *testing.T, op interface {
+	Process(ctx context.Context, in, out *record.Batch) error
+}, in *record.Batch) []string {
+	t.Helper()
+	var out record.Batch
+	if err := op.Process(context.Background(), in, &out); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range out.Records {
+		row, err := sqlrow.DecodeRow(nil, r.Value, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(sqlrow.AppendCSV(nil, row))+"@"+sqlrow.Int(r.Timestamp).Text())
+	}
+	return got
 }

@@ -1,7 +1,6 @@
 package sqlop
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -20,30 +19,7 @@ func TestTopNEmitsChangedRanks(t *testing.T) {
 	rank := &sqlprog.TopN{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Keys: 1,
 		Order: []sqlprog.SortKey{{Col: 1, Desc: true}}, N: 2}
 	st := keyed{state.New(memkv.New())}
-	batch := func(rows ...[2]any) *record.Batch {
-		var b record.Batch
-		for i, r := range rows {
-			v := sqlrow.AppendRow(nil, sqlrow.Row{sqlrow.Str(r[0].(string)), sqlrow.Int(int64(r[1].(int)))})
-			n, _ := sqlrow.PrefixLen(v, 1)
-			b.AppendKeyed(v[:n], v, int64(10*i), 7)
-		}
-		return &b
-	}
-	emitted := func(o *TopN, in *record.Batch) []string {
-		var out record.Batch
-		if err := o.Process(context.Background(), in, &out); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range out.Records {
-			row, err := sqlrow.DecodeRow(nil, r.Value, 3)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, string(sqlrow.AppendCSV(nil, row))+"@"+sqlrow.Int(r.Timestamp).Text())
-		}
-		return got
-	}
+	batch, emitted := keyedRows, func(op *TopN, in *record.Batch) []string { return emittedRows(t, op, in) }
 	for _, step := range []struct {
 		in   *record.Batch
 		want []string
