@@ -35,7 +35,18 @@ func (s *Server) taskMetrics(id lifecycle.TaskID, smp lifecycle.Sample) {
 		return
 	}
 	c := autoscale.Counters{At: smp.At, RecordsIn: smp.RecordsIn, RecordsOut: smp.RecordsOut,
-		BackPressure: smp.BackPressure, Idle: smp.Idle}
+		BackPressure: smp.BackPressure, Idle: smp.Idle, Checkpointing: smp.Checkpointing}
+	switch {
+	case smp.Backlog >= 0:
+		c.Backlog, c.LogLag = float64(smp.Backlog), true
+	case smp.BytesTotal > 0 && smp.BytesRead > 0 && smp.RecordsIn > 0:
+		// A bounded file's bytes left, in records at the bytes per record
+		// read so far.
+		c.Backlog = float64(max(0, smp.BytesTotal-smp.BytesRead)) * float64(smp.RecordsIn) / float64(smp.BytesRead)
+	}
+	if smp.Splits >= 0 {
+		c.Splits, c.HasSplits = smp.Splits, true
+	}
 	if wm := watermark(smp.InputWatermark); wm != nil && smp.At.After(*wm) {
 		c.Lag = smp.At.Sub(*wm)
 	}
@@ -245,7 +256,7 @@ func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 	for _, v := range d.Vertices {
 		out.Vertices = append(out.Vertices, api.AutoscalerVertex{Stage: v.ID, Name: v.Name, Current: v.Current,
 			Computed: v.Computed, New: v.New, Required: v.Required, InputRate: v.InputRate, Backlog: v.Backlog,
-			Observed: v.Observed, OutputRatio: v.OutputRatio, Busiest: v.Busiest, Busy: v.Busy,
+			Splits: v.Splits, Observed: v.Observed, OutputRatio: v.OutputRatio, Busiest: v.Busiest, Busy: v.Busy,
 			BackPressure: v.BackPressure, Idle: v.Idle, LoadShare: v.LoadShare, HotShare: v.HotShare,
 			TrueRate: v.TrueRate, Skewed: v.Skewed(), Notes: v.Notes})
 	}

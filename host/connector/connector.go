@@ -175,6 +175,17 @@ type Lagging interface {
 	Lags(dst []PartitionLag) []PartitionLag
 }
 
+// Splitted is a source whose input comes in a fixed number of splits that
+// no more subtasks can share further: Kafka partitions, a followed file. Its
+// stage gains nothing from more subtasks than the splits of all of them,
+// which the autoscaler uses as a bound. Splits is called from other
+// goroutines than the one that calls Next, while the source runs.
+type Splitted interface {
+	// Splits returns how many splits the source reads now, and false
+	// when its input splits any number of ways (a bounded file).
+	Splits() (n int, fixed bool)
+}
+
 // PartitionLag is how many records of a partition are not yet read.
 type PartitionLag struct {
 	Topic     string

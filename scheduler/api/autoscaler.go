@@ -88,9 +88,12 @@ type AutoscalerVertex struct {
 	// Required is the records per second the stage must process;
 	// InputRate and Backlog a source's; Observed what it processed;
 	// OutputRatio its records out per record in.
-	Required    float64 `json:"required"`
-	InputRate   float64 `json:"inputRate"`
-	Backlog     float64 `json:"backlog"`
+	Required  float64 `json:"required"`
+	InputRate float64 `json:"inputRate"`
+	Backlog   float64 `json:"backlog"`
+	// Splits is a source's splits (Kafka partitions, a followed file),
+	// which bound its parallelism; 0 when unknown.
+	Splits      int     `json:"splits,omitempty"`
 	Observed    float64 `json:"observed"`
 	OutputRatio float64 `json:"outputRatio"`
 	// Busiest is the busiest subtask; the shares are its, HotShare the

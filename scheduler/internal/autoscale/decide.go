@@ -135,6 +135,9 @@ func decideVertex(cfg Config, v Vertex, stats map[key]*window,
 		vd.Notes = append(vd.Notes, note)
 	}
 	vd.New = vd.Computed
+	if v.Source && load.splits > 0 {
+		vd.Splits = load.splits
+	}
 	bound(cfg, v, &vd)
 	return vd, nil
 }

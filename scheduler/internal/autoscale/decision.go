@@ -42,6 +42,9 @@ type VertexDecision struct {
 	// inputs' Required × their OutputRatio.
 	Required           float64
 	InputRate, Backlog float64
+	// Splits is a source's splits (Kafka partitions, a followed file),
+	// which bound its parallelism; 0 when unknown or not fixed.
+	Splits int
 	// Observed is the records per second the vertex processed in the
 	// window; OutputRatio its records out per record in.
 	Observed, OutputRatio float64
