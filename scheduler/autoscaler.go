@@ -148,7 +148,8 @@ func settledSince(j *lifecycle.Job) time.Time {
 func coreConfig(a jobspec.Autoscaler) autoscale.Config {
 	c := autoscale.Config{Enabled: a.Enabled, MinParallelism: a.MinParallelism, MaxParallelism: a.MaxParallelism,
 		TargetUtilization: a.TargetUtilization, Stabilization: a.Stabilization, Cooldown: a.Cooldown,
-		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag}
+		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag,
+		MaxBacklog: float64(a.MaxBacklog)}
 	for _, w := range a.Schedule {
 		c.Schedule = append(c.Schedule, autoscale.Window{From: w.From, To: w.To, Min: w.MinParallelism, Max: w.MaxParallelism})
 	}
@@ -246,13 +247,14 @@ func apiAutoscalerConfig(a jobspec.Autoscaler) api.AutoscalerConfig {
 	if a.MaxLag > 0 {
 		c.MaxLag = a.MaxLag.String()
 	}
+	c.MaxBacklog = a.MaxBacklog
 	c.Schedule = apiWindows(a.Schedule)
 	return c
 }
 
 func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 	out := api.AutoscalerDecision{At: d.At, Change: d.Change, Reason: d.Reason, SlotsNeeded: d.SlotsNeeded,
-		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds(), Window: d.Window}
+		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds(), Backlog: d.Backlog, Window: d.Window}
 	for _, v := range d.Vertices {
 		out.Vertices = append(out.Vertices, api.AutoscalerVertex{Stage: v.ID, Name: v.Name, Current: v.Current,
 			Computed: v.Computed, New: v.New, Required: v.Required, InputRate: v.InputRate, Backlog: v.Backlog,

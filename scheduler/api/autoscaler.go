@@ -21,6 +21,7 @@ type AutoscalerConfig struct {
 	CatchUp            string  `json:"catchUp,omitempty"`
 	Interval           string  `json:"interval,omitempty"`
 	MaxLag             string  `json:"maxLag,omitempty"`
+	MaxBacklog         int64   `json:"maxBacklog,omitempty"`
 	// Schedule holds times of day with other bounds; the first window
 	// that holds applies.
 	Schedule []AutoscalerWindow `json:"schedule,omitempty"`
@@ -69,6 +70,9 @@ type AutoscalerDecision struct {
 	// LagMillis is the job's event-time lag when the latency policy found
 	// it above maxLag, absent otherwise.
 	LagMillis int64 `json:"lagMillis,omitempty"`
+	// Backlog is the records waiting at the job's sources when the latency
+	// policy found them above maxBacklog, absent otherwise.
+	Backlog float64 `json:"backlog,omitempty"`
 	// Window is the schedule's window whose bounds applied, as
 	// "08:00-20:00", absent when none did.
 	Window string `json:"window,omitempty"`

@@ -14,7 +14,7 @@ import (
 // epoch. Commands:
 //
 //	config [enabled=BOOL] [target=F] [stabilization=D] [cooldown=D]
-//	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D]
+//	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D] [maxbacklog=N]
 //	       [window=(FROM,TO,MIN,MAX)...]
 //	                                      the policy (enabled=true unless
 //	                                      said); each config starts afresh
@@ -105,6 +105,7 @@ func parseConfig(t *testing.T, d *datadriven.TestData) Config {
 	c.MaxParallelism = int(flt(t, arg(d, "max", "0")))
 	c.CatchUp = dur(t, arg(d, "catchup", "0s"))
 	c.MaxLag = dur(t, arg(d, "maxlag", "0s"))
+	c.MaxBacklog = flt(t, arg(d, "maxbacklog", "0"))
 	for _, a := range d.CmdArgs {
 		if a.Key != "window" {
 			continue

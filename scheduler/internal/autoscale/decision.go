@@ -28,6 +28,9 @@ type Decision struct {
 	// Lag is the job's event-time lag when it is above the latency
 	// policy's MaxLag, zero otherwise.
 	Lag time.Duration
+	// Backlog is the records waiting at the sources when it is above the
+	// latency policy's MaxBacklog, zero otherwise.
+	Backlog float64
 }
 
 // VertexDecision is one vertex's new parallelism and why.
