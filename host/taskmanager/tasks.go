@@ -54,8 +54,8 @@ type running struct {
 	id     *floev1.TaskID
 	cancel context.CancelFunc
 
-	mu          sync.Mutex
-	task        *task.Task
+	mu           sync.Mutex
+	task         *task.Task
 	lastBlocked  time.Duration
 	lastIdle     time.Duration
 	lastSnapshot time.Duration
