@@ -50,7 +50,11 @@ func (s *Server) taskMetrics(id lifecycle.TaskID, smp lifecycle.Sample) {
 	if wm := watermark(smp.InputWatermark); wm != nil && smp.At.After(*wm) {
 		c.Lag = smp.At.Sub(*wm)
 	}
-	if id.Stage < len(j.Plan.Stages) {
+	switch {
+	case smp.PacedRate > 0:
+		// The rate of the schedule's step the subtask is at.
+		c.GeneratorRate = smp.PacedRate
+	case id.Stage < len(j.Plan.Stages):
 		st := j.Plan.Stages[id.Stage]
 		if src := st.Source; src != nil && st.Parallelism > 0 {
 			if r, ok := src.Spec.(jobspec.RateLimited); ok {

@@ -166,6 +166,15 @@ type Throttled interface {
 	Throttled() time.Duration
 }
 
+// Paced is a source held to a configured rate (a rate-limited generator,
+// maybe on a rate schedule): Rate returns the records per second it may
+// emit now, 0 when unlimited. It is the rate records arrive at the source,
+// whatever it keeps up with, which the autoscaler takes as its input rate.
+// Rate is called from other goroutines than the one that calls Next.
+type Paced interface {
+	Rate() float64
+}
+
 // Lagging is a source that reads partitions of a log and knows how far
 // behind their ends it is, for metrics. Lags is called from other
 // goroutines than the one that calls Next, while the source runs.

@@ -437,6 +437,9 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 		}
 		tm.Backlog = &lag
 	}
+	if p, ok := m.Source().(connector.Paced); ok {
+		tm.PacedRate = p.Rate()
+	}
 	if sp, ok := m.Source().(connector.Splitted); ok {
 		if n, fixed := sp.Splits(); fixed {
 			n32 := int32(n)

@@ -454,7 +454,11 @@ type TaskMetrics struct {
 	// source subtask reads, which bounds how many subtasks its stage can use;
 	// absent when the source cannot tell or splits its input any number of
 	// ways (a bounded file, a generator).
-	Splits        *int32 `protobuf:"varint,13,opt,name=splits,proto3,oneof" json:"splits,omitempty"`
+	Splits *int32 `protobuf:"varint,13,opt,name=splits,proto3,oneof" json:"splits,omitempty"`
+	// paced_rate is the records per second a rate-limited source subtask
+	// (a generator, maybe on a rate schedule) may emit now; 0 when it has no
+	// limit.
+	PacedRate     float64 `protobuf:"fixed64,14,opt,name=paced_rate,json=pacedRate,proto3" json:"paced_rate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -576,6 +580,13 @@ func (x *TaskMetrics) GetBacklog() int64 {
 func (x *TaskMetrics) GetSplits() int32 {
 	if x != nil && x.Splits != nil {
 		return *x.Splits
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetPacedRate() float64 {
+	if x != nil {
+		return x.PacedRate
 	}
 	return 0
 }
@@ -2213,7 +2224,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
-	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\xc4\x04\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\xe3\x04\n" +
 	"\vTaskMetrics\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x1d\n" +
 	"\n" +
@@ -2232,7 +2243,9 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	" \x03(\v2\x1a.floe.v1.OperatorStateSizeR\x0eoperatorStates\x12$\n" +
 	"\rcheckpointing\x18\v \x01(\x01R\rcheckpointing\x12\x1d\n" +
 	"\abacklog\x18\f \x01(\x03H\x03R\abacklog\x88\x01\x01\x12\x1b\n" +
-	"\x06splits\x18\r \x01(\x05H\x04R\x06splits\x88\x01\x01B\x12\n" +
+	"\x06splits\x18\r \x01(\x05H\x04R\x06splits\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"paced_rate\x18\x0e \x01(\x01R\tpacedRateB\x12\n" +
 	"\x10_input_watermarkB\x13\n" +
 	"\x11_output_watermarkB\r\n" +
 	"\v_bytes_readB\n" +

@@ -151,6 +151,9 @@ type Sample struct {
 	// fixed.
 	Backlog int64
 	Splits  int
+	// PacedRate is the records per second a rate-limited source may emit
+	// now (its schedule's step), 0 when it has no limit.
+	PacedRate float64
 	// InputWatermark and OutputWatermark are in Unix ms, NoWatermark when
 	// none.
 	InputWatermark, OutputWatermark int64
