@@ -299,12 +299,19 @@ type rowScope struct {
 	alias string
 	// calls collects the query's calls of Wasm functions (function.go).
 	calls *udfCalls
+	// fnAlias names the table function joined with the table, whose
+	// columns start at fnFrom (tablefunc.go); "" for none.
+	fnAlias string
+	fnFrom  int
 }
 
 func (s rowScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error) {
 	name, qual, star := columnName(ref)
 	if star {
 		return nil, c.errAt(int(ref.Location), "* is only allowed alone in a SELECT list")
+	}
+	if s.fnAlias != "" {
+		return s.lateralColumn(c, ref)
 	}
 	if qual != "" && qual != s.alias && qual != s.t.Name {
 		return nil, c.errAt(int(ref.Location), "unknown table %q (the query reads %s)", qual, s.alias)

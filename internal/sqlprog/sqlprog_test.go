@@ -14,7 +14,7 @@ func TestAggregation(t *testing.T) {
 	a := &Aggregation{
 		Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt, sqlrow.Double},
 		Keys:  1,
-		Aggs:  []Agg{{Count, -1}, {Count, 1}, {Sum, 1}, {Min, 2}, {Max, 1}, {Avg, 2}, {Sum, 2}},
+		Aggs:  []Agg{{Fn: Count, Arg: -1}, {Fn: Count, Arg: 1}, {Fn: Sum, Arg: 1}, {Fn: Min, Arg: 2}, {Fn: Max, Arg: 1}, {Fn: Avg, Arg: 2}, {Fn: Sum, Arg: 2}},
 	}
 	if err := a.Check(); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestProgram(t *testing.T) {
 // TestCountDistinct counts distinct values across two accumulators that
 // share some, with NULLs, which do not count.
 func TestCountDistinct(t *testing.T) {
-	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{CountDistinct, 0}, {CountDistinct, 1}}}
+	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{Fn: CountDistinct, Arg: 0}, {Fn: CountDistinct, Arg: 1}}}
 	if err := a.Check(); err != nil {
 		t.Fatal(err)
 	}
