@@ -230,7 +230,10 @@ func (c *compiler) funcCall(f *pg.FuncCall, sc scope) (*sqlexpr.Expr, error) {
 		return e, err
 	}
 	name := funcName(f)
-	if c.funcs[name] != nil {
+	if fn := c.funcs[name]; fn != nil {
+		if err := c.notScalar(fn, f); err != nil {
+			return nil, err
+		}
 		return nil, c.errAt(int(f.Location), "%s is a Wasm function: it takes a table's columns, so it is allowed in WHERE, GROUP BY, the arguments of aggregates and the SELECT list of a query without GROUP BY", name)
 	}
 	if f.AggStar || f.AggDistinct || f.Over != nil {
