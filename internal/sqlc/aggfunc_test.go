@@ -170,3 +170,46 @@ func TestAggregateAndTableFunctionErrors(t *testing.T) {
 		})
 	}
 }
+
+// A Wasm aggregate that its module exports as a record function, or not
+// at all, is found when the spec is checked against the module's function
+// table, and the error points at the CREATE AGGREGATE; one named by digest
+// is a module reference.
+func TestWasmAggregateChecks(t *testing.T) {
+	src := bidsTable + "SET parallelism = 1;\n" + spreadAgg + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\n" +
+		"INSERT INTO o SELECT spread(price) FROM bids GROUP BY auction;"
+	_, job := compileJob(t, src)
+	j, _ := Compile(src, Options{Dir: "/jobs"})
+	for _, tc := range []struct {
+		table map[string]jobspec.FunctionKind
+		want  string
+	}{
+		{map[string]jobspec.FunctionKind{"spread": jobspec.FunctionMap}, `line 4, column 1: function spread: "spread" is a map function in module "sqlfns"; this operator needs an aggregate`},
+		{map[string]jobspec.FunctionKind{"other": jobspec.FunctionAggregate}, `line 4, column 1: function spread: module "sqlfns" has no function "spread"`},
+	} {
+		err := job.CheckFunctions("", map[string]map[string]jobspec.FunctionKind{"sqlfns": tc.table})
+		if err == nil {
+			t.Fatalf("no error for the table %v", tc.table)
+		}
+		if got := j.Locate(err).Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("got %s\nwant %s...", got, tc.want)
+		}
+	}
+	if err := job.CheckFunctions("", map[string]map[string]jobspec.FunctionKind{"sqlfns": {"spread": jobspec.FunctionAggregate}}); err != nil {
+		t.Errorf("an aggregate function: %v", err)
+	}
+	digest := strings.Repeat("cd", 32)
+	src = bidsTable + "CREATE AGGREGATE spread(BIGINT) (RETURNS = BIGINT, MODULE = 'sha256:" + digest + "');\n" +
+		"CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\nINSERT INTO o SELECT spread(price) FROM bids GROUP BY auction;"
+	j, err := Compile(src, Options{ModulesByDigest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	if ref, ok := parsed.ModuleRefs["m_cdcdcdcdcdcd"]; !ok || ref.Digest != digest {
+		t.Errorf("module references %v, want m_cdcdcdcdcdcd of the digest", parsed.ModuleRefs)
+	}
+}
