@@ -128,9 +128,9 @@ func TestCallWritesATableFunctionsRows(t *testing.T) {
 	}
 	op := NewCall("q", p, fn)
 	var in, out record.Batch
-	in.Append(nil, rowBytes(sqlrow.Int(1), sqlrow.Str("a")), 7) // a + 1 = 2 rows
+	in.Append(nil, rowBytes(sqlrow.Int(1), sqlrow.Str("a")), 7)  // a + 1 = 2 rows
 	in.Append(nil, rowBytes(sqlrow.Int(-1), sqlrow.Str("b")), 8) // none
-	in.Append(nil, rowBytes(sqlrow.Int(0), sqlrow.Str("c")), 9) // 1 row
+	in.Append(nil, rowBytes(sqlrow.Int(0), sqlrow.Str("c")), 9)  // 1 row
 	if err := op.Process(context.Background(), &in, &out); err != nil {
 		t.Fatal(err)
 	}
