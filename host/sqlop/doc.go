@@ -4,7 +4,9 @@
 // aggregate function of a SQL window, which host/window drives like any
 // window function (its accumulators live in the window's keyed state, so
 // checkpoints, restores and rescales treat them as they treat a Wasm
-// aggregate's). Group keeps a GROUP BY's accumulators without a window,
+// aggregate's). Both call the aggregation's Wasm aggregates, if any,
+// through floe_window once per batch of groups (wasmagg.go). Group keeps a
+// GROUP BY's accumulators without a window,
 // TopN each partition's ranked rows; JoinRows is the join.Combiner that
 // makes a SQL join's pair one row. Rows travel between them in
 // internal/sqlrow's encoding.

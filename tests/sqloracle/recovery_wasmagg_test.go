@@ -1,6 +1,20 @@
 package sqloracle
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/floe-stream/floe/scheduler/api"
+)
+
+// wasmWindowQuery is a checkpointed TUMBLE window of udfs/sqlfns's Wasm
+// aggregates next to a built-in one, and DuckDB's.
+var wasmWindowQuery = query{name: "wasm-window", wasm: true,
+	sink: "auction BIGINT, ws BIGINT, s BIGINT, a BIGINT, n BIGINT",
+	floe: "INSERT INTO out SELECT auction, window_start, spread(price), count_above(price, 500), COUNT(*) " +
+		"FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);",
+	duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, MAX(price) - MIN(price), COUNT(CASE WHEN price > 500 THEN 1 END), COUNT(*) " +
+		"FROM bids GROUP BY auction, ws"}
 
 // TestWasmAggregatesSurviveALostTaskManager runs Wasm aggregates of
 // udfs/sqlfns (their accumulators the module's bytes, in the operators'
@@ -10,12 +24,7 @@ import "testing"
 // rows (the updating one once its changelog is applied).
 func TestWasmAggregatesSurviveALostTaskManager(t *testing.T) {
 	for _, q := range []query{
-		{name: "wasm-window", wasm: true,
-			sink: "auction BIGINT, ws BIGINT, s BIGINT, a BIGINT, n BIGINT",
-			floe: "INSERT INTO out SELECT auction, window_start, spread(price), count_above(price, 500), COUNT(*) " +
-				"FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);",
-			duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, MAX(price) - MIN(price), COUNT(CASE WHEN price > 500 THEN 1 END), COUNT(*) " +
-				"FROM bids GROUP BY auction, ws"},
+		wasmWindowQuery,
 		{name: "wasm-updating", wasm: true, key: []int{0},
 			sink:   "auction BIGINT, s BIGINT, a BIGINT",
 			floe:   "INSERT INTO out SELECT auction, spread(price), count_above(price, bidder * 10) FROM bids GROUP BY auction;",
@@ -32,5 +41,23 @@ func TestWasmAggregatesSurviveALostTaskManager(t *testing.T) {
 				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
 			}
 		})
+	}
+}
+
+// TestWasmAggregatesRescale rescales the Wasm aggregates' window 2 -> 4
+// while it runs: their accumulators move by key group with the window's
+// state, and the output is still exactly DuckDB's.
+func TestWasmAggregatesRescale(t *testing.T) {
+	j := startCheckpointed(t, wasmWindowQuery)
+	j.waitCheckpoints(t, 1)
+	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
+		t.Fatal(err)
+	}
+	st := j.finish(t)
+	if !historyHas(st, "rescaled to ") {
+		t.Errorf("no rescale in the history: %+v", st.History)
+	}
+	if n := len(st.Vertices[1].Subtasks); n != 4 {
+		t.Errorf("the window runs %d subtasks, want 4", n)
 	}
 }

@@ -14,9 +14,10 @@
 //
 //	CREATE FUNCTION series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR) LANGUAGE wasm AS 'sqlfns.wasm';
 //
-// Each returns NULL when an argument is NULL, as SQL's built-in functions
-// do; the SQL oracle (tests/sqloracle) checks them against the same
-// expressions in DuckDB.
+// Each scalar function returns NULL when an argument is NULL, as SQL's
+// built-in functions do; the aggregates skip NULLs, as the built-in ones do;
+// the SQL oracle (tests/sqloracle) checks them all against the same
+// expressions, aggregates and unnests in DuckDB.
 package main
 
 import (
