@@ -214,7 +214,6 @@ func (c *compiler) placeTableCall(q *query, t *Table, call *tableCallPlan, fn *F
 // a bare name in whichever has it (in both, it is ambiguous).
 func (s rowScope) lateralColumn(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error) {
 	name, qual, _ := columnName(ref)
-	width := len(s.t.Columns)
 	base, fn := s.t.Columns[:s.fnFrom], s.t.Columns[s.fnFrom:]
 	find := func(cols []sqlprog.Column, off int) int {
 		if i := slices.IndexFunc(cols, func(c sqlprog.Column) bool { return c.Name == name }); i >= 0 {
@@ -239,7 +238,7 @@ func (s rowScope) lateralColumn(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, 
 	default:
 		return nil, c.errAt(int(ref.Location), "unknown table %q (the query reads %s and %s)", qual, s.alias, s.fnAlias)
 	}
-	if i < 0 || i >= width {
+	if i < 0 {
 		return nil, c.errAt(int(ref.Location), "unknown column %q (%s has: %s)", name, s.t.Name, s.t.columnNames())
 	}
 	return sqlexpr.Col(i, s.t.Columns[i].Type), nil
