@@ -9,13 +9,18 @@ import (
 )
 
 // Pair is one joined pair, as a Combiner gets it. Right is nil and
-// HasRight false for a left outer join's left row that found no match.
+// HasRight false for a left outer join's left row that found no match;
+// Left is nil and NoLeft true for a right outer join's right row that
+// found none (outer.go). Retract marks the retraction of a lone row's
+// earlier pair, which only a retracting outer interval join emits.
 type Pair struct {
 	Key       []byte
 	KeyGroup  uint16
 	Left      []byte
 	Right     []byte
 	HasRight  bool
+	NoLeft    bool
+	Retract   bool
 	Timestamp int64
 }
 
