@@ -277,10 +277,27 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, fns *sqlFun
 // finalTable applies a changelog (rows of op, then the sink's columns),
 // in order, to an empty table keyed by the columns key, and returns the
 // rows left. Each key's changes come from one subtask, in order, and so
-// lie in one part file in order.
+// lie in one part file in order. A retracting join's changelog (insert
+// and delete) is a multiset of whole rows instead: an insert adds a copy,
+// a delete removes one, and must find one.
 func finalTable(t *testing.T, changes [][]*string, key []int) (rows [][]*string, deletes int) {
 	table := map[string][]*string{}
+	copies := map[string]int{}
+	retracting := slices.ContainsFunc(changes, func(c []*string) bool { return len(c) > 0 && c[0] != nil && *c[0] == "insert" })
 	for _, c := range changes {
+		if retracting && len(c) > 0 && c[0] != nil && *c[0] == "insert" {
+			copies[strings.Join(show(c[1:]), "\x00")]++
+			table[strings.Join(show(c[1:]), "\x00")] = c[1:]
+			continue
+		}
+		if full := strings.Join(show(c[1:]), "\x00"); retracting && len(c) > 0 && c[0] != nil && *c[0] == "delete" {
+			if copies[full] == 0 {
+				t.Fatalf("a delete of a row not inserted: %v", show(c))
+			}
+			copies[full]--
+			deletes++
+			continue
+		}
 		if len(c) == 0 || c[0] == nil {
 			t.Fatalf("a changelog row without an op: %v", show(c))
 		}
@@ -300,8 +317,14 @@ func finalTable(t *testing.T, changes [][]*string, key []int) (rows [][]*string,
 			t.Fatalf("a changelog row with op %q: %v", *c[0], show(c))
 		}
 	}
-	for _, r := range table {
-		rows = append(rows, r)
+	for id, r := range table {
+		n := 1
+		if retracting {
+			n = copies[id]
+		}
+		for range n {
+			rows = append(rows, r)
+		}
 	}
 	return rows, deletes
 }

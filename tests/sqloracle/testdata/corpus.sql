@@ -542,3 +542,78 @@ ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 millisec
 -- duckdb:
 SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
 ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
+
+-- Outer joins (docs/sql.md, "Outer joins"). A regular outer join's result
+-- is updating: a changelog of inserts and deletes (a row alone, with
+-- NULLs, is deleted when its first match arrives), applied as a multiset
+-- before comparing; its state TTL is event time, the rows at most the TTL
+-- apart join. Outer interval and window joins are appended. Whether a LEFT
+-- join deletes depends on which side's batches the join gets first, so
+-- only the FULL join, where the first of any matching rows to arrive is
+-- alone first, requires deletes (-deletes).
+
+-- name: regular-left-join
+-- key: 1
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, d BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, a.ts - b.ts FROM bids b LEFT JOIN asks a ON a.auction = b.auction;
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller, a.ts - b.ts FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND abs(a.ts - b.ts) <= 500;
+
+-- name: regular-left-self-join
+-- key: 1
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT
+SET state_ttl = '400ms';
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1 WHERE a.price > 300;
+-- duckdb:
+SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1 AND abs(b.ts - a.ts) <= 400 WHERE a.price > 300;
+
+-- name: regular-right-join
+-- key: 1
+-- sink: auction BIGINT, seller BIGINT, bidder BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT a.auction, a.seller, b.bidder FROM bids b RIGHT JOIN asks a ON a.auction = b.auction WHERE a.seller < 20;
+-- duckdb:
+SELECT a.auction, a.seller, b.bidder FROM bids b RIGHT JOIN asks a ON a.auction = b.auction AND abs(a.ts - b.ts) <= 500 WHERE a.seller < 20;
+
+-- name: regular-full-join-null-keys-deletes
+-- key: 1
+-- sink: bidder BIGINT, seller BIGINT, price BIGINT
+SET state_ttl = '3s';
+INSERT INTO out SELECT b.bidder, a.seller, COALESCE(b.price, a.price) FROM bids b FULL OUTER JOIN asks a ON a.price = b.price
+WHERE b.channel IS NULL OR b.channel <> 'baidu';
+-- duckdb: NULL prices join nothing, and are kept on both sides
+SELECT b.bidder, a.seller, COALESCE(b.price, a.price) FROM bids b FULL OUTER JOIN asks a ON a.price = b.price AND abs(a.ts - b.ts) <= 3000
+WHERE b.channel IS NULL OR b.channel <> 'baidu';
+
+-- name: interval-left-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT
+INSERT INTO out SELECT b.auction, b.bidder, a.seller FROM bids b LEFT JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '200 milliseconds' AND b.ts + INTERVAL '300 milliseconds';
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller FROM bids b LEFT JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - 200 AND b.ts + 300;
+
+-- name: interval-right-join
+-- sink: auction BIGINT, seller BIGINT, bidder BIGINT, d BIGINT
+INSERT INTO out SELECT a.auction, a.seller, b.bidder, b.ts - a.ts FROM bids b RIGHT JOIN asks a
+ON b.auction = a.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' SECOND WHERE a.price > 100;
+-- duckdb:
+SELECT a.auction, a.seller, b.bidder, b.ts - a.ts FROM bids b RIGHT JOIN asks a
+ON b.auction = a.auction AND b.ts BETWEEN a.ts AND a.ts + 1000 WHERE a.price > 100;
+
+-- name: interval-full-join-null-keys
+-- sink: seller BIGINT, bidder BIGINT, price BIGINT
+INSERT INTO out SELECT a.seller, b.bidder, a.price FROM bids b FULL JOIN asks a
+ON a.price = b.price AND b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts;
+-- duckdb:
+SELECT a.seller, b.bidder, a.price FROM bids b FULL JOIN asks a
+ON a.price = b.price AND b.ts BETWEEN a.ts - 5000 AND a.ts;
+
+-- name: window-right-join
+-- sink: auction BIGINT, ws BIGINT, seller BIGINT, bidder BIGINT
+INSERT INTO out SELECT a.auction, window_start, a.seller, b.bidder FROM bids b RIGHT JOIN asks a
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND);
+-- duckdb:
+SELECT a.auction, a.ts // 1000 * 1000, a.seller, b.bidder FROM bids b RIGHT JOIN asks a
+ON a.auction = b.auction AND a.ts // 1000 = b.ts // 1000;
