@@ -21,8 +21,8 @@ func TestOuterJoinCompiles(t *testing.T) {
 		// want: the join operator's type, outer sides, changelog, window
 		// kind, the table of its left input, and the extra key of FULL.
 		typ, outer, kind, left string
-		changelog            bool
-		keys                 int
+		changelog              bool
+		keys                   int
 	}{
 		{"left interval", "LEFT", interval, false, "intervalJoin", "left", "", "bids", false, 1},
 		{"right interval", "RIGHT", interval, false, "intervalJoin", "left", "", "asks", false, 1},
