@@ -32,9 +32,13 @@ func (j *JoinRows) Combine(_ context.Context, pairs []join.Pair, out *record.Bat
 		} else {
 			j.v = appendNulls(j.v, j.Spec.Right)
 		}
-		if w := j.Spec.Window; w > 0 {
+		if w := j.Spec.Window; w > 0 || j.Spec.Session {
 			end := p.Timestamp + 1 // NB: a window join's pair is at the window's last instant
-			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end-w))
+			start := end - w
+			if j.Spec.Session {
+				start = p.WindowStart
+			}
+			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(start))
 			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end))
 		}
 		if j.Spec.Changelog {

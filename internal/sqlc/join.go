@@ -365,9 +365,6 @@ func (c *compiler) joinWindow(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (bo
 		if windowFns[name] == "" {
 			return false, nil
 		}
-		if name == "session" {
-			return false, c.errAt(int(f.Location), "a window join takes TUMBLE or HOP windows (SESSION is not supported in joins yet)")
-		}
 		if len(f.Args) == 0 {
 			return false, c.errAt(int(f.Location), "%s needs the event-time column first", strings.ToUpper(name))
 		}
@@ -391,6 +388,7 @@ func (c *compiler) joinWindow(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (bo
 	}
 	st.window = ws[0]
 	st.rows.Window = ws[0].size.Milliseconds()
+	st.rows.Session = ws[0].kind == "session"
 	return true, nil
 }
 
@@ -430,7 +428,7 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 	if on.step.rows.Outer == "full" {
 		on.step.rows.Left = k + len(sides[0].t.Columns)
 	}
-	if on.step.rows.Window > 0 {
+	if on.step.rows.Window > 0 || on.step.rows.Session {
 		js.bounds = len(columns)
 		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt},
 			sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)+1), Type: sqlrow.BigInt})

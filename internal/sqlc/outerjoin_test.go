@@ -1,6 +1,7 @@
 package sqlc
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/floe-stream/floe/internal/jobspec"
@@ -68,5 +69,29 @@ func TestOuterJoinCompiles(t *testing.T) {
 				t.Errorf("the last program retracts: %v, want %v", last != nil && last.Retracts, tt.changelog)
 			}
 		})
+	}
+}
+
+// TestSessionJoinCompiles compiles a SESSION window join: a windowJoin of
+// session windows whose rows end with the session's bounds.
+func TestSessionJoinCompiles(t *testing.T) {
+	src := bidsTable + asksTable + "CREATE TABLE o (auction BIGINT, ws BIGINT, we BIGINT) WITH (connector = 'file', path = '/out');\n" +
+		"INSERT INTO o SELECT b.auction, window_start, window_end FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND SESSION(a.ts, INTERVAL '3' SECOND) = SESSION(b.ts, INTERVAL '3' SECOND);"
+	j, err := Compile(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	op := job.Operators[4]
+	if op.Window == nil || op.Window.Kind != "session" || op.Window.Gap.Seconds() != 3 || !op.Join.SQL.Session || op.Join.Kind != jobspec.JoinLeftOuter {
+		t.Errorf("window %+v, sql %+v, kind %s: want a leftOuter join of 3s sessions with their bounds", op.Window, op.Join.SQL, op.Join.Kind)
+	}
+	_, err = Compile(bidsTable+asksTable+"CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\n"+
+		"INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction AND SESSION(a.ts, INTERVAL '3' SECOND) = SESSION(b.ts, INTERVAL '2' SECOND);", Options{})
+	if err == nil || !strings.Contains(err.Error(), "the two windows of a join must be the same") {
+		t.Errorf("sessions of two gaps: %v", err)
 	}
 }

@@ -21,6 +21,9 @@ type JoinRows struct {
 	// bounds end the joined row; 0 for an interval join, whose rows end
 	// with the right row.
 	Window int64 `json:"window,omitempty"`
+	// Session makes a session window join's rows end with window_start
+	// and window_end too, the bounds of the pair's session.
+	Session bool `json:"session,omitempty"`
 	// Left is the number of values of a left row, which a right outer
 	// join writes as NULLs for a right row that found no match.
 	Left int `json:"left,omitempty"`
@@ -60,7 +63,9 @@ func (j *JoinRows) checkOuter() error {
 	switch {
 	case j.Outer != "" && j.Outer != "left" && j.Outer != "right" && j.Outer != "full":
 		return fmt.Errorf("outer: left, right or full, not %q", j.Outer)
-	case j.Outer != "" && j.Window > 0:
+	case j.Session && j.Window > 0:
+		return fmt.Errorf("session: a session has no size (window: %d)", j.Window)
+	case j.Outer != "" && (j.Window > 0 || j.Session):
 		return fmt.Errorf("outer: only for an interval join (a window join's kind says leftOuter)")
 	case (j.Outer == "right" || j.Outer == "full") && j.Left < 1:
 		return fmt.Errorf("left: a right or full outer join needs the number of a left row's values, got %d", j.Left)

@@ -617,3 +617,33 @@ ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, IN
 -- duckdb:
 SELECT a.auction, a.ts // 1000 * 1000, a.seller, b.bidder FROM bids b RIGHT JOIN asks a
 ON a.auction = b.auction AND a.ts // 1000 = b.ts // 1000;
+
+-- name: session-window-join
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT b.auction, window_start, window_end, b.price, a.price FROM bids b JOIN asks a
+ON a.auction = b.auction AND SESSION(b.ts, INTERVAL '300 milliseconds') = SESSION(a.ts, INTERVAL '300 milliseconds')
+WHERE b.price > 800;
+-- duckdb: a key's sessions over both tables' rows: rows 300 ms or more apart are in different sessions
+WITH u AS (SELECT auction AS k, ts FROM bids UNION ALL SELECT auction, ts FROM asks),
+g AS (SELECT k, ts, CASE WHEN ts - lag(ts) OVER (PARTITION BY k ORDER BY ts) < 300 THEN 0 ELSE 1 END AS fresh FROM u),
+n AS (SELECT k, ts, SUM(fresh) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM g),
+s AS (SELECT k, MIN(ts) AS st, MAX(ts) + 300 AS en FROM n GROUP BY k, sid)
+SELECT b.auction, s.st, s.en, b.price, a.price FROM s
+JOIN bids b ON b.auction = s.k AND b.ts >= s.st AND b.ts < s.en
+JOIN asks a ON a.auction = s.k AND a.ts >= s.st AND a.ts < s.en
+WHERE b.price > 800;
+
+-- name: session-window-left-join
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, other BIGINT
+INSERT INTO out SELECT a.bidder, window_start, window_end, b.bidder FROM bids a LEFT JOIN bids b
+ON b.bidder = a.bidder + 1 AND SESSION(a.ts, INTERVAL '1' SECOND) = SESSION(b.ts, INTERVAL '1' SECOND)
+WHERE a.price > 700;
+-- duckdb: one table joined with itself: key k's sessions over the left rows of bidder k - 1 and the right rows of bidder k
+WITH u AS (SELECT bidder + 1 AS k, ts FROM bids UNION ALL SELECT bidder, ts FROM bids),
+g AS (SELECT k, ts, CASE WHEN ts - lag(ts) OVER (PARTITION BY k ORDER BY ts) < 1000 THEN 0 ELSE 1 END AS fresh FROM u),
+n AS (SELECT k, ts, SUM(fresh) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM g),
+s AS (SELECT k, MIN(ts) AS st, MAX(ts) + 1000 AS en FROM n GROUP BY k, sid)
+SELECT a.bidder, s.st, s.en, b.bidder FROM s
+JOIN bids a ON a.bidder + 1 = s.k AND a.ts >= s.st AND a.ts < s.en
+LEFT JOIN bids b ON b.bidder = s.k AND b.ts >= s.st AND b.ts < s.en
+WHERE a.price > 700;
