@@ -19,6 +19,18 @@ var (
 		duckdb: "SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b " +
 			"ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts + 1000 WHERE a.bidder < b.bidder",
 	}
+	// outerJoinQuery is a regular LEFT JOIN: its changelog of inserts and
+	// deletes is applied (key marks it updating), and the matched marks
+	// of its buffered rows must survive the restore.
+	outerJoinQuery = query{
+		name: "checkpointed-outer-join",
+		sink: "auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT",
+		floe: "SET state_ttl = '400ms';\nINSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b " +
+			"ON b.auction = a.auction + 1 WHERE a.price > 300;",
+		duckdb: "SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b " +
+			"ON b.auction = a.auction + 1 AND abs(b.ts - a.ts) <= 400 WHERE a.price > 300",
+		key: []int{0},
+	}
 	topNQuery = query{
 		name: "checkpointed-topn",
 		sink: "auction BIGINT, price BIGINT, bidder BIGINT, rn BIGINT",
@@ -49,7 +61,7 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 	for _, tc := range []struct {
 		q      query
 		vertex string
-	}{{joinQuery, "-join"}, {topNQuery, "-topn"}} {
+	}{{joinQuery, "-join"}, {outerJoinQuery, "-join"}, {topNQuery, "-topn"}} {
 		t.Run(tc.q.name, func(t *testing.T) {
 			j := startCheckpointed(t, tc.q)
 			st := j.waitCheckpoints(t, 2)
