@@ -30,6 +30,10 @@ import (
 type joinPlan struct {
 	right *Table
 	sides [2][]operator
+	// more and moreSides are the later tables of a chain of joins and
+	// their operators (multijoin.go).
+	more      []*Table
+	moreSides [][]operator
 }
 
 // joinStep is the join operator's configuration.
@@ -39,6 +43,7 @@ type joinStep struct {
 	kind         string        // window join: inner or leftOuter
 	window       windowSpec
 	rows         sqlprog.JoinRows
+	link         int // the join's place in a chain of joins (multijoin.go)
 }
 
 // isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
@@ -57,6 +62,9 @@ func isJoin(sel *pg.SelectStmt) bool {
 // interval joins are often written.
 func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	je, where := sel.FromClause[0].GetJoinExpr(), sel.WhereClause
+	if je != nil && je.Larg.GetJoinExpr() != nil {
+		return c.chainJoin(q, sel, je, where)
+	}
 	if je == nil {
 		je = &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: sel.FromClause[0], Rarg: sel.FromClause[1], Quals: where}
 		if je.Quals == nil {
@@ -524,9 +532,10 @@ func (s *joinScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, erro
 // inputs.
 func (p *joinPlan) branches(ops *[]specOperator, q *query, prefix string) []string {
 	var ends []string
-	for i, t := range []*Table{q.source, p.right} {
+	sides := append([][]operator{p.sides[0], p.sides[1]}, p.moreSides...)
+	for i, t := range append([]*Table{q.source, p.right}, p.more...) {
 		input := uidPart(t.Name)
-		for _, op := range p.sides[i] {
+		for _, op := range sides[i] {
 			so := specOperator{Type: op.kind, UID: prefix + "-" + op.suffix, Input: input}
 			if op.kind == "sql" {
 				so.SQL = op.prog.String()

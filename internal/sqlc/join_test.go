@@ -89,7 +89,7 @@ func TestJoinErrors(t *testing.T) {
 		{"three tables", "INSERT INTO o SELECT b.auction FROM bids b, asks a, bids c WHERE a.auction = b.auction;",
 			"line 6, column 53: a query reads one table or joins two"},
 		{"join of joins", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction JOIN bids c ON c.auction = b.auction;",
-			"a join reads two tables by name (a join of joins or of subqueries is not supported yet)"},
+			"line 6, column 69: a join needs a time bound in ON, or, for a regular join, SET state_ttl"},
 		{"unknown qualifier", "INSERT INTO o SELECT c.auction FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts;",
 			`line 6, column 22: unknown table "c" (the join reads b and a)`},
 	}

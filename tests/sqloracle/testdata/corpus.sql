@@ -647,3 +647,33 @@ SELECT a.bidder, s.st, s.en, b.bidder FROM s
 JOIN bids a ON a.bidder + 1 = s.k AND a.ts >= s.st AND a.ts < s.en
 LEFT JOIN bids b ON b.bidder = s.k AND b.ts >= s.st AND b.ts < s.en
 WHERE a.price > 700;
+
+-- Joins of more than two tables: a chain of inner joins, each keyed on its
+-- own ON's keys. The later joins are regular ones, whose left rows are
+-- joined rows at the latest of their tables' event times.
+
+-- name: three-table-interval-then-regular-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, other BIGINT
+SET state_ttl = '300ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND
+JOIN bids c ON c.auction = a.seller WHERE c.price > b.price;
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + 1000
+JOIN bids c ON c.auction = a.seller AND abs(c.ts - greatest(a.ts, b.ts)) <= 300 WHERE c.price > b.price;
+
+-- name: four-table-regular-join
+-- sink: auction BIGINT, b1 BIGINT, seller BIGINT, b2 BIGINT, s2 BIGINT
+SET state_ttl = '1s';
+INSERT INTO out SELECT a.auction, a.bidder, c.seller, b.bidder, d.seller FROM bids a
+JOIN asks c ON c.auction = a.auction
+JOIN bids b ON b.auction = c.seller AND b.channel = a.channel
+JOIN asks d ON d.auction = b.auction AND d.price % 7 = c.price % 7
+WHERE a.price > 500 AND b.bidder <> a.bidder;
+-- duckdb: NULL channels and prices join nothing
+SELECT a.auction, a.bidder, c.seller, b.bidder, d.seller FROM bids a
+JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 1000
+JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 1000
+JOIN asks d ON d.auction = b.auction AND d.price % 7 = c.price % 7 AND abs(d.ts - greatest(a.ts, c.ts, b.ts)) <= 1000
+WHERE a.price > 500 AND b.bidder <> a.bidder;
