@@ -36,7 +36,7 @@ var lateQueries = []query{
 		floe:   "INSERT INTO out SELECT auction, TUMBLE_START(ts, INTERVAL '5' SECOND), COUNT(*), SUM(price) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '5' SECOND);",
 		duckdb: "SELECT auction, ts // 5000 * 5000 AS ws, COUNT(*), SUM(price) FROM bids GROUP BY auction, ws"},
 	{name: "late-hop", sink: "channel VARCHAR, ws BIGINT, n BIGINT, hi BIGINT",
-		floe: "INSERT INTO out SELECT channel, HOP_START(ts, INTERVAL '2' SECOND, INTERVAL '10' SECOND), COUNT(*), MAX(price) FROM bids GROUP BY channel, HOP(ts, INTERVAL '2' SECOND, INTERVAL '10' SECOND);",
+		floe:   "INSERT INTO out SELECT channel, HOP_START(ts, INTERVAL '2' SECOND, INTERVAL '10' SECOND), COUNT(*), MAX(price) FROM bids GROUP BY channel, HOP(ts, INTERVAL '2' SECOND, INTERVAL '10' SECOND);",
 		duckdb: "SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, COUNT(*), MAX(price) FROM bids, range(0, 5) r(k) GROUP BY channel, ws"},
 	{name: "late-interval-join", sink: "auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT",
 		floe: "INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b " +
@@ -49,7 +49,7 @@ var lateQueries = []query{
 		duckdb: "SELECT a.auction, a.ts // 2000 * 2000, a.bidder, b.bidder FROM bids a LEFT JOIN bids b " +
 			"ON b.auction = a.auction + 1 AND a.ts // 2000 = b.ts // 2000"},
 	{name: "late-regular-left-join", sink: "auction BIGINT, b1 BIGINT, b2 BIGINT", key: []int{0},
-		floe: "SET state_ttl = '500ms';\nINSERT INTO out SELECT a.auction, a.bidder, b.bidder FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1;",
+		floe:   "SET state_ttl = '500ms';\nINSERT INTO out SELECT a.auction, a.bidder, b.bidder FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1;",
 		duckdb: "SELECT a.auction, a.bidder, b.bidder FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1 AND abs(b.ts - a.ts) <= 500"},
 }
 
@@ -168,4 +168,3 @@ func runToEnd(t *testing.T, s interface {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
