@@ -18,14 +18,19 @@ import (
 //	t0, t1: sql (keys, then every column) -> keyBy ─┴> join ─> sql (keys of c2, then the joined row) -> keyBy ─┐
 //	t2:     sql (keys, then every column) -> keyBy ────────────────────────────────────────────────────────┴> join -> ... -> sql (WHERE; the SELECT list)
 //
-// Every join of a chain is inner. The first may be an interval join or a
+// Every join of a chain but the last is inner, and the last may be LEFT,
+// RIGHT or FULL: a retracting regular outer join (outerjoin.go), whose
+// changelog no later join reads. The first may be an interval join or a
 // regular one; the later ones are regular joins (SET state_ttl), whose
 // left rows are joined rows: their event time is the latest of their
 // tables' (the joined row's timestamp), and a later table's row joins
 // those within the TTL of it. A later join cannot be an interval or window
 // join, whose bound would be on one table's time while the joined row
 // runs on the latest. The ON conditions that are not keys or the first
-// join's time bound filter the final joined row, as WHERE does.
+// join's time bound filter the joined rows before the next join (so that
+// a row they drop cannot match an outer join's row), or, for the last
+// join, the final row, as WHERE does; the last join's ON holds none when
+// it is outer.
 
 // chainScope resolves the columns of a chain's joined row: alias.column,
 // or a column only one of its tables has.
@@ -94,13 +99,13 @@ func (c *compiler) chainJoin(q *query, sel *pg.SelectStmt, top *pg.JoinExpr, whe
 	if err != nil {
 		return err
 	}
-	for _, je := range links {
+	for i, je := range links {
 		loc := location(je.Rarg)
 		switch {
 		case je.IsNatural || len(je.UsingClause) > 0:
 			return c.errAt(loc, "NATURAL and USING joins are not supported: write JOIN ... ON a.k = b.k")
-		case je.Jointype != pg.JoinType_JOIN_INNER:
-			return c.errAt(loc, "a join of more than two tables is a chain of inner joins (LEFT, RIGHT and FULL join two tables)")
+		case je.Jointype != pg.JoinType_JOIN_INNER && (i < len(links)-1 || chainOuter(je.Jointype) == ""):
+			return c.errAt(loc, "a join of more than two tables is a chain of inner joins, but for the last, which may be LEFT, RIGHT or FULL")
 		case je.Quals == nil:
 			return c.errAt(loc, "a join needs ON a.k = b.k (a CROSS JOIN is not supported)")
 		}
@@ -116,7 +121,7 @@ func (c *compiler) chainJoin(q *query, sel *pg.SelectStmt, top *pg.JoinExpr, whe
 	cs := &chainScope{}
 	var columns []sqlprog.Column
 	for i, s := range []rowScope{tabs[0], tabs[1]} {
-		pre := chainPre(s.t.Format, s.t.Prefix, s.t.Columns, first.keys[i], &columns)
+		pre := chainPre(s.t.Format, s.t.Prefix, s.t.Columns, first.keys[i], nil, false, &columns)
 		cs.tables, cs.offset = append(cs.tables, s), append(cs.offset, len(columns)-len(s.t.Columns))
 		plan.sides[i] = []operator{{kind: "sql", suffix: [2]string{"left", "right"}[i] + "-pre", prog: pre}, {kind: "keyBy", suffix: [2]string{"left", "right"}[i] + "-key", keys: len(first.keys[i])}}
 	}
@@ -127,16 +132,16 @@ func (c *compiler) chainJoin(q *query, sel *pg.SelectStmt, top *pg.JoinExpr, whe
 	q.ops = append(q.ops, operator{kind: "intervalJoin", suffix: "join", join: &first.step})
 	conds := first.rest
 	for i := 2; i < len(tabs); i++ {
-		rest, err := c.chainLink(q, links[i-1], tabs[i], i-1, cs, &columns)
+		rest, err := c.chainLink(q, links[i-1], tabs[i], i-1, cs, &columns, conds)
 		if err != nil {
 			return err
 		}
-		conds = append(conds, rest...)
+		conds = rest
 	}
 	if where != nil {
 		conds = append(conds, where)
 	}
-	return c.chainSelect(q, sel, conds, cs, columns)
+	return c.chainSelect(q, sel, conds, cs, columns, q.retracting())
 }
 
 // chainTables reads the chain's tables, in order, with their aliases.
@@ -192,19 +197,25 @@ func (c *compiler) chainFirst(je *pg.JoinExpr, sides [2]rowScope) (*joinOn, erro
 	return on, nil
 }
 
-// chainPre is the sql program before a join's keyBy: where the keys are
-// all NOT NULL (a NULL key joins nothing), the keys, then every column of
-// its input; it appends the columns it writes to cols.
-func chainPre(in sqlprog.Format, prefix string, columns []sqlprog.Column, keys []*sqlexpr.Expr, cols *[]sqlprog.Column) *sqlprog.Program {
+// chainPre is the sql program before a join's keyBy: where conds hold
+// and, unless the side is outer (keepNulls), the keys are all NOT NULL (a
+// NULL key joins nothing), the keys, then every column of its input; it
+// appends the columns it writes to cols.
+func chainPre(in sqlprog.Format, prefix string, columns []sqlprog.Column, keys, conds []*sqlexpr.Expr, keepNulls bool, cols *[]sqlprog.Column) *sqlprog.Program {
 	p := &sqlprog.Program{In: in, Prefix: prefix, Columns: columns, Out: sqlprog.FormatRow}
-	var notNull []*sqlexpr.Expr
+	where := conds
 	for _, key := range keys {
+		if keepNulls {
+			break
+		}
 		e, _ := sqlexpr.New(sqlexpr.OpNotNull, "", 0, key)
-		notNull = append(notNull, e)
+		where = append(where, e)
 	}
-	p.Where = notNull[0]
-	if len(notNull) > 1 {
-		p.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, notNull...)
+	switch {
+	case len(where) == 1:
+		p.Where = where[0]
+	case len(where) > 1:
+		p.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
 	}
 	p.Select = append(p.Select, keys...)
 	for j, col := range columns {
@@ -218,15 +229,26 @@ func chainPre(in sqlprog.Format, prefix string, columns []sqlprog.Column, keys [
 }
 
 // chainLink compiles the link-th later join of a chain: the joined rows
-// so far (columns, read through cs) keyed on their side of ON's keys,
-// joined with table right within the state TTL. It returns ON's other
-// conditions, for the final WHERE.
-func (c *compiler) chainLink(q *query, je *pg.JoinExpr, right rowScope, link int, cs *chainScope, columns *[]sqlprog.Column) ([]*pg.Node, error) {
+// so far (columns, read through cs) where the earlier joins' conditions
+// conds hold, keyed on their side of ON's keys, joined with table right
+// within the state TTL. It returns ON's other conditions.
+func (c *compiler) chainLink(q *query, je *pg.JoinExpr, right rowScope, link int, cs *chainScope, columns *[]sqlprog.Column, conds []*pg.Node) ([]*pg.Node, error) {
 	keys, rest, err := c.chainKeys(je.Quals, cs, right)
 	if err != nil {
 		return nil, err
 	}
+	var before []*sqlexpr.Expr
+	for _, n := range conds {
+		w, err := c.where(n, cs)
+		if err != nil {
+			return nil, err
+		}
+		before = append(before, w)
+	}
+	outer := chainOuter(je.Jointype)
 	switch {
+	case outer != "" && len(rest) > 0:
+		return nil, c.errAt(location(rest[0]), "an outer join's ON holds only key equalities: move this condition to WHERE or the SELECT list")
 	case len(keys[0]) == 0:
 		return nil, c.errAt(location(je.Quals), "a join needs at least one equality of a left and a right expression in ON (a.k = b.k)")
 	case c.props.stateTTL == 0:
@@ -234,15 +256,24 @@ func (c *compiler) chainLink(q *query, je *pg.JoinExpr, right rowScope, link int
 	case right.t.EventTime < 0:
 		return nil, c.errAt(right.t.at, "table %s has no event time, which a regular join's state TTL is measured in: declare WITH (watermark = 'ts - 5s')", right.t.Name)
 	}
+	if outer == "full" {
+		on := &joinOn{keys: keys}
+		fullJoinNullKeys(on)
+		keys = on.keys
+	}
 	n := strconv.Itoa(link + 1)
 	var joined []sqlprog.Column
-	mid := chainPre(sqlprog.FormatRow, "", *columns, keys[0], &joined)
+	mid := chainPre(sqlprog.FormatRow, "", *columns, keys[0], before, outer == "left" || outer == "full", &joined)
 	cs.shift(len(keys[0]))
-	pre := chainPre(right.t.Format, right.t.Prefix, right.t.Columns, keys[1], &joined)
+	pre := chainPre(right.t.Format, right.t.Prefix, right.t.Columns, keys[1], nil, outer == "right" || outer == "full", &joined)
 	cs.tables, cs.offset = append(cs.tables, right), append(cs.offset, len(joined)-len(right.t.Columns))
-	*columns = joined
 	st := &joinStep{interval: true, lower: -c.props.stateTTL, upper: c.props.stateTTL, kind: "inner", link: link}
 	st.rows.Right = len(keys[1]) + len(right.t.Columns)
+	if outer != "" {
+		st.rows.Outer, st.rows.Changelog = outer, true
+		st.rows.Left = len(keys[0]) + len(*columns)
+	}
+	*columns = joined
 	q.join.more = append(q.join.more, right.t)
 	q.join.moreSides = append(q.join.moreSides, []operator{{kind: "sql", suffix: "right" + n + "-pre", prog: pre}, {kind: "keyBy", suffix: "right" + n + "-key", keys: len(keys[1])}})
 	q.ops = append(q.ops, operator{kind: "sql", suffix: "left" + n + "-pre", prog: mid},
@@ -310,8 +341,11 @@ func (c *compiler) scopeOf(n *pg.Node, scopes [2]scope) (int, *sqlexpr.Expr) {
 
 // chainSelect compiles the last sql operator: the conditions over the
 // final joined row, then the SELECT list.
-func (c *compiler) chainSelect(q *query, sel *pg.SelectStmt, conds []*pg.Node, cs *chainScope, columns []sqlprog.Column) error {
-	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink)}
+func (c *compiler) chainSelect(q *query, sel *pg.SelectStmt, conds []*pg.Node, cs *chainScope, columns []sqlprog.Column, retracts bool) error {
+	if retracts {
+		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt})
+	}
+	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink), Retracts: retracts}
 	var ws []*sqlexpr.Expr
 	for _, n := range conds {
 		w, err := c.where(n, cs)
@@ -345,4 +379,18 @@ func (st *joinStep) inputs(ends []string, prev string) []string {
 		return ends[:2]
 	}
 	return []string{prev, ends[st.link+1]}
+}
+
+// chainOuter returns the outer sides of a chain's last join: "left",
+// "right" or "full", or "" for an inner join.
+func chainOuter(jt pg.JoinType) string {
+	switch jt {
+	case pg.JoinType_JOIN_LEFT:
+		return "left"
+	case pg.JoinType_JOIN_RIGHT:
+		return "right"
+	case pg.JoinType_JOIN_FULL:
+		return "full"
+	}
+	return ""
 }

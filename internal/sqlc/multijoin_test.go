@@ -18,10 +18,12 @@ func TestChainJoinCompiles(t *testing.T) {
 	for _, tt := range []struct {
 		name, query string
 		joins       int
-		// keys are the keyBy widths of the second join's two inputs.
+		// keys are the keyBy widths of the second join's two inputs; a FULL
+		// join adds one (outerjoin.go).
 		keys [2]int
 	}{
 		{"interval then regular", "SET state_ttl = '2s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND JOIN bids c ON c.bidder = b.bidder AND c.auction = a.seller WHERE c.price > 3;", 2, [2]int{2, 2}},
+		{"last full", "SET state_ttl = '2s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction AND a.price > 3 FULL JOIN bids c ON c.bidder = b.bidder;", 2, [2]int{2, 2}},
 		{"four regular", "SET state_ttl = '2s';\nINSERT INTO o SELECT b.auction, b.price, a.price, d.seller FROM bids b JOIN asks a ON a.auction = b.auction JOIN bids c ON c.bidder = b.bidder JOIN asks d ON d.seller = c.bidder AND d.price > b.price;", 3, [2]int{1, 1}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +57,10 @@ func TestChainJoinCompiles(t *testing.T) {
 					t.Errorf("input %d (%s) is keyed on %d values, want %d", i, in, key, tt.keys[i])
 				}
 			}
+			last := job.Operators[len(job.Operators)-1].SQL
+			if full := strings.Contains(tt.name, "full"); second.Join.SQL.Changelog != full || last.Retracts != full || (full && second.Join.SQL.Left != 2+(1+5)+(1+4)) {
+				t.Errorf("the second join's rows %+v, the last program retracts %v; want an outer changelog for a FULL join", second.Join.SQL, last.Retracts)
+			}
 			if !strings.HasSuffix(second.Inputs[0], "-left2-key") || !strings.HasSuffix(second.Inputs[1], "-right2-key") {
 				t.Errorf("the second join reads %v", second.Inputs)
 			}
@@ -79,8 +85,10 @@ func TestChainJoinErrors(t *testing.T) {
 			"line 6, column 164: the later joins of a chain are regular joins: SET state_ttl"},
 		{"later interval", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction JOIN bids c ON c.bidder = b.bidder AND c.ts BETWEEN a.ts AND a.ts;",
 			"line 7, column 153: only the first join of a chain takes a time bound"},
-		{"outer", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction LEFT JOIN bids c ON c.bidder = b.bidder;",
-			"a join of more than two tables is a chain of inner joins"},
+		{"outer first", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b LEFT JOIN asks a ON a.auction = b.auction JOIN bids c ON c.bidder = b.bidder;",
+			"a join of more than two tables is a chain of inner joins, but for the last"},
+		{"outer residual", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction LEFT JOIN bids c ON c.bidder = b.bidder AND c.price > 3;",
+			"an outer join's ON holds only key equalities"},
 		{"window first", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, c.bidder FROM bids b JOIN asks a ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND) JOIN bids c ON c.bidder = b.bidder;",
 			"a join of more than two tables is a chain of interval or regular joins"},
 		{"same alias", "SET state_ttl = '1s';\nINSERT INTO o SELECT b.auction, b.price, a.price, a.seller FROM bids b JOIN asks a ON a.auction = b.auction JOIN bids a ON a.bidder = b.bidder;",

@@ -677,3 +677,27 @@ JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 1000
 JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 1000
 JOIN asks d ON d.auction = b.auction AND d.price % 7 = c.price % 7 AND abs(d.ts - greatest(a.ts, c.ts, b.ts)) <= 1000
 WHERE a.price > 500 AND b.bidder <> a.bidder;
+
+-- name: three-table-chain-full-join-deletes
+-- key: 1
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, other BIGINT
+SET state_ttl = '300ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND AND a.price > b.price
+FULL JOIN bids c ON c.auction = a.seller;
+-- duckdb: the inner join's condition drops its rows before the FULL join sees them
+SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + 1000 AND a.price > b.price
+FULL JOIN bids c ON c.auction = a.seller AND abs(c.ts - greatest(a.ts, b.ts)) <= 300;
+
+-- name: three-table-chain-right-join
+-- key: 1
+-- sink: auction BIGINT, b1 BIGINT, seller BIGINT, b2 BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT a.auction, a.bidder, c.seller, b.bidder FROM bids a
+JOIN asks c ON c.auction = a.auction
+RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel WHERE b.price > 700;
+-- duckdb:
+SELECT a.auction, a.bidder, c.seller, b.bidder FROM bids a
+JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 500
+RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 500 WHERE b.price > 700;
