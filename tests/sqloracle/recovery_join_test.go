@@ -75,20 +75,25 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 	}
 }
 
-// TestSQLJoinRescales rescales the join 2 -> 4 while it runs: both sides'
-// buffered rows move by key group and the output is still exactly
+// TestSQLJoinRescales rescales the join (and a regular LEFT JOIN, whose
+// buffered rows carry their matched marks) 2 -> 4 while it runs: both
+// sides' buffered rows move by key group and the output is still exactly
 // DuckDB's.
 func TestSQLJoinRescales(t *testing.T) {
-	j := startCheckpointed(t, joinQuery)
-	j.waitCheckpoints(t, 1)
-	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
-		t.Fatal(err)
-	}
-	st := j.finish(t)
-	if !historyHas(st, "rescaled to ") {
-		t.Errorf("no rescale in the history: %+v", st.History)
-	}
-	if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
-		t.Errorf("the join runs %d subtasks, want 4", n)
+	for _, q := range []query{joinQuery, outerJoinQuery} {
+		t.Run(q.name, func(t *testing.T) {
+			j := startCheckpointed(t, q)
+			j.waitCheckpoints(t, 1)
+			if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
+				t.Fatal(err)
+			}
+			st := j.finish(t)
+			if !historyHas(st, "rescaled to ") {
+				t.Errorf("no rescale in the history: %+v", st.History)
+			}
+			if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
+				t.Errorf("the join runs %d subtasks, want 4", n)
+			}
+		})
 	}
 }
