@@ -32,8 +32,11 @@ var (
 //	window (built-in aggregate) -> sql (HAVING; the SELECT list)
 func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	as := &aggScope{rs: rs}
-	var win *pg.FuncCall
-	for _, g := range sel.GroupClause {
+	win, groups, err := c.tvfGroup(sel)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
 		if f := g.GetFuncCall(); f != nil && windowFns[funcName(f)] != "" {
 			if win != nil {
 				return c.errAt(int(f.Location), "a query groups by one window, this is the second")
@@ -60,16 +63,17 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 		as.keyTexts = append(as.keyTexts, text)
 		as.pre = append(as.pre, e)
 	}
+	if err := c.tvfPartition(sel, as.keyNames); err != nil {
+		return err
+	}
 	var ws windowSpec
 	if win != nil {
-		var err error
 		if ws, err = c.window(win, q.source); err != nil {
 			return err
 		}
 	}
 	as.win = win
 	as.keys = len(as.pre)
-	var err error
 	first := &sqlprog.Program{In: q.source.Format, Prefix: q.source.Prefix, Columns: q.source.Columns, Out: sqlprog.FormatRow}
 	if sel.WhereClause != nil {
 		if first.Where, err = c.where(sel.WhereClause, rs); err != nil {

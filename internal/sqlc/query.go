@@ -138,6 +138,9 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 	if len(sel.FromClause) > 1 {
 		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
 	}
+	if win, _, _ := c.tvf(sel); win != nil {
+		return c.tvfTable(sel)
+	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()
 	if rv == nil {

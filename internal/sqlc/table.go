@@ -105,7 +105,7 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 	for _, e := range s.TableElts {
 		cd := e.GetColumnDef()
 		if cd == nil {
-			return nil, c.errAt(at, "CREATE TABLE %s: only columns are supported in the column list (a watermark is the WITH option watermark = 'col - 5s')", t.Name)
+			return nil, c.errAt(at, "CREATE TABLE %s: only columns and WATERMARK FOR col AS col - INTERVAL '5' SECOND are supported in the column list", t.Name)
 		}
 		if t.column(cd.Colname) >= 0 {
 			return nil, c.errAt(int(cd.Location), "column %q declared twice", cd.Colname)
@@ -132,6 +132,9 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 		if err := t.option(d.Defname, v, int(d.Location)); err != nil {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
+	}
+	if err := c.ddlWatermark(t, int(s.Relation.Location)); err != nil {
+		return nil, err
 	}
 	if t.Format == "" {
 		t.Format = sqlprog.FormatCSV
@@ -192,21 +195,31 @@ func (t *Table) watermark(v string) error {
 	if m == nil {
 		return fmt.Errorf("%q: want 'column' or 'column - DURATION' such as 'ts - 5s'", v)
 	}
-	i := t.column(m[1])
-	if i < 0 {
-		return fmt.Errorf("no column %q (columns: %s)", m[1], t.columnNames())
-	}
-	if t.Columns[i].Type != sqlrow.BigInt {
-		return fmt.Errorf("the event-time column %q must be BIGINT (milliseconds since the epoch), not %s", m[1], t.Columns[i].Type)
-	}
-	t.EventTime = i
+	var d time.Duration
 	if m[2] != "" {
-		d, err := time.ParseDuration(m[2])
+		var err error
+		d, err = time.ParseDuration(m[2])
 		if err != nil || d < 0 {
 			return fmt.Errorf("%q: the delay is a duration such as 5s or 500ms", v)
 		}
-		t.Delay = d
 	}
+	return t.eventTime(m[1], d)
+}
+
+// eventTime makes column col the table's event time, its watermark
+// trailing by delay.
+func (t *Table) eventTime(col string, delay time.Duration) error {
+	if t.EventTime >= 0 {
+		return fmt.Errorf("the table already has a watermark, on %q", t.Columns[t.EventTime].Name)
+	}
+	i := t.column(col)
+	if i < 0 {
+		return fmt.Errorf("no column %q (columns: %s)", col, t.columnNames())
+	}
+	if t.Columns[i].Type != sqlrow.BigInt {
+		return fmt.Errorf("the event-time column %q must be BIGINT (milliseconds since the epoch), not %s", col, t.Columns[i].Type)
+	}
+	t.EventTime, t.Delay = i, delay
 	return nil
 }
 

@@ -497,3 +497,30 @@ ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 millisec
 -- duckdb:
 SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
 ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
+
+-- name: tvf-tumble
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, n BIGINT, total BIGINT
+INSERT INTO out SELECT auction, window_start, window_end, COUNT(*), SUM(price)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+WHERE price > 100 GROUP BY window_start, window_end, auction;
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, ts // 10000 * 10000 + 10000, COUNT(*), SUM(price) FROM bids WHERE price > 100 GROUP BY auction, ws;
+
+-- name: tvf-hop-alias
+-- sink: channel VARCHAR, ws BIGINT, we BIGINT, hi BIGINT
+INSERT INTO out SELECT b.channel, window_start, window_end, MAX(b.price)
+FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) AS b
+GROUP BY b.channel, window_start, window_end;
+-- duckdb:
+SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, ts // 2000 * 2000 - k * 2000 + 6000, MAX(price)
+FROM bids, range(0, 3) r(k) GROUP BY channel, ws;
+
+-- name: tvf-session
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT
+INSERT INTO out SELECT bidder, window_start, window_end, COUNT(*)
+FROM TABLE(SESSION(TABLE bids PARTITION BY bidder, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+GROUP BY bidder, window_start, window_end;
+-- duckdb:
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
