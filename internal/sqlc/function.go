@@ -55,7 +55,7 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 		if fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_IN && fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_DEFAULT {
 			return c.errAt(int(fp.ArgType.Location), "%s: only IN arguments", f.Name)
 		}
-		t, err := columnType(fp.ArgType)
+		t, err := udfType(fp.ArgType)
 		if err != nil {
 			return c.errAt(int(fp.ArgType.Location), "%v", err)
 		}
@@ -64,7 +64,7 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 	if s.ReturnType == nil {
 		return c.errAt(at, "%s: RETURNS type is required", f.Name)
 	}
-	if f.Returns, err = columnType(s.ReturnType); err != nil {
+	if f.Returns, err = udfType(s.ReturnType); err != nil {
 		return c.errAt(int(s.ReturnType.Location), "%v", err)
 	}
 	if err := c.functionOptions(f, s.Options); err != nil {

@@ -266,9 +266,9 @@ func (s *aggScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 	}
 	switch name {
 	case "window_start":
-		return s.output(s.keys, sqlrow.BigInt), nil
+		return s.bound(s.keys), nil
 	case "window_end":
-		return s.output(s.keys+1, sqlrow.BigInt), nil
+		return s.bound(s.keys + 1), nil
 	}
 	if _, err := s.rs.column(c, ref); err != nil {
 		return nil, err
@@ -286,9 +286,9 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 			return nil, true, c.errAt(int(f.Location), "%s does not match the query's %s window", strings.ToUpper(name), strings.ToUpper(funcName(s.win)))
 		}
 		if b == "start" {
-			return s.output(s.keys, sqlrow.BigInt), true, nil
+			return s.bound(s.keys), true, nil
 		}
-		return s.output(s.keys+1, sqlrow.BigInt), true, nil
+		return s.bound(s.keys + 1), true, nil
 	}
 	if windowFns[name] != "" {
 		return nil, true, c.errAt(int(f.Location), "%s belongs in GROUP BY; use %s_START or %s_END (or window_start, window_end) in the SELECT list", strings.ToUpper(name), strings.ToUpper(name), strings.ToUpper(name))

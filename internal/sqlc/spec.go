@@ -158,7 +158,7 @@ func sourceNode(t *Table) yaml.Node {
 			if t.Format == sqlprog.FormatJSON {
 				field = "json:" + t.Columns[t.EventTime].Name
 			}
-			ts := mapping("field", field, "format", "unix-ms")
+			ts := mapping("field", field, "format", timestampFormat(t.Columns[t.EventTime].Type))
 			n.Content = append(n.Content, scalar("timestamps"), &ts)
 		} // NB: else a nexmark record carries its date_time as its timestamp.
 		n.Content = append(n.Content, scalar("watermarks"), &wm)

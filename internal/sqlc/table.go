@@ -216,8 +216,8 @@ func (t *Table) eventTime(col string, delay time.Duration) error {
 	if i < 0 {
 		return fmt.Errorf("no column %q (columns: %s)", col, t.columnNames())
 	}
-	if t.Columns[i].Type != sqlrow.BigInt {
-		return fmt.Errorf("the event-time column %q must be BIGINT (milliseconds since the epoch), not %s", col, t.Columns[i].Type)
+	if ty := t.Columns[i].Type; ty != sqlrow.BigInt && ty != sqlrow.Timestamp {
+		return fmt.Errorf("the event-time column %q must be a TIMESTAMP or a BIGINT (milliseconds since the epoch), not %s", col, ty)
 	}
 	t.EventTime, t.Delay = i, delay
 	return nil
@@ -258,10 +258,12 @@ func columnType(tn *pg.TypeName) (sqlrow.Type, error) {
 		return sqlrow.Varchar, nil
 	case "bool", "boolean":
 		return sqlrow.Boolean, nil
-	case "timestamp", "timestamptz", "date", "time":
-		return 0, fmt.Errorf("type %s is not supported yet: keep times as BIGINT milliseconds since the epoch", strings.ToUpper(name))
+	case "timestamp":
+		return sqlrow.Timestamp, nil
+	case "timestamptz", "date", "time":
+		return 0, fmt.Errorf("type %s is not supported yet: use TIMESTAMP (without a time zone: UTC)", strings.ToUpper(name))
 	}
-	return 0, fmt.Errorf("unknown type %s (want BIGINT, INT, DOUBLE, VARCHAR or BOOLEAN)", strings.ToUpper(name))
+	return 0, fmt.Errorf("unknown type %s (want BIGINT, INT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP)", strings.ToUpper(name))
 }
 
 func typeName(tn *pg.TypeName) string {
