@@ -65,6 +65,10 @@ func New(cfg Config, fn Function, state, elems udf.MapState, timers *timer.Queue
 	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
 }
 
+// ProcessingTime reports whether the operator's windows are measured in
+// processing time.
+func (o *Operator) ProcessingTime() bool { return o.cfg.Domain == udf.ProcessingTime }
+
 // SetWatermark tells the operator its event time.
 func (o *Operator) SetWatermark(ts int64) { o.watermark = ts }
 

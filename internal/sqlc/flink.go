@@ -8,6 +8,19 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
+// flinkDDL applies what rewrite.go took out of the column list of the
+// CREATE TABLE whose name is at nameAt: a WATERMARK FOR clause, a PROCTIME()
+// column.
+func (c *compiler) flinkDDL(t *Table, nameAt int) error {
+	if p, ok := c.flink.proctimes[nameAt]; ok {
+		if t.column(p.col) >= 0 {
+			return c.errAt(p.at, "column %q declared twice", p.col)
+		}
+		t.procTime = p.col
+	}
+	return c.ddlWatermark(t, nameAt)
+}
+
 // ddlWatermark applies the WATERMARK FOR clause that rewrite.go took out
 // of the CREATE TABLE whose name is at nameAt, if there was one.
 func (c *compiler) ddlWatermark(t *Table, nameAt int) error {

@@ -3,6 +3,9 @@ package sqlc
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/floe-stream/floe/internal/jobspec"
 )
 
 // TestFlinkSyntaxCompilesAlike checks each Flink form against the form the
@@ -81,6 +84,64 @@ func TestFlinkSyntaxErrors(t *testing.T) {
 			"line 5, column 31: SESSION's PARTITION BY (auction) must name the GROUP BY's keys (bidder)"},
 		{"tvf and group window", bidsTable + sink + "INSERT INTO o SELECT auction, COUNT(*)\nFROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY auction, window_start, window_end, TUMBLE(ts, INTERVAL '1' SECOND);",
 			"line 5, column 113: the query reads a window TVF: GROUP BY window_start, window_end instead of a group window"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile(tt.src, Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestProcTimeWindows checks that a window over a PROCTIME() column is a
+// processing-time window in the spec, which the spec's parser takes.
+func TestProcTimeWindows(t *testing.T) {
+	const tables = "CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, date_time BIGINT,\n" +
+		"  p AS PROCTIME()) WITH (connector = 'nexmark', event = 'bid', count = '100');\n" +
+		"CREATE TABLE o (bidder BIGINT, n BIGINT, ws BIGINT, we BIGINT) WITH (connector = 'file', path = '/out');\n"
+	for _, q := range []string{
+		"INSERT INTO o SELECT bidder, COUNT(*), window_start, window_end FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(p), INTERVAL '10' SECOND)) GROUP BY bidder, window_start, window_end;",
+		"INSERT INTO o SELECT bidder, COUNT(*), TUMBLE_START(p, INTERVAL '10' SECOND), TUMBLE_END(p, INTERVAL '10' SECOND) FROM bid GROUP BY bidder, TUMBLE(p, INTERVAL '10' SECOND);",
+	} {
+		j, err := Compile(tables+q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := jobspec.Parse(j.Spec, "/", nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, j.Spec)
+		}
+		n := 0
+		for _, op := range job.Operators {
+			if op.Window != nil {
+				n++
+				if !op.Window.ProcessingTime || op.Window.Kind != "tumbling" || op.Window.Size != 10*time.Second {
+					t.Errorf("window %+v: want tumbling 10s in processing time", op.Window)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d windows in\n%s", n, j.Spec)
+		}
+	}
+}
+
+func TestProcTimeErrors(t *testing.T) {
+	const table = "CREATE TABLE b (k BIGINT, p AS PROCTIME(), ts BIGINT) WITH (connector = 'file', watermark = 'ts');\n" +
+		"CREATE TABLE o (k BIGINT, n BIGINT) WITH (connector = 'stdout');\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"session", table + "INSERT INTO o SELECT k, COUNT(*) FROM b GROUP BY k, SESSION(p, INTERVAL '1' SECOND);",
+			"line 3, column 53: SESSION windows are in event time only"},
+		{"twice", "CREATE TABLE b (k BIGINT, p AS PROCTIME(), q AS PROCTIME()) WITH (connector = 'file');",
+			"line 1, column 44: a table has one PROCTIME() column"},
+		{"a column's name", "CREATE TABLE b (p AS PROCTIME(), p BIGINT) WITH (connector = 'file');",
+			`line 1, column 17: column "p" declared twice`},
+		{"selected", table + "INSERT INTO o SELECT k, p FROM b;",
+			`line 3, column 25: unknown column "p"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -131,10 +131,13 @@ func (c *compiler) window(f *pg.FuncCall, t *Table) (windowSpec, error) {
 		return ws, c.errAt(location(f.Args[0]), "the first argument of %s is the table's event-time column", strings.ToUpper(name))
 	}
 	col, _, _ := columnName(ref)
-	if t.EventTime < 0 {
+	if ws.proc = col == t.procTime; ws.proc {
+		if name == "session" {
+			return ws, c.errAt(int(f.Location), "SESSION windows are in event time only: TUMBLE or HOP over %s", col)
+		}
+	} else if t.EventTime < 0 {
 		return ws, c.errAt(int(ref.Location), "table %s has no event time: declare WITH (watermark = '%s - 5s')", t.Name, col)
-	}
-	if et := t.Columns[t.EventTime].Name; col != et {
+	} else if et := t.Columns[t.EventTime].Name; col != et {
 		return ws, c.errAt(int(ref.Location), "%s windows by the event-time column of %s, which is %q, not %q", strings.ToUpper(name), t.Name, et, col)
 	}
 	ds := make([]time.Duration, len(f.Args)-1)

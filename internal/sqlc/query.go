@@ -42,6 +42,8 @@ type operator struct {
 type windowSpec struct {
 	kind             string // tumbling, sliding, session
 	size, slide, gap time.Duration
+	// proc measures the windows in processing time (a PROCTIME() column).
+	proc bool
 }
 
 // insert compiles INSERT INTO sink SELECT ....

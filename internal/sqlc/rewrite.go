@@ -22,6 +22,8 @@ import (
 //     offset, so that only a rewritten call is taken for a window. HOP
 //     and SESSION alike; SESSION's PARTITION BY k is blanked and its
 //     columns kept in the tvf.
+//   - CREATE TABLE t (..., p AS PROCTIME()) loses the computed column;
+//     flinkSyntax.proctimes holds its name, by the table name's offset.
 
 // flinkSyntax is what the rewrite took out of the script.
 type flinkSyntax struct {
@@ -30,6 +32,15 @@ type flinkSyntax struct {
 	watermarks map[int]ddlWatermark
 	// tvfs holds each window TVF by the offset of its function's name.
 	tvfs map[int]windowTVF
+	// proctimes holds each computed column p AS PROCTIME() by the offset
+	// of its table's name.
+	proctimes map[int]procTime
+}
+
+// procTime is a column p AS PROCTIME(): processing time, for windows.
+type procTime struct {
+	col string
+	at  int
 }
 
 // ddlWatermark is a WATERMARK FOR col AS expr clause.
@@ -59,7 +70,7 @@ type token struct {
 // A script the scanner refuses is returned as it is, for the parser to
 // report.
 func rewrite(src string) (string, flinkSyntax, error) {
-	fs := flinkSyntax{watermarks: map[int]ddlWatermark{}, tvfs: map[int]windowTVF{}}
+	fs := flinkSyntax{watermarks: map[int]ddlWatermark{}, tvfs: map[int]windowTVF{}, proctimes: map[int]procTime{}}
 	res, err := pg.Scan(src)
 	if err != nil {
 		return src, fs, nil
@@ -112,6 +123,19 @@ func rewrite(src string) (string, flinkSyntax, error) {
 			fs.watermarks[tableAt] = w
 			blank(toks[i-1].start, toks[end-1].end)
 			i = end - 1
+		case tableAt >= 0 && depth == 1 && isProcTime(toks, i):
+			if _, dup := fs.proctimes[tableAt]; dup {
+				return src, fs, errAt(src, t.start, "a table has one PROCTIME() column")
+			}
+			fs.proctimes[tableAt] = procTime{col: t.text, at: t.start}
+			from, to := toks[i].start, toks[i+4].end
+			if toks[i-1].tok == pg.Token_ASCII_44 {
+				from = toks[i-1].start
+			} else if toks[i+5].tok == pg.Token_ASCII_44 {
+				to = toks[i+5].end
+			}
+			blank(from, to)
+			i += 4
 		case t.tok == pg.Token_TABLE && isTVF(toks, i):
 			tvf, err := tvfCall(src, toks, i, blank)
 			if err != nil {
@@ -146,6 +170,14 @@ func watermarkClause(src string, toks []token, i int) (ddlWatermark, int, error)
 		}
 	}
 	return ddlWatermark{}, 0, errAt(src, toks[i].start, "the WATERMARK clause does not end: want it inside CREATE TABLE's parentheses")
+}
+
+// isProcTime reports whether toks[i] starts a column list's element
+// name AS PROCTIME().
+func isProcTime(toks []token, i int) bool {
+	return i > 0 && i+5 < len(toks) && (toks[i-1].tok == pg.Token_ASCII_44 || toks[i-1].tok == pg.Token_ASCII_40) &&
+		toks[i+1].tok == pg.Token_AS && toks[i+2].text == "proctime" && toks[i+3].tok == pg.Token_ASCII_40 &&
+		toks[i+4].tok == pg.Token_ASCII_41 && (toks[i+5].tok == pg.Token_ASCII_44 || toks[i+5].tok == pg.Token_ASCII_41)
 }
 
 // windowTVFs maps the name of a Flink window TVF to its group window.

@@ -31,6 +31,7 @@ type specOperator struct {
 	Function string            `yaml:"function,omitempty"`
 	Key      string            `yaml:"key,omitempty"`
 	Window   map[string]string `yaml:"window,omitempty"`
+	Time     string            `yaml:"time,omitempty"`
 	SQL      string            `yaml:"sql,omitempty"`
 
 	// A join's (join.go): its two inputs, in Input's place, and its
@@ -95,6 +96,9 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			case "window":
 				so.SQL = op.agg.String()
 				so.Window = op.window.spec()
+				if op.window.proc {
+					so.Time = "processing"
+				}
 			case "sqlGroup":
 				so.SQL = op.agg.String()
 			case "sqlTopN":

@@ -40,6 +40,8 @@ type Table struct {
 	at int
 	// view is true for a materialized view (view.go).
 	view bool
+	// procTime names the table's PROCTIME() column, or is "" (flink.go).
+	procTime string
 }
 
 // nexmarkEvents are the kinds of events of a nexmark stream: the prefix of
@@ -133,7 +135,7 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
 	}
-	if err := c.ddlWatermark(t, int(s.Relation.Location)); err != nil {
+	if err := c.flinkDDL(t, int(s.Relation.Location)); err != nil {
 		return nil, err
 	}
 	if t.Format == "" {
