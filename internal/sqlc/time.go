@@ -58,9 +58,12 @@ func (c *compiler) extract(f *pg.FuncCall, sc scope) (*sqlexpr.Expr, error) {
 // bound returns the window bound at index i of the window's output row: a
 // BIGINT of milliseconds, or a TIMESTAMP when the table's event time is
 // one (the row holds milliseconds either way).
-func (s *aggScope) bound(i int) *sqlexpr.Expr {
-	e := s.output(i, sqlrow.BigInt)
-	if t := s.rs.t; t != nil && t.EventTime >= 0 && t.Columns[t.EventTime].Type == sqlrow.Timestamp {
+func (s *aggScope) bound(i int) *sqlexpr.Expr { return timeBound(s.output(i, sqlrow.BigInt), s.rs.t) }
+
+// timeBound returns e, a window bound in milliseconds, as a TIMESTAMP when
+// t's event time is one.
+func timeBound(e *sqlexpr.Expr, t *Table) *sqlexpr.Expr {
+	if t != nil && t.EventTime >= 0 && t.Columns[t.EventTime].Type == sqlrow.Timestamp {
 		e, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Timestamp, e)
 	}
 	return e

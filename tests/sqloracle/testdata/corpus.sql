@@ -583,3 +583,19 @@ FROM ticks, range(0, 3) r(k) GROUP BY h, ws;
 INSERT INTO out SELECT DATE_TRUNC('day', ts), COUNT(*), MAX(ts), MIN(EXTRACT(MONTH FROM ts)) FROM ticks GROUP BY DATE_TRUNC('day', ts);
 -- duckdb:
 SELECT date_trunc('day', ts), COUNT(*), MAX(ts), MIN(extract(month FROM ts)) FROM ticks GROUP BY date_trunc('day', ts);
+
+-- name: time-interval-join
+-- sink: sym VARCHAR, a TIMESTAMP, b TIMESTAMP, gap BIGINT
+INSERT INTO out SELECT x.sym, x.ts, y.ts, y.ts - x.ts FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+-- duckdb:
+SELECT x.sym, x.ts, y.ts, epoch_ms(y.ts) - epoch_ms(x.ts) FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+
+-- name: time-window-join
+-- sink: sym VARCHAR, ws TIMESTAMP, we TIMESTAMP, a BIGINT, b BIGINT
+INSERT INTO out SELECT x.sym, window_start, window_end, x.price, y.price FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND TUMBLE(x.ts, INTERVAL '2' MINUTE) = TUMBLE(y.ts, INTERVAL '2' MINUTE) WHERE x.price < y.price - 400;
+-- duckdb:
+SELECT x.sym, time_bucket(INTERVAL '2 minutes', x.ts) AS ws, time_bucket(INTERVAL '2 minutes', x.ts) + INTERVAL '2 minutes', x.price, y.price
+FROM ticks x JOIN ticks y ON x.sym = y.sym AND time_bucket(INTERVAL '2 minutes', x.ts) = time_bucket(INTERVAL '2 minutes', y.ts) WHERE x.price < y.price - 400;
