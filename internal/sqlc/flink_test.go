@@ -21,6 +21,11 @@ func TestFlinkSyntaxCompilesAlike(t *testing.T) {
 				sink + "INSERT INTO o SELECT auction, TUMBLE_START(ts, INTERVAL '1' SECOND), TUMBLE_END(ts, INTERVAL '1' SECOND), COUNT(*) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '1' SECOND);",
 			"CREATE TABLE bids (auction BIGINT, price BIGINT, ts BIGINT) WITH (connector = 'file', path = '/in', watermark = 'ts - 2s');\n" +
 				sink + "INSERT INTO o SELECT auction, TUMBLE_START(ts, INTERVAL '1' SECOND), TUMBLE_END(ts, INTERVAL '1' SECOND), COUNT(*) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '1' SECOND);"},
+		{"watermark for, if not exists",
+			"CREATE TABLE IF NOT EXISTS bids (auction BIGINT, ts BIGINT, WATERMARK FOR ts AS ts - INTERVAL '500 milliseconds') WITH (connector = 'file', path = '/in');\n" +
+				sink + "INSERT INTO o SELECT auction, ts, ts, auction FROM bids;",
+			"CREATE TABLE bids (auction BIGINT, ts BIGINT) WITH (connector = 'file', path = '/in', watermark = 'ts - 500ms');\n" +
+				sink + "INSERT INTO o SELECT auction, ts, ts, auction FROM bids;"},
 		{"watermark for in the middle, no delay",
 			"CREATE TABLE bids (auction BIGINT, ts BIGINT, /* c */ watermark FOR ts AS ts, price BIGINT) WITH (connector = 'file', path = '/in');\n" +
 				sink + "INSERT INTO o SELECT auction, price, ts, price FROM bids;",
@@ -150,5 +155,30 @@ func TestProcTimeErrors(t *testing.T) {
 				t.Errorf("got %v\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRewriteBlanksInPlace shows the rewrite's output: the clauses
+// PostgreSQL cannot parse become spaces, newlines stay, and every other
+// byte keeps its offset; strings and comments are never rewritten.
+func TestRewriteBlanksInPlace(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"CREATE TABLE t (a BIGINT, ts BIGINT,\n WATERMARK FOR ts AS ts - INTERVAL '1' SECOND\n) WITH (watermark = 'x');",
+			"CREATE TABLE t (a BIGINT, ts BIGINT \n                                             \n) WITH (watermark = 'x');"},
+		{"CREATE TABLE t (p AS PROCTIME(), a BIGINT);",
+			"CREATE TABLE t (                 a BIGINT);"},
+		{"SELECT 'TABLE(TUMBLE(' FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' SECOND)) -- TABLE(HOP(",
+			"SELECT 'TABLE(TUMBLE(' FROM       TUMBLE(      t,            ts , INTERVAL '1' SECOND)  -- TABLE(HOP("},
+		{"FROM TABLE(SESSION(TABLE t PARTITION BY k, j, DESCRIPTOR(ts), g))",
+			"FROM       SESSION(      t                  ,            ts , g) "},
+	}
+	for _, tt := range tests {
+		got, _, err := rewrite(tt.in)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.in, err)
+		}
+		if got != tt.want || len(got) != len(tt.in) {
+			t.Errorf("rewrite(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -111,7 +111,11 @@ func rewrite(src string) (string, flinkSyntax, error) {
 		case t.tok == pg.Token_ASCII_59: // ;
 			tableAt, depth = -1, 0
 		case t.tok == pg.Token_TABLE && i > 0 && toks[i-1].tok == pg.Token_CREATE && i+1 < len(toks):
-			tableAt = toks[i+1].start
+			name := i + 1
+			if toks[name].tok == pg.Token_IF_P && name+3 < len(toks) { // IF NOT EXISTS
+				name += 3
+			}
+			tableAt = toks[name].start
 		case t.text == "watermark" && tableAt >= 0 && depth == 1 && toks[i-1].tok == pg.Token_ASCII_44:
 			w, end, err := watermarkClause(src, toks, i)
 			if err != nil {
