@@ -364,7 +364,7 @@ func (t *Task) open(ctx context.Context) error {
 			if t.state == nil {
 				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
 			}
-			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
+			op, err = t.sqlGroup(ctx, spec)
 		case jobspec.OperatorSQLTopN:
 			if t.state == nil {
 				return fmt.Errorf("operator %s: a sqlTopN needs keyed state", spec.UID)

@@ -129,10 +129,12 @@ func (c *compiler) statement(n *pg.Node, at int) error {
 		return c.createView(s.CreateTableAsStmt, at)
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt, at)
+	case *pg.Node_DefineStmt:
+		return c.createAggregate(s.DefineStmt, at)
 	case *pg.Node_SelectStmt:
 		return c.errAt(at, "a bare SELECT has nowhere to go: write INSERT INTO a table declared WITH (connector = 'stdout') SELECT ...")
 	}
-	return c.errAt(at, "this statement is not supported (want CREATE TABLE, CREATE FUNCTION, INSERT INTO ... SELECT, EXPLAIN or SET)")
+	return c.errAt(at, "this statement is not supported (want CREATE TABLE, CREATE FUNCTION, CREATE AGGREGATE, INSERT INTO ... SELECT, EXPLAIN or SET)")
 }
 
 // set applies SET key = value.

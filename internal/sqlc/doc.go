@@ -19,6 +19,10 @@
 //   - INSERT INTO sink SELECT ... FROM t [WHERE ...] [GROUP BY ...] is one
 //     query of the job; several share the tables they read. FROM may also
 //     be a JOIN of two tables, or a Top-N's subquery;
+//   - CREATE FUNCTION declares a Wasm function (function.go): scalar, or a
+//     table function with RETURNS TABLE or SETOF (tablefunc.go), read in
+//     FROM t, LATERAL f(...); CREATE AGGREGATE a Wasm aggregate
+//     (aggfunc.go), one more aggregate of a grouped query;
 //   - EXPLAIN before an INSERT asks for the job's graph instead of a run.
 //
 // A query becomes a chain of host-side operators (host/sqlop): a sql

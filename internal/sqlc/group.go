@@ -99,10 +99,10 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 		first.Names[i] = "_" + strconv.Itoa(i)
 	}
 	agg := &sqlprog.Aggregation{Input: first.OutputTypes(), Keys: as.keys, Aggs: as.aggs}
-	out, middle := agg.Output(), operator{kind: "window", suffix: "window", agg: agg, window: ws}
+	out, middle := agg.Output(), operator{kind: "window", suffix: "window", agg: agg, window: ws, aggFns: as.wasmFns}
 	if win == nil {
 		// NB: an updating result: a changelog of each key's latest row.
-		out, middle = agg.GroupOutput(), operator{kind: "sqlGroup", suffix: "group", agg: agg}
+		out, middle = agg.GroupOutput(), operator{kind: "sqlGroup", suffix: "group", agg: agg, aggFns: as.wasmFns}
 	}
 	for i, t := range out {
 		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(i), Type: t})
@@ -218,6 +218,8 @@ type aggScope struct {
 	// seen maps an aggregate, by function and compiled argument, to its
 	// index in aggs, so that a repeated COUNT(*) is computed once.
 	seen map[string]int
+	// wasmFns are the Wasm aggregates among aggs, in order (aggfunc.go).
+	wasmFns []*Function
 }
 
 // exprKey identifies a compiled expression: two texts that compile alike
@@ -295,6 +297,10 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 	}
 	if windowFns[name] != "" {
 		return nil, true, c.errAt(int(f.Location), "%s belongs in GROUP BY; use %s_START or %s_END (or window_start, window_end) in the SELECT list", strings.ToUpper(name), strings.ToUpper(name), strings.ToUpper(name))
+	}
+	if fn := c.funcs[name]; fn != nil && fn.Kind == aggregateFunc {
+		e, err := s.wasmAggregate(c, fn, f)
+		return e, true, err
 	}
 	if !aggregates[name] {
 		return nil, false, nil

@@ -32,8 +32,10 @@ type operator struct {
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
-	// fn is the Wasm function a sql operator calls, or nil.
-	fn *Function
+	// fn is the Wasm function a sql operator calls, or nil; aggFns are
+	// the Wasm aggregates of a window or sqlGroup (aggfunc.go).
+	fn     *Function
+	aggFns []*Function
 	// textKey makes a keyBy key by text:N rather than row:N (view.go).
 	textKey bool
 }
@@ -64,6 +66,9 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	}
 	if isTopN(sel) && isDistinct(sel) {
 		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")
+	}
+	if isLateral(sel) {
+		return c.lateralInsert(sel, sink)
 	}
 	if isJoin(sel) {
 		return c.joinInsert(sel, sink)
@@ -266,7 +271,7 @@ func (c *compiler) hasAggregate(list []*pg.Node) bool {
 			return
 		}
 		if f := n.GetFuncCall(); f != nil {
-			if aggregates[funcName(f)] {
+			if aggregates[funcName(f)] || c.isWasmAggregate(funcName(f)) {
 				found = true
 				return
 			}

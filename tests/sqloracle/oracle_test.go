@@ -55,6 +55,9 @@ type query struct {
 	// key lists the 0-based sink columns that identify a row of an
 	// updating query, whose output is a changelog; nil for the others.
 	key []int
+	// wasm makes the checkpointed tests declare udfs/sqlfns's functions
+	// (recovery_test.go; the corpus always does).
+	wasm bool
 }
 
 // readCorpus reads testdata/corpus.sql.

@@ -365,6 +365,51 @@ INSERT INTO out SELECT tag(channel, auction % 3), COUNT(*), MAX(scaled(price, 2.
 -- duckdb:
 SELECT channel || '#' || CAST(auction % 3 AS VARCHAR) AS t, COUNT(*), MAX(price * CAST(2.5 AS DOUBLE)) FROM bids GROUP BY t;
 
+-- Wasm aggregates and a table function (udfs/sqlfns): spread(x) is
+-- MAX(x) - MIN(x), count_above(x, f) counts x > f; series(n, s) returns,
+-- for n > 0, the rows i = 1 ... n % 5 with tag s || '#' || i. DuckDB
+-- computes them with built-ins and unnest.
+
+-- name: wasm-agg-tumble
+-- sink: auction BIGINT, ws BIGINT, n BIGINT, s BIGINT, a BIGINT
+INSERT INTO out SELECT auction, window_start, COUNT(*), spread(price), count_above(price, 500) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, COUNT(*), MAX(price) - MIN(price), COUNT(CASE WHEN price > 500 THEN 1 END) FROM bids GROUP BY auction, ws;
+
+-- name: wasm-agg-hop-having
+-- sink: channel VARCHAR, ws BIGINT, s BIGINT
+INSERT INTO out SELECT channel, window_start, spread(price) FROM bids GROUP BY channel, HOP(ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) HAVING count_above(price, 900) > 0;
+-- duckdb:
+SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, MAX(price) - MIN(price)
+FROM bids, range(0, 3) r(k) GROUP BY channel, ws HAVING COUNT(CASE WHEN price > 900 THEN 1 END) > 0;
+
+-- name: wasm-agg-session
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT, s BIGINT
+INSERT INTO out SELECT bidder, SESSION_START(ts, INTERVAL '2' SECOND), SESSION_END(ts, INTERVAL '2' SECOND), COUNT(*), spread(price) FROM bids GROUP BY bidder, SESSION(ts, INTERVAL '2' SECOND);
+-- duckdb:
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*), MAX(price) - MIN(price) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
+
+-- name: wasm-agg-updating
+-- key: 1
+-- sink: auction BIGINT, s BIGINT, a BIGINT, n BIGINT
+INSERT INTO out SELECT auction, spread(price), count_above(price, bidder * 10), COUNT(*) FROM bids GROUP BY auction;
+-- duckdb:
+SELECT auction, MAX(price) - MIN(price), COUNT(CASE WHEN price > bidder * 10 THEN 1 END), COUNT(*) FROM bids GROUP BY auction;
+
+-- name: wasm-table-lateral
+-- sink: auction BIGINT, i BIGINT, tag VARCHAR
+INSERT INTO out SELECT b.auction, u.i, u.tag FROM bids b, LATERAL series(b.price, b.channel) AS u(i, tag) WHERE u.i <> 2;
+-- duckdb:
+SELECT auction, i, channel || '#' || CAST(i AS VARCHAR) FROM (SELECT auction, channel, unnest(range(1, price % 5 + 1)) AS i FROM bids WHERE price > 0) WHERE i <> 2;
+
+-- name: wasm-table-cross-join-tumble
+-- sink: i BIGINT, ws BIGINT, n BIGINT, s BIGINT
+INSERT INTO out SELECT i, window_start, COUNT(*), spread(bidder) FROM bids CROSS JOIN LATERAL series(price, channel) GROUP BY i, TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT i, ts // 10000 * 10000 AS ws, COUNT(*), MAX(bidder) - MIN(bidder) FROM (SELECT ts, bidder, unnest(range(1, price % 5 + 1)) AS i FROM bids WHERE price > 0) GROUP BY i, ws;
+
 -- SELECT DISTINCT is an updating GROUP BY of its whole SELECT list: each
 -- distinct row is upserted, identified by all its columns.
 
