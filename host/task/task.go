@@ -251,6 +251,9 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := t.endWindows(ctx); err != nil {
+		return err
+	}
 	t.endTimers()
 	if t.router != nil {
 		return t.router.End(ctx)

@@ -53,7 +53,7 @@ func (c *compiler) createAggregate(s *pg.DefineStmt, at int) error {
 			if fp == nil || fp.ArgType == nil {
 				return c.errAt(at, "%s: %s", f.Name, usage)
 			}
-			t, err := columnType(fp.ArgType)
+			t, err := udfType(fp.ArgType)
 			if err != nil {
 				return c.errAt(int(fp.ArgType.Location), "%v", err)
 			}
@@ -95,7 +95,7 @@ func (c *compiler) aggregateOption(f *Function, d *pg.DefElem, usage string) err
 		if tn == nil {
 			return c.errAt(int(d.Location), "RETURNS = a type, such as BIGINT")
 		}
-		t, err := columnType(tn)
+		t, err := udfType(tn)
 		if err != nil {
 			return c.errAt(int(d.Location), "%v", err)
 		}

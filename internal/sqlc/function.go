@@ -60,7 +60,7 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 		if fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_IN && fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_DEFAULT {
 			return c.errAt(int(fp.ArgType.Location), "%s: only IN arguments", f.Name)
 		}
-		t, err := columnType(fp.ArgType)
+		t, err := udfType(fp.ArgType)
 		if err != nil {
 			return c.errAt(int(fp.ArgType.Location), "%v", err)
 		}

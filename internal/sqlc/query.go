@@ -44,6 +44,8 @@ type operator struct {
 type windowSpec struct {
 	kind             string // tumbling, sliding, session
 	size, slide, gap time.Duration
+	// proc measures the windows in processing time (a PROCTIME() column).
+	proc bool
 }
 
 // insert compiles INSERT INTO sink SELECT ....
@@ -142,6 +144,9 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 	}
 	if len(sel.FromClause) > 1 {
 		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
+	}
+	if win, _, _ := c.tvf(sel); win != nil {
+		return c.tvfTable(sel)
 	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()

@@ -26,7 +26,7 @@ import (
 
 // tableColumn adds a column of RETURNS TABLE (...) to f.
 func (c *compiler) tableColumn(f *Function, fp *pg.FunctionParameter) error {
-	t, err := columnType(fp.ArgType)
+	t, err := udfType(fp.ArgType)
 	if err != nil {
 		return c.errAt(int(fp.ArgType.Location), "%v", err)
 	}
@@ -42,7 +42,7 @@ func (c *compiler) returns(f *Function, tn *pg.TypeName) error {
 	if f.Kind == tableFunc {
 		return nil
 	}
-	t, err := columnType(tn)
+	t, err := udfType(tn)
 	if err != nil {
 		return c.errAt(int(tn.Location), "%v", err)
 	}
