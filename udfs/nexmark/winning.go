@@ -218,7 +218,6 @@ func (bidCodec) Decode(p []byte) (bid, error) {
 
 func (bidCodec) Type() floe.ValueType { return floe.TypeBytes }
 
-
 // q9Auction opens an auction: it takes the bids that came before it into
 // account and sets the timer that closes it.
 func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
