@@ -155,12 +155,8 @@ func (s *aggScope) wasmAggregate(c *compiler, f *Function, call *pg.FuncCall) (*
 		if err != nil {
 			return nil, err
 		}
-		switch want := f.Params[i]; {
-		case e.Type == want:
-		case e.Type == sqlrow.Null || (e.Type == sqlrow.BigInt && want == sqlrow.Double):
-			e, _ = sqlexpr.New(sqlexpr.OpCast, "", want, e)
-		default:
-			return nil, c.errAt(location(a), "argument %d of %s is a %s, the function takes %s (CAST it)", i+1, f.Name, e.Type, want)
+		if e, err = c.udfArg(f, i, a, e); err != nil {
+			return nil, err
 		}
 		wc.Args = append(wc.Args, len(s.pre))
 		s.pre = append(s.pre, e)
