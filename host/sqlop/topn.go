@@ -99,19 +99,9 @@ func (o *TopN) load(kg uint16, key []byte) ([]sqlrow.Row, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	n := len(o.rank.Input)
-	var rows []sqlrow.Row
-	for len(b) > 0 {
-		size, err := sqlrow.PrefixLen(b, n)
-		if err != nil {
-			return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
-		}
-		row, err := sqlrow.DecodeRow(nil, b[:size], n)
-		if err != nil {
-			return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
-		}
-		rows = append(rows, row)
-		b = b[size:]
+	rows, err := decodeRows(b, len(o.rank.Input))
+	if err != nil {
+		return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
 	}
 	return rows, nil
 }

@@ -36,8 +36,11 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	w0 := op.Window
 	var fn window.Function
 	var in *udf.Instance
-	if op.SQLAggregation != nil {
+	if op.SQLAggregation != nil || op.SQLTopN != nil {
 		fn = &sqlop.Aggregate{Agg: op.SQLAggregation}
+		if op.SQLTopN != nil {
+			fn = &sqlop.WindowTopN{Rank: op.SQLTopN}
+		}
 		// NB: the Wasm path makes the operator's timer queue as it
 		// instantiates the function; a built-in one makes it here.
 		if _, err := t.queue(op.UID); err != nil {

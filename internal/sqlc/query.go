@@ -223,6 +223,9 @@ func (c *compiler) targets(list []*pg.Node, sc scope, t *Table) ([]*sqlexpr.Expr
 // of the column's type, or a BIGINT (or NULL) where a DOUBLE is due, which
 // is cast.
 func (c *compiler) fitSink(sink *Table, exprs []*sqlexpr.Expr, locs []int) ([]*sqlexpr.Expr, error) {
+	if sink.Connector == subqueryConnector {
+		return exprs, nil // NB: a Top-N's GROUP BY: its rows take the list's types (windowtopn.go)
+	}
 	if sink.view && len(exprs) == len(sink.Columns) {
 		return c.fitView(sink, exprs, locs)
 	}
