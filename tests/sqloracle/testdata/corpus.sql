@@ -313,6 +313,83 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
 ) AS d WHERE d.rn = 1;
 
+-- A window Top-N ranks each window's rows once, when the window fires: its
+-- rows are appended, and RANK() and DENSE_RANK() keep every tie (sort keys
+-- of price / 100 make many), so the result is DuckDB's whatever the order
+-- rows arrive in.
+
+-- name: window-topn-rank-tumble-ties
+-- sink: channel VARCHAR, ws BIGINT, bidder BIGINT, price BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_start, bidder, price, rk FROM (
+  SELECT channel, window_start, bidder, price,
+         RANK() OVER (PARTITION BY TUMBLE(ts, INTERVAL '5' SECOND), channel ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT channel, ws, bidder, price, rk FROM (
+  SELECT channel, ts // 5000 * 5000 AS ws, bidder, price,
+         RANK() OVER (PARTITION BY ts // 5000 * 5000, channel ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+
+-- name: window-topn-dense-rank-hop
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, rk BIGINT
+INSERT INTO out SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, window_end AS we,
+         DENSE_RANK() OVER (PARTITION BY HOP(ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+-- duckdb:
+SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, ts // 2000 * 2000 - k * 2000 + 6000 AS we,
+         DENSE_RANK() OVER (PARTITION BY ts // 2000 * 2000 - k * 2000 ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids, range(0, 3) r(k) WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+
+-- name: window-topn-lowest-tumble-end-where
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, price BIGINT
+INSERT INTO out SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, TUMBLE_END(ts, INTERVAL '10' SECOND) AS we,
+         RANK() OVER (PARTITION BY auction, TUMBLE(ts, INTERVAL '10' SECOND) ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+-- duckdb:
+SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, ts // 10000 * 10000 + 10000 AS we,
+         RANK() OVER (PARTITION BY auction, ts // 10000 ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+
+-- name: window-topn-row-number-over-tumble-count
+-- sink: ws BIGINT, auction BIGINT, n BIGINT, rn BIGINT
+INSERT INTO out SELECT window_start, auction, n, rn FROM (
+  SELECT window_start, window_end, auction, n,
+         ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, window_start, window_end, COUNT(*) AS n FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND))
+) WHERE rn <= 3;
+-- duckdb:
+SELECT ws, auction, n, rn FROM (
+  SELECT ws, auction, n, ROW_NUMBER() OVER (PARTITION BY ws ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, ts // 10000 * 10000 AS ws, COUNT(*) AS n FROM bids GROUP BY auction, ws)
+) WHERE rn <= 3;
+
+-- name: window-topn-rank-over-hop-max-per-channel
+-- sink: channel VARCHAR, we BIGINT, auction BIGINT, hi BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_end, auction, hi, rk FROM (
+  SELECT channel, auction, hi, window_start, window_end,
+         RANK() OVER (PARTITION BY window_start, window_end, channel ORDER BY hi / 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, HOP_START(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_start,
+               HOP_END(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_end, MAX(price) AS hi
+        FROM bids GROUP BY channel, auction, HOP(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)) AS g
+) WHERE rk <= 1;
+-- duckdb:
+SELECT channel, we, auction, hi, rk FROM (
+  SELECT channel, auction, hi, we,
+         RANK() OVER (PARTITION BY ws, channel ORDER BY hi // 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, ts // 5000 * 5000 - k * 5000 AS ws, ts // 5000 * 5000 - k * 5000 + 10000 AS we, MAX(price) AS hi
+        FROM bids, range(0, 2) r(k) GROUP BY channel, auction, ws, we)
+) WHERE rk <= 1;
+
 -- Updating queries (GROUP BY without a window) write a changelog: each
 -- row is op (upsert or delete), then the sink's columns; "-- key:" names
 -- the columns (from 1) that identify a row, and the test compares the table
