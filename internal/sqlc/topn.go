@@ -143,6 +143,11 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(i), Type: t})
 	}
 	var where []*sqlexpr.Expr
+	if win == nil && rank.Retracts() {
+		// NB: a retraction is a delete: its last column is FALSE.
+		where = append(where, sqlexpr.Col(len(last.Columns), sqlrow.Boolean))
+		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(last.Columns)), Type: sqlrow.Boolean})
+	}
 	for _, n := range rest {
 		w, err := c.where(n, sub)
 		if err != nil {
@@ -166,8 +171,6 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 	middle := operator{kind: "sqlTopN", suffix: "topn", topN: rank}
 	if win != nil {
 		middle = operator{kind: "window", suffix: "topn", topN: rank, window: *win}
-	} else if rank.Fn != sqlprog.RowNumber {
-		return c.errAt(int(over.Location), "%s() is supported in a window Top-N (PARTITION BY a window) only: over a table, the updating result's rows would need retractions; use ROW_NUMBER()", strings.ToUpper(rank.Fn))
 	}
 	q.ops = append(q.ops,
 		operator{kind: "sql", suffix: "pre", prog: first},

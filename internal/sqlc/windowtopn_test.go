@@ -64,9 +64,6 @@ func TestWindowTopNErrors(t *testing.T) {
 	head := bidsTable + "CREATE TABLE o (a BIGINT) WITH (connector = 'stdout');\n"
 	agg := "(SELECT auction, window_start, window_end, COUNT(*) AS n FROM bids GROUP BY auction, %s)"
 	tests := []struct{ name, query, want string }{
-		{"rank over a table without a window",
-			"INSERT INTO o SELECT auction FROM (SELECT auction, RANK() OVER (PARTITION BY auction ORDER BY price) AS rk FROM bids) WHERE rk <= 1;",
-			"RANK() is supported in a window Top-N (PARTITION BY a window) only"},
 		{"session", "INSERT INTO o SELECT auction FROM (SELECT auction, RANK() OVER (PARTITION BY SESSION(ts, INTERVAL '1' SECOND) ORDER BY price) AS rk FROM bids) WHERE rk <= 1;",
 			"a window Top-N ranks TUMBLE or HOP windows, not SESSION ones"},
 		{"bound without a window", "INSERT INTO o SELECT we FROM (SELECT window_end AS we, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price) AS rn FROM bids) WHERE rn <= 1;",

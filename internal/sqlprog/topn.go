@@ -19,6 +19,11 @@ import (
 // A row that ties with one already ranked goes after it, so the first to
 // arrive keeps its place: deduplication is a TopN of 1 ordered by event
 // time.
+//
+// Under RANK() and DENSE_RANK() a sqlTopN retracts: a row is identified
+// by its values and its rank, not by a position, so it emits each (row,
+// rank) that left the ranking with a last BOOLEAN column FALSE before each
+// that entered it with TRUE (Retracts).
 type TopN struct {
 	// Input is the row's schema: the keys, then anything.
 	Input []sqlrow.Type `json:"input"`
@@ -154,6 +159,10 @@ func (t *TopN) Insert(ranked []sqlrow.Row, row sqlrow.Row) ([]sqlrow.Row, int) {
 	ranked[at] = row
 	return ranked, at
 }
+
+// Retracts reports whether a sqlTopN of this ranking emits retractions:
+// under RANK() and DENSE_RANK().
+func (t *TopN) Retracts() bool { return t.Fn == Rank || t.Fn == DenseRank }
 
 // Ranks appends to dst the rank of each row of ranked, which is in order:
 // its ROW_NUMBER(), RANK() or DENSE_RANK() as Fn says.

@@ -313,6 +313,32 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
 ) AS d WHERE d.rn = 1;
 
+-- RANK() and DENSE_RANK() over a table retract: a row is identified by
+-- all its values, rank included (a row whose rank changes is deleted and
+-- upserted again), so the key is every column.
+
+-- name: topn-rank-per-auction-ties
+-- key: 1, 2, 3, 4, 5
+-- sink: auction BIGINT, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price / 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price // 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+
+-- name: topn-dense-rank-channel-where
+-- key: 1, 2, 3, 4, 5
+-- sink: channel VARCHAR, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price / 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+-- duckdb:
+SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price // 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+
 -- A window Top-N ranks each window's rows once, when the window fires: its
 -- rows are appended, and RANK() and DENSE_RANK() keep every tie (sort keys
 -- of price / 100 make many), so the result is DuckDB's whatever the order
