@@ -5,7 +5,8 @@
 // window function (its accumulators live in the window's keyed state, so
 // checkpoints, restores and rescales treat them as they treat a Wasm
 // aggregate's). Group keeps a GROUP BY's accumulators without a window,
-// TopN each partition's ranked rows; JoinRows is the join.Combiner that
+// TopN each partition's ranked rows, and WindowTopN is the window function
+// of a window Top-N, whose accumulator is the window's ranked rows; JoinRows is the join.Combiner that
 // makes a SQL join's pair one row. Rows travel between them in
 // internal/sqlrow's encoding.
 package sqlop
