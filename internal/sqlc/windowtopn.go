@@ -58,6 +58,10 @@ func (c *compiler) topNSource(q *query, inner *pg.SelectStmt, at int) (*Table, *
 			return c.aggSource(q, rs, at)
 		}
 	}
+	if isJoin(inner) {
+		src, err := c.joinSource(q, inner, at)
+		return src, nil, "", err
+	}
 	src, alias, err := c.from(inner)
 	if err != nil {
 		return nil, nil, "", err
