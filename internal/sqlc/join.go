@@ -38,10 +38,10 @@ type joinStep struct {
 	lower, upper time.Duration // interval join
 	// until is the left table's column, counting from 1, that bounds an
 	// interval join from above per row (joinbound.go); 0 for none.
-	until int
-	kind         string        // window join: inner or leftOuter
-	window       windowSpec
-	rows         sqlprog.JoinRows
+	until  int
+	kind   string // window join: inner or leftOuter
+	window windowSpec
+	rows   sqlprog.JoinRows
 }
 
 // isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
