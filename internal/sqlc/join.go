@@ -36,12 +36,13 @@ type joinPlan struct {
 type joinStep struct {
 	interval     bool
 	lower, upper time.Duration // interval join
+	kind         string        // window join: inner or leftOuter
+	window       windowSpec
+	rows         sqlprog.JoinRows
+
 	// until is the left table's column, counting from 1, that bounds an
 	// interval join from above per row (joinbound.go); 0 for none.
-	until  int
-	kind   string // window join: inner or leftOuter
-	window windowSpec
-	rows   sqlprog.JoinRows
+	until int
 }
 
 // isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
