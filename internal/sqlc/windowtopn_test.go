@@ -90,3 +90,44 @@ func TestWindowTopNErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTopNOverColumnBoundJoin compiles q9's shape: an interval join whose
+// upper bound is the left table's column, feeding a Top-1 over its rows.
+// The join's rows carry the bound's position (the key, then the column),
+// and the ranking is the updating sqlTopN after the join's last sql.
+func TestTopNOverColumnBoundJoin(t *testing.T) {
+	src := `CREATE TABLE a (id BIGINT, ts BIGINT, expires BIGINT) WITH (connector = 'file', path = '/in/a', watermark = 'ts');
+CREATE TABLE b (auction BIGINT, price BIGINT, ts BIGINT) WITH (connector = 'file', path = '/in/b', watermark = 'ts');
+CREATE TABLE o (id BIGINT, price BIGINT) WITH (connector = 'file', path = '/out');
+INSERT INTO o SELECT id, price FROM (
+  SELECT a.id, b.price, ROW_NUMBER() OVER (PARTITION BY a.id ORDER BY b.price DESC, b.ts) AS rn
+  FROM a JOIN b ON a.id = b.auction AND b.ts BETWEEN a.ts AND a.expires
+) WHERE rn = 1;
+`
+	j, err := Compile(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	if _, err := plan.Build(job); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	var until int
+	for _, op := range job.Operators {
+		types = append(types, string(op.Type))
+		if op.Join != nil && op.Join.SQL != nil {
+			until = op.Join.SQL.Until
+		}
+	}
+	want := "sql,keyBy,sql,keyBy,intervalJoin,sql,sql,keyBy,sqlTopN,sql"
+	if strings.Join(types, ",") != want {
+		t.Fatalf("operators %v, want %s\n%s", types, want, j.Spec)
+	}
+	if until != 4 {
+		t.Errorf("the join's until is value %d of the left row, want 4 (the key, id, ts, expires)\n%s", until, j.Spec)
+	}
+}
