@@ -66,6 +66,10 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if isJoin(sel) {
 		return c.joinInsert(sel, sink)
 	}
+	if isTopN(sel) && c.isGroupOfGroup(sel) {
+		q := &query{sink: sink}
+		return q, c.groupOfGroup(q, sel) // NB: groupupdating.go
+	}
 	if isTopN(sel) {
 		q := &query{sink: sink}
 		return q, c.topNQuery(q, sel)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floe-stream/floe/internal/sqlrow"
 	"github.com/floe-stream/floe/tests/nexmark"
 )
 
@@ -129,4 +130,58 @@ func changelogLines(t *testing.T, out string) []string {
 		lines = append(lines, strings.FieldsFunc(string(data), func(r rune) bool { return r == '\n' })...)
 	}
 	return lines
+}
+
+// TestNexmarkQ4InSQL runs Nexmark q4 written in SQL at parallelism 2 (the
+// average winning price per category: a GROUP BY over q9's join, and an
+// AVG over its updating result, which retracts a winning price when a
+// higher bid replaces it), applies its changelog and compares the final
+// table with a brute force over tests/nexmark's winners of the same
+// events: each category's mean of its auctions' winning prices.
+func TestNexmarkQ4InSQL(t *testing.T) {
+	events, err := nexmark.Parse(nexmark.Generate(nexmarkEvents, nexmarkRate, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, counts := map[int64]float64{}, map[int64]int64{}
+	for _, w := range nexmark.Winners(events) {
+		sums[w.Auction.Category] += float64(w.Bid.Price)
+		counts[w.Auction.Category]++
+	}
+	var want []string
+	for cat, n := range counts {
+		want = append(want, string(sqlrow.AppendCSV(nil, sqlrow.Row{sqlrow.Int(cat), sqlrow.Float(sums[cat] / float64(n))})))
+	}
+	slices.Sort(want)
+	if len(want) == 0 {
+		t.Fatal("the brute force has no rows: the query tests nothing")
+	}
+	dir := t.TempDir()
+	c := startCluster(t, dir)
+	out := filepath.Join(dir, "q4")
+	src := "SET parallelism = 2;\n" + nexmarkTables() +
+		fmt.Sprintf("CREATE TABLE out (category BIGINT, avg_price DOUBLE) WITH (connector = 'file', path = '%s');\n", out) + `INSERT INTO out
+SELECT category, AVG(final) FROM (
+  SELECT a.id, a.category, MAX(b.price) AS final
+  FROM auction a JOIN bid b ON a.id = b.auction AND b.date_time BETWEEN a.date_time AND a.expires
+  GROUP BY a.id, a.category
+) GROUP BY category;`
+	runLines(t, c, src, out)
+	final := map[string]string{}
+	for _, l := range changelogLines(t, out) {
+		row, ok := strings.CutPrefix(l, "upsert,")
+		if !ok {
+			t.Fatalf("a changelog row that is not an upsert: %q", l)
+		}
+		cat, _, _ := strings.Cut(row, ",")
+		final[cat] = row
+	}
+	var got []string
+	for _, row := range final {
+		got = append(got, row)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("%d rows, the brute force %d; first difference: %s", len(got), len(want), firstDiff(got, want))
+	}
 }

@@ -426,6 +426,20 @@ SELECT channel, we, auction, hi, rk FROM (
 -- sink: auction BIGINT, n BIGINT, total BIGINT, mean DOUBLE, bidders BIGINT
 INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;
 
+-- name: updating-group-of-group-histogram
+-- key: 1
+-- sink: n BIGINT, auctions BIGINT, total BIGINT
+INSERT INTO out SELECT n, COUNT(*), SUM(n) FROM (
+  SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction
+) GROUP BY n;
+
+-- name: updating-group-of-group-avg-of-max
+-- key: 1
+-- sink: channel VARCHAR, mean DOUBLE, k BIGINT
+INSERT INTO out SELECT channel, AVG(hi), COUNT(hi) FROM (
+  SELECT channel, bidder % 5 AS b, MAX(price) AS hi FROM bids GROUP BY channel, bidder % 5
+) AS g WHERE b <> 2 GROUP BY channel HAVING COUNT(*) > 1;
+
 -- name: updating-having-deletes
 -- key: 1, 2
 -- sink: channel VARCHAR, band BIGINT, n BIGINT, hi BIGINT
