@@ -168,6 +168,7 @@ func (c *compiler) joinColumns(q *query, sel *pg.SelectStmt) (*Table, error) {
 	for _, n := range sel.GroupClause {
 		walkRefs(n, rename)
 	}
+	walkRefs(sel.HavingClause, rename)
 	if len(targets) == 0 {
 		return nil, c.errAt(0, "a GROUP BY over a join names no column of it")
 	}
@@ -227,4 +228,22 @@ func walkRefs(n *pg.Node, f func(*pg.ColumnRef)) {
 	case *pg.Node_CaseWhen:
 		walk(x.CaseWhen.Expr, x.CaseWhen.Result)
 	}
+}
+
+// groupOverJoin compiles a GROUP BY without a window over a join's rows:
+// the join's operators write the columns the GROUP BY names as a row
+// (joinColumns), which the GROUP BY reads as it reads a table.
+func (c *compiler) groupOverJoin(q *query, sel *pg.SelectStmt) error {
+	if isDistinct(sel) {
+		return c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT with GROUP BY over a join is not supported")
+	}
+	src, err := c.joinColumns(q, sel)
+	if err != nil {
+		return err
+	}
+	real := q.source
+	q.source = src
+	err = c.groupBy(q, sel, rowScope{t: src})
+	q.source = real
+	return err
 }

@@ -63,6 +63,10 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if isTopN(sel) && isDistinct(sel) {
 		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")
 	}
+	if isJoin(sel) && (len(sel.GroupClause) > 0 || c.hasAggregate(sel.TargetList)) {
+		q := &query{sink: sink}
+		return q, c.groupOverJoin(q, sel) // NB: groupupdating.go
+	}
 	if isJoin(sel) {
 		return c.joinInsert(sel, sink)
 	}

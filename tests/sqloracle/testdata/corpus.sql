@@ -440,6 +440,17 @@ INSERT INTO out SELECT channel, AVG(hi), COUNT(hi) FROM (
   SELECT channel, bidder % 5 AS b, MAX(price) AS hi FROM bids GROUP BY channel, bidder % 5
 ) AS g WHERE b <> 2 GROUP BY channel HAVING COUNT(*) > 1;
 
+-- name: updating-group-over-interval-join
+-- key: 1
+-- sink: auction BIGINT, pairs BIGINT, hi BIGINT, spread DOUBLE
+INSERT INTO out SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '2' SECOND WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+-- duckdb:
+SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 2000 WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+
 -- name: updating-having-deletes
 -- key: 1, 2
 -- sink: channel VARCHAR, band BIGINT, n BIGINT, hi BIGINT
