@@ -35,11 +35,26 @@ func (s *Server) taskMetrics(id lifecycle.TaskID, smp lifecycle.Sample) {
 		return
 	}
 	c := autoscale.Counters{At: smp.At, RecordsIn: smp.RecordsIn, RecordsOut: smp.RecordsOut,
-		BackPressure: smp.BackPressure, Idle: smp.Idle}
+		BackPressure: smp.BackPressure, Idle: smp.Idle, Checkpointing: smp.Checkpointing}
+	switch {
+	case smp.Backlog >= 0:
+		c.Backlog, c.LogLag = float64(smp.Backlog), true
+	case smp.BytesTotal > 0 && smp.BytesRead > 0 && smp.RecordsIn > 0:
+		// A bounded file's bytes left, in records at the bytes per record
+		// read so far.
+		c.Backlog = float64(max(0, smp.BytesTotal-smp.BytesRead)) * float64(smp.RecordsIn) / float64(smp.BytesRead)
+	}
+	if smp.Splits >= 0 {
+		c.Splits, c.HasSplits = smp.Splits, true
+	}
 	if wm := watermark(smp.InputWatermark); wm != nil && smp.At.After(*wm) {
 		c.Lag = smp.At.Sub(*wm)
 	}
-	if id.Stage < len(j.Plan.Stages) {
+	switch {
+	case smp.PacedRate > 0:
+		// The rate of the schedule's step the subtask is at.
+		c.GeneratorRate = smp.PacedRate
+	case id.Stage < len(j.Plan.Stages):
 		st := j.Plan.Stages[id.Stage]
 		if src := st.Source; src != nil && st.Parallelism > 0 {
 			if r, ok := src.Spec.(jobspec.RateLimited); ok {
@@ -137,7 +152,8 @@ func settledSince(j *lifecycle.Job) time.Time {
 func coreConfig(a jobspec.Autoscaler) autoscale.Config {
 	c := autoscale.Config{Enabled: a.Enabled, MinParallelism: a.MinParallelism, MaxParallelism: a.MaxParallelism,
 		TargetUtilization: a.TargetUtilization, Stabilization: a.Stabilization, Cooldown: a.Cooldown,
-		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag}
+		MaxScaleUpFactor: a.MaxScaleUpFactor, MaxScaleDownFactor: a.MaxScaleDownFactor, CatchUp: a.CatchUp, MaxLag: a.MaxLag,
+		MaxBacklog: float64(a.MaxBacklog)}
 	for _, w := range a.Schedule {
 		c.Schedule = append(c.Schedule, autoscale.Window{From: w.From, To: w.To, Min: w.MinParallelism, Max: w.MaxParallelism})
 	}
@@ -235,17 +251,18 @@ func apiAutoscalerConfig(a jobspec.Autoscaler) api.AutoscalerConfig {
 	if a.MaxLag > 0 {
 		c.MaxLag = a.MaxLag.String()
 	}
+	c.MaxBacklog = a.MaxBacklog
 	c.Schedule = apiWindows(a.Schedule)
 	return c
 }
 
 func apiDecision(d autoscale.Decision, journaled bool) api.AutoscalerDecision {
 	out := api.AutoscalerDecision{At: d.At, Change: d.Change, Reason: d.Reason, SlotsNeeded: d.SlotsNeeded,
-		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds(), Window: d.Window}
+		SlotsMissing: d.SlotsMissing, Journaled: journaled, LagMillis: d.Lag.Milliseconds(), Backlog: d.Backlog, Window: d.Window}
 	for _, v := range d.Vertices {
 		out.Vertices = append(out.Vertices, api.AutoscalerVertex{Stage: v.ID, Name: v.Name, Current: v.Current,
 			Computed: v.Computed, New: v.New, Required: v.Required, InputRate: v.InputRate, Backlog: v.Backlog,
-			Observed: v.Observed, OutputRatio: v.OutputRatio, Busiest: v.Busiest, Busy: v.Busy,
+			Splits: v.Splits, Observed: v.Observed, OutputRatio: v.OutputRatio, Busiest: v.Busiest, Busy: v.Busy,
 			BackPressure: v.BackPressure, Idle: v.Idle, LoadShare: v.LoadShare, HotShare: v.HotShare,
 			TrueRate: v.TrueRate, Skewed: v.Skewed(), Notes: v.Notes})
 	}

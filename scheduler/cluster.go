@@ -154,7 +154,14 @@ func sortByID(tms []api.TaskManagerStatus) {
 // lifecycle's sample.
 func sampleOf(mt *floev1.TaskMetrics, at time.Time) lifecycle.Sample {
 	s := lifecycle.Sample{At: at, RecordsIn: mt.RecordsIn, RecordsOut: mt.RecordsOut, BackPressure: mt.BackPressure, Idle: mt.Idle,
+		Checkpointing: mt.Checkpointing, Backlog: -1, Splits: -1, PacedRate: mt.PacedRate,
 		InputWatermark: lifecycle.NoWatermark, OutputWatermark: lifecycle.NoWatermark, BytesRead: -1, BytesTotal: mt.BytesTotal}
+	if mt.Backlog != nil {
+		s.Backlog = *mt.Backlog
+	}
+	if mt.Splits != nil {
+		s.Splits = int(*mt.Splits)
+	}
 	if mt.InputWatermark != nil {
 		s.InputWatermark = *mt.InputWatermark
 	}

@@ -142,8 +142,14 @@ func taskFigures(t *lifecycle.Task, now time.Time) api.TaskFigures {
 	if s.At.IsZero() {
 		return f
 	}
-	f.BackPressured, f.Idle = s.BackPressure, s.Idle
-	f.Busy = max(0, 1-s.BackPressure-s.Idle)
+	f.BackPressured, f.Idle, f.Checkpointing = s.BackPressure, s.Idle, s.Checkpointing
+	f.Busy = max(0, 1-s.BackPressure-s.Idle-s.Checkpointing)
+	if s.Backlog >= 0 {
+		f.Backlog = &s.Backlog
+	}
+	if s.Splits >= 0 {
+		f.Splits = &s.Splits
+	}
 	f.InputWatermark, f.OutputWatermark = watermark(s.InputWatermark), watermark(s.OutputWatermark)
 	f.EventTimeLagMillis = lagOf(f.InputWatermark, now)
 	if s.BytesRead >= 0 {
@@ -169,6 +175,19 @@ func addOperatorState(sizes []lifecycle.OperatorState, o lifecycle.OperatorState
 	return append(sizes, o)
 }
 
+// addCount adds a subtask's count to its stage's sum so far: absent
+// while no subtask told.
+func addCount[T int | int64](sum, n *T) *T {
+	if n == nil {
+		return sum
+	}
+	s := *n
+	if sum != nil {
+		s += *sum
+	}
+	return &s
+}
+
 // vertexFigures adds up a stage's subtasks' figures: counts, rates and
 // bytes are sums, shares of time means over the subtasks that reported,
 // watermarks the least (a stage is as far in event time as its slowest
@@ -189,7 +208,10 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 			v.Busy += f.Busy
 			v.BackPressured += f.BackPressured
 			v.Idle += f.Idle
+			v.Checkpointing += f.Checkpointing
 		}
+		v.Backlog = addCount(v.Backlog, f.Backlog)
+		v.Splits = addCount(v.Splits, f.Splits)
 		in, inAll = least(in, f.InputWatermark), inAll && f.InputWatermark != nil
 		out, outAll = least(out, f.OutputWatermark), outAll && f.OutputWatermark != nil
 		for _, o := range f.OperatorStates {
@@ -208,7 +230,7 @@ func vertexFigures(subs []api.TaskFigures, now time.Time) api.TaskFigures {
 	}
 	if shares > 0 {
 		n := float64(shares)
-		v.Busy, v.BackPressured, v.Idle = v.Busy/n, v.BackPressured/n, v.Idle/n
+		v.Busy, v.BackPressured, v.Idle, v.Checkpointing = v.Busy/n, v.BackPressured/n, v.Idle/n, v.Checkpointing/n
 	}
 	if len(subs) > 0 && inAll {
 		v.InputWatermark, v.EventTimeLagMillis = in, lagOf(in, now)

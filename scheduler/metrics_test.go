@@ -12,6 +12,7 @@ func TestVertexFigures(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 10, 0, time.UTC)
 	at := func(s int) *time.Time { t := now.Add(time.Duration(s) * time.Second); return &t }
 	ms := func(n int64) *int64 { return &n }
+	n := func(n int) *int { return &n }
 	tests := []struct {
 		name string
 		subs []api.TaskFigures
@@ -46,6 +47,16 @@ func TestVertexFigures(t *testing.T) {
 				{OperatorStates: []api.OperatorState{{Operator: "top", Keys: 2, Bytes: 7}, {Operator: "count", Keys: 0, Bytes: 0}}},
 			},
 			api.TaskFigures{OperatorStates: []api.OperatorState{{Operator: "count", Keys: 7, Bytes: 71}, {Operator: "top", Keys: 3, Bytes: 12}}},
+		},
+		{
+			// A Kafka source's lags and partitions add up; its snapshot
+			// share is a mean, as the other shares are.
+			"backlogs and splits",
+			[]api.TaskFigures{
+				{Busy: 0.5, Idle: 0.3, Checkpointing: 0.2, Backlog: ms(700), Splits: n(2)},
+				{Busy: 0.5, Idle: 0.5, Backlog: ms(300), Splits: n(1)},
+			},
+			api.TaskFigures{Busy: 0.5, Idle: 0.4, Checkpointing: 0.1, Backlog: ms(1000), Splits: n(3)},
 		},
 	}
 	for _, tt := range tests {

@@ -38,6 +38,7 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 	catchUp := j.fs.Duration("catch-up", 0, "time in which a source's backlog should be worked off (0 ignores backlogs)")
 	interval := j.fs.Duration("interval", 0, "time between decisions")
 	maxLag := j.fs.Duration("max-lag", 0, "latency policy: keep the job's event-time lag under this (0 turns it off)")
+	maxBacklog := j.fs.Int64("max-backlog", 0, "latency policy: keep the records waiting at the sources (Kafka lag) under this (0 turns it off)")
 	return j.command(func(pos []string) int {
 		if err := checkOutput(*output); err != nil {
 			return j.usageError(err)
@@ -62,6 +63,7 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 			set("max-scale-down", func() { c.MaxScaleDownFactor = *down })
 			set("catch-up", func() { c.CatchUp = catchUp.String() })
 			set("interval", func() { c.Interval = interval.String() })
+			set("max-backlog", func() { c.MaxBacklog = *maxBacklog })
 			set("max-lag", func() {
 				c.MaxLag = ""
 				if *maxLag > 0 {
@@ -92,7 +94,7 @@ func jobAutoscalerCmd(stdout, stderr io.Writer) *cobra.Command {
 // policyFlags are the flags of floe job autoscaler that change the policy.
 var policyFlags = map[string]bool{"enable": true, "disable": true, "min-parallelism": true, "max-parallelism": true,
 	"target-utilization": true, "stabilization": true, "cooldown": true, "max-scale-up": true, "max-scale-down": true,
-	"catch-up": true, "interval": true, "max-lag": true}
+	"catch-up": true, "interval": true, "max-lag": true, "max-backlog": true}
 
 // printAutoscaler writes a job's autoscaler as floe job autoscaler shows it.
 func printAutoscaler(w io.Writer, st api.AutoscalerStatus) error {
@@ -117,6 +119,9 @@ func printAutoscaler(w io.Writer, st api.AutoscalerStatus) error {
 	}
 	if c.MaxLag != "" {
 		fmt.Fprintf(w, ", event-time lag under %s", c.MaxLag)
+	}
+	if c.MaxBacklog > 0 {
+		fmt.Fprintf(w, ", backlog under %d records", c.MaxBacklog)
 	}
 	for _, win := range c.Schedule {
 		fmt.Fprintf(w, ", %s-%s UTC parallelism %s..%s", win.From, win.To, intOr(win.MinParallelism, "-"), intOr(win.MaxParallelism, "-"))

@@ -27,6 +27,10 @@ func TestJobAutoscaler(t *testing.T) {
 	if !strings.Contains(r.stdout, ", event-time lag under 30s\n") {
 		t.Errorf("--max-lag: %+v", r)
 	}
+	r = runFloe("job", "autoscaler", id, "--server", c.url, "--max-backlog", "100000")
+	if !strings.Contains(r.stdout, ", event-time lag under 30s, backlog under 100000 records\n") {
+		t.Errorf("--max-backlog: %+v", r)
+	}
 	r = runFloe("job", "autoscaler", id, "--server", c.url, "--target-utilization", "3")
 	if r.code != 1 || !strings.Contains(r.stderr, "targetUtilization: must be a number above 0 and at most 1") {
 		t.Errorf("got %+v, want the scheduler's refusal", r)

@@ -166,6 +166,15 @@ type Throttled interface {
 	Throttled() time.Duration
 }
 
+// Paced is a source held to a configured rate (a rate-limited generator,
+// maybe on a rate schedule): Rate returns the records per second it may
+// emit now, 0 when unlimited. It is the rate records arrive at the source,
+// whatever it keeps up with, which the autoscaler takes as its input rate.
+// Rate is called from other goroutines than the one that calls Next.
+type Paced interface {
+	Rate() float64
+}
+
 // Lagging is a source that reads partitions of a log and knows how far
 // behind their ends it is, for metrics. Lags is called from other
 // goroutines than the one that calls Next, while the source runs.
@@ -173,6 +182,17 @@ type Lagging interface {
 	// Lags appends to dst the lag of each partition the source has
 	// fetched from, as of its last fetch, and returns the extended slice.
 	Lags(dst []PartitionLag) []PartitionLag
+}
+
+// Splitted is a source whose input comes in a fixed number of splits that
+// no more subtasks can share further: Kafka partitions, a followed file. Its
+// stage gains nothing from more subtasks than the splits of all of them,
+// which the autoscaler uses as a bound. Splits is called from other
+// goroutines than the one that calls Next, while the source runs.
+type Splitted interface {
+	// Splits returns how many splits the source reads now, and false
+	// when its input splits any number of ways (a bounded file).
+	Splits() (n int, fixed bool)
 }
 
 // PartitionLag is how many records of a partition are not yet read.

@@ -13,11 +13,23 @@ import (
 // Aggregate is a SQL window's aggregate function: a window.Function whose
 // accumulators are encoded rows (sqlprog.Aggregation.NewAcc) and whose
 // results are the rows key..., window_start, window_end, result..., each
-// stamped with the window's last instant.
+// stamped with the window's last instant. The Wasm aggregates among its
+// functions are called once per batch of groups (wasmagg.go).
 type Aggregate struct {
 	Agg *sqlprog.Aggregation
 
+	wasm           *wasmAggs
 	in, acc, other sqlrow.Row
+}
+
+// NewAggregate returns the window function of agg whose Wasm aggregates,
+// in the order of agg.WasmAggs, fns run.
+func NewAggregate(agg *sqlprog.Aggregation, fns []window.Function) (*Aggregate, error) {
+	w, err := newWasmAggs(agg, fns)
+	if err != nil {
+		return nil, fmt.Errorf("sql window: %w", err)
+	}
+	return &Aggregate{Agg: agg, wasm: w}, nil
 }
 
 var _ window.Function = (*Aggregate)(nil)
@@ -28,22 +40,62 @@ func (a *Aggregate) Aggregate() bool { return true }
 // Add implements window.Function.
 func (a *Aggregate) Add(ctx context.Context, groups []window.AddGroup) ([][]byte, error) {
 	out := make([][]byte, len(groups))
+	if a.wasm.any() {
+		return out, a.addWasm(ctx, groups, out)
+	}
 	for i, g := range groups {
 		acc, err := a.decodeAcc(&a.acc, g.Acc, g.HasAcc)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range g.Elems {
-			if a.in, err = sqlrow.DecodeRow(a.in, e.Value, len(a.Agg.Input)); err != nil {
-				return nil, fmt.Errorf("sql window: a record: %w", err)
-			}
-			if err := a.Agg.Add(acc, a.in); err != nil {
-				return nil, fmt.Errorf("sql window: %w", err)
-			}
+		if err := a.fold(acc, g, -1); err != nil {
+			return nil, err
 		}
 		out[i] = sqlrow.AppendRow(nil, acc)
 	}
 	return out, nil
+}
+
+// fold adds the group's records to acc, and hands them to the Wasm
+// aggregates as the batch's group i (unless i is -1).
+func (a *Aggregate) fold(acc sqlrow.Row, g window.AddGroup, i int) error {
+	var err error
+	for _, e := range g.Elems {
+		if a.in, err = sqlrow.DecodeRow(a.in, e.Value, len(a.Agg.Input)); err != nil {
+			return fmt.Errorf("sql window: a record: %w", err)
+		}
+		if err := a.Agg.Add(acc, a.in); err != nil {
+			return fmt.Errorf("sql window: %w", err)
+		}
+		if i >= 0 {
+			a.wasm.row(i, a.in, e.Timestamp)
+		}
+	}
+	return nil
+}
+
+// addWasm is Add for an aggregation with Wasm aggregates: every group's
+// accumulator is kept until one call per function has folded them all.
+func (a *Aggregate) addWasm(ctx context.Context, groups []window.AddGroup, out [][]byte) error {
+	accs := make([]sqlrow.Row, len(groups))
+	a.wasm.reset()
+	for i, g := range groups {
+		a.wasm.open()
+		var err error
+		if accs[i], err = a.decodeAcc(new(sqlrow.Row), g.Acc, g.HasAcc); err != nil {
+			return err
+		}
+		if err := a.fold(accs[i], g, i); err != nil {
+			return err
+		}
+	}
+	if err := a.wasm.add(ctx, accs); err != nil {
+		return fmt.Errorf("sql window: %w", err)
+	}
+	for i, acc := range accs {
+		out[i] = sqlrow.AppendRow(nil, acc)
+	}
+	return nil
 }
 
 // decodeAcc returns the accumulator b, or a new one when has is false.
@@ -62,17 +114,36 @@ func (a *Aggregate) decodeAcc(dst *sqlrow.Row, b []byte, has bool) (sqlrow.Row, 
 // Merge implements window.Function.
 func (a *Aggregate) Merge(ctx context.Context, groups [][][]byte) ([][]byte, error) {
 	out := make([][]byte, len(groups))
+	merged := make([]sqlrow.Row, len(groups))
+	var lists [][]sqlrow.Row
+	if a.wasm.any() {
+		lists = make([][]sqlrow.Row, len(groups))
+	}
 	for i, accs := range groups {
-		acc := a.Agg.NewAcc()
+		merged[i] = a.Agg.NewAcc()
 		for _, b := range accs {
-			o, err := a.decodeAcc(&a.other, b, true)
+			dst := &a.other
+			if lists != nil {
+				dst = new(sqlrow.Row)
+			}
+			o, err := a.decodeAcc(dst, b, true)
 			if err != nil {
 				return nil, err
 			}
-			if err := a.Agg.Merge(acc, o); err != nil {
+			if err := a.Agg.Merge(merged[i], o); err != nil {
 				return nil, fmt.Errorf("sql window: %w", err)
 			}
+			if lists != nil {
+				lists[i] = append(lists[i], o)
+			}
 		}
+	}
+	if lists != nil {
+		if err := a.wasm.merge(ctx, merged, lists); err != nil {
+			return nil, fmt.Errorf("sql window: %w", err)
+		}
+	}
+	for i, acc := range merged {
 		out[i] = sqlrow.AppendRow(nil, acc)
 	}
 	return out, nil
@@ -80,17 +151,25 @@ func (a *Aggregate) Merge(ctx context.Context, groups [][][]byte) ([][]byte, err
 
 // Fire implements window.Function.
 func (a *Aggregate) Fire(ctx context.Context, groups []window.FireGroup, out *record.Batch) error {
+	accs := make([]sqlrow.Row, len(groups))
+	for i, g := range groups {
+		var err error
+		if accs[i], err = a.decodeAcc(new(sqlrow.Row), g.Acc, true); err != nil {
+			return err
+		}
+	}
+	if a.wasm.any() {
+		if err := a.wasm.results(ctx, accs); err != nil {
+			return fmt.Errorf("sql window: %w", err)
+		}
+	}
 	var buf []byte
-	for _, g := range groups {
+	for i, g := range groups {
 		key, err := sqlrow.DecodeRow(nil, g.Key, a.Agg.Keys)
 		if err != nil {
 			return fmt.Errorf("sql window: a key: %w", err)
 		}
-		acc, err := a.decodeAcc(&a.acc, g.Acc, true)
-		if err != nil {
-			return err
-		}
-		buf = sqlrow.AppendRow(buf[:0], a.Agg.Result(key, g.W.Start, g.W.End, acc))
+		buf = sqlrow.AppendRow(buf[:0], a.Agg.Result(key, g.W.Start, g.W.End, accs[i]))
 		out.Append(g.Key, buf, g.W.MaxTimestamp())
 	}
 	return nil

@@ -17,9 +17,10 @@ type Function interface {
 	Close(ctx context.Context) error
 }
 
-// Call runs a program that calls a scalar Wasm function (prog.IsCall):
-// it computes every row's arguments, calls the function once for the
-// whole batch, and writes each row with the function's result appended.
+// Call runs a program that calls a Wasm function (prog.IsCall): it
+// computes every row's arguments, calls the function once for the whole
+// batch, and writes each row with the function's result appended; for a
+// table function (prog.Rows), each row once per result row, or not at all.
 // It is used by one task goroutine.
 type Call struct {
 	uid       string
@@ -29,6 +30,7 @@ type Call struct {
 	row       []byte
 	args, res record.Batch
 	buf       []byte
+	rows      [][]byte
 }
 
 // NewCall returns the operator uid that runs prog, a call of fn, which it
@@ -66,6 +68,9 @@ func (o *Call) Process(ctx context.Context, in, out *record.Batch) error {
 	if len(o.res.Records) != len(in.Records) {
 		return fmt.Errorf("sql operator %s: the function returned %d results for %d rows; a SQL function is a map, one result per row", o.uid, len(o.res.Records), len(in.Records))
 	}
+	if len(o.prog.Rows) > 0 {
+		return o.writeRows(in, out)
+	}
 	for i := range in.Records {
 		r, v := &in.Records[i], o.res.Records[i].Value
 		if err := o.prog.CheckResult(v); err != nil {
@@ -73,6 +78,23 @@ func (o *Call) Process(ctx context.Context, in, out *record.Batch) error {
 		}
 		o.row = append(append(o.row[:0], r.Value...), v...)
 		out.Append(r.Key, o.row, r.Timestamp)
+	}
+	return nil
+}
+
+// writeRows writes, for each input row, one row per row a table function
+// returned for it: the input row with the function's row appended.
+func (o *Call) writeRows(in, out *record.Batch) error {
+	for i := range in.Records {
+		r := &in.Records[i]
+		var err error
+		if o.rows, err = o.prog.SplitRows(o.rows[:0], o.res.Records[i].Value); err != nil {
+			return fmt.Errorf("sql operator %s: row %d of the batch: %w", o.uid, i, err)
+		}
+		for _, fr := range o.rows {
+			o.row = append(append(o.row[:0], r.Value...), fr...)
+			out.Append(r.Key, o.row, r.Timestamp)
+		}
 	}
 	return nil
 }

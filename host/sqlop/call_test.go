@@ -107,3 +107,44 @@ func TestCallRefusesBadResults(t *testing.T) {
 		})
 	}
 }
+
+// TestCallWritesATableFunctionsRows calls a table function that returns,
+// for an argument n, the rows (i, 'x') for i = 1 ... n (none for n <= 0 or
+// NULL): each input row is written once per result row, with it
+// appended, and one call serves the batch.
+func TestCallWritesATableFunctionsRows(t *testing.T) {
+	fn := &fakeFunction{answer: func(args []byte) [][]byte {
+		v, _, _ := sqlrow.DecodeValue(args)
+		var rows []byte
+		for i := int64(1); i <= v.I; i++ {
+			rows = sqlrow.AppendRow(rows, sqlrow.Row{sqlrow.Int(i), sqlrow.Str("x")})
+		}
+		return [][]byte{rows}
+	}}
+	p := callProgram(t)
+	p.Returns, p.Rows = sqlrow.Null, []sqlrow.Type{sqlrow.BigInt, sqlrow.Varchar}
+	if err := p.Check(); err != nil {
+		t.Fatal(err)
+	}
+	op := NewCall("q", p, fn)
+	var in, out record.Batch
+	in.Append(nil, rowBytes(sqlrow.Int(1), sqlrow.Str("a")), 7)  // a + 1 = 2 rows
+	in.Append(nil, rowBytes(sqlrow.Int(-1), sqlrow.Str("b")), 8) // none
+	in.Append(nil, rowBytes(sqlrow.Int(0), sqlrow.Str("c")), 9)  // 1 row
+	if err := op.Process(context.Background(), &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1,a,1,x@7", "1,a,2,x@7", "0,c,1,x@9"}
+	if out.Len() != len(want) || fn.calls != 1 {
+		t.Fatalf("%d rows in %d calls, want %d rows in 1", out.Len(), fn.calls, len(want))
+	}
+	for i, r := range out.Records {
+		row, err := sqlrow.DecodeRow(nil, r.Value, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(sqlrow.AppendCSV(nil, row)) + "@" + sqlrow.Int(r.Timestamp).Text(); got != want[i] {
+			t.Errorf("row %d: %s, want %s", i, got, want[i])
+		}
+	}
+}

@@ -2,11 +2,13 @@ package sqlop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/floe-stream/floe/host/record"
 	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/host/window"
 	"github.com/floe-stream/floe/internal/sqlprog"
 	"github.com/floe-stream/floe/internal/sqlrow"
 )
@@ -21,6 +23,7 @@ type Group struct {
 	uid  string
 	agg  *sqlprog.Aggregation
 	accs udf.ValueState
+	wasm *wasmAggs
 
 	in, acc sqlrow.Row
 	touched map[string]int
@@ -41,13 +44,18 @@ type touched struct {
 }
 
 // NewGroup returns the operator uid, its accumulators in the keyed state
-// uid/acc.
-func NewGroup(uid string, agg *sqlprog.Aggregation, state udf.Keyed) (*Group, error) {
+// uid/acc; fns run agg's Wasm aggregates, in the order of agg.WasmAggs,
+// once per batch for all the keys it changed, and the Group closes them.
+func NewGroup(uid string, agg *sqlprog.Aggregation, state udf.Keyed, fns ...window.Function) (*Group, error) {
 	accs, err := state.Value(uid + "/acc")
 	if err != nil {
 		return nil, fmt.Errorf("sql group %s: %w", uid, err)
 	}
-	return &Group{uid: uid, agg: agg, accs: accs, touched: map[string]int{}}, nil
+	w, err := newWasmAggs(agg, fns)
+	if err != nil {
+		return nil, fmt.Errorf("sql group %s: %w", uid, err)
+	}
+	return &Group{uid: uid, agg: agg, accs: accs, wasm: w, touched: map[string]int{}}, nil
 }
 
 // Process folds the batch's rows into their keys' accumulators and appends
@@ -55,6 +63,7 @@ func NewGroup(uid string, agg *sqlprog.Aggregation, state udf.Keyed) (*Group, er
 func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 	clear(g.touched)
 	g.order = g.order[:0]
+	g.wasm.reset()
 	for i := range in.Records {
 		r := &in.Records[i]
 		row, err := sqlrow.DecodeRow(g.in, r.Value, len(g.agg.Input))
@@ -77,17 +86,42 @@ func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 			// NB: the key's values are the row's first ones, whatever
 			// bytes the keyBy made of them (row:N or text:N).
 			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, keyRow: slices.Clone(row[:g.agg.Keys]), acc: acc, old: old})
+			g.wasm.open()
 		}
+		g.wasm.row(k, row, r.Timestamp)
 		if err := g.agg.Add(g.order[k].acc, row); err != nil {
 			return fmt.Errorf("sql group %s: %w", g.uid, err)
 		}
 		g.order[k].ts = r.Timestamp
 	}
-	var buf []byte
+	return g.emit(ctx, out)
+}
+
+// emit stores the accumulators of the keys the batch changed and appends
+// their result rows to out; the Wasm aggregates fold the batch's rows
+// first, and compute their results after the store.
+func (g *Group) emit(ctx context.Context, out *record.Batch) error {
+	accs := make([]sqlrow.Row, len(g.order))
+	for i, t := range g.order {
+		accs[i] = t.acc
+	}
+	if g.wasm.any() {
+		if err := g.wasm.add(ctx, accs); err != nil {
+			return fmt.Errorf("sql group %s: %w", g.uid, err)
+		}
+	}
 	for _, t := range g.order {
 		if err := g.accs.Put(t.kg, t.key, sqlrow.AppendRow(nil, t.acc)); err != nil {
 			return fmt.Errorf("sql group %s: %w", g.uid, err)
 		}
+	}
+	if g.wasm.any() {
+		if err := g.wasm.results(ctx, accs); err != nil {
+			return fmt.Errorf("sql group %s: %w", g.uid, err)
+		}
+	}
+	var buf []byte
+	for _, t := range g.order {
 		if !g.agg.Retracts {
 			buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(t.keyRow, t.acc))
 			out.AppendKeyed(t.key, buf, t.ts, t.kg)
@@ -120,5 +154,13 @@ func (g *Group) load(kg uint16, key []byte) (sqlrow.Row, bool, error) {
 	return acc, true, nil
 }
 
-// Close implements the task's Operator; the state is the task's.
-func (g *Group) Close(context.Context) error { return nil }
+// Close closes the Wasm aggregates' functions; the state is the task's.
+func (g *Group) Close(ctx context.Context) error {
+	var errs []error
+	for _, fn := range g.wasm.fns {
+		if c, ok := fn.(interface{ Close(context.Context) error }); ok {
+			errs = append(errs, c.Close(ctx))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -237,7 +237,10 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 			return nil
 		}
 	}
-	st.SyncMillis = t.env.Now().Sub(start).Milliseconds()
+	took := t.env.Now().Sub(start)
+	st.SyncMillis = took.Milliseconds()
+	// NB: before the background job, whose acknowledgement may come first.
+	t.Metrics.SnapshotNanos.Add(int64(took))
 	prev, done := t.ckpt.prev, make(chan struct{})
 	t.ckpt.prev = done
 	t.spawn(func() {

@@ -64,9 +64,16 @@ func TestEndingSinkAcknowledgesWithItsFinalOutput(t *testing.T) {
 		t.Fatal("a running task without a source took a trigger")
 	}
 	send(data("a", "b"))
+	if n := task.Metrics.SnapshotNanos.Load(); n != 0 {
+		t.Fatalf("%d ns spent taking snapshots before the first barrier", n)
+	}
 	send(exchange.Message{Barrier: 1})
 	if st := <-acks; st.Finished || st.Sink == nil {
 		t.Fatalf("checkpoint 1 acknowledged as %+v, want a running sink's state", st)
+	}
+	// The metric the autoscaler leaves out of busy time.
+	if n := task.Metrics.SnapshotNanos.Load(); n <= 0 {
+		t.Errorf("no time counted taking snapshot 1 (%d ns)", n)
 	}
 	send(data("c"))
 	send(exchange.Message{End: true})

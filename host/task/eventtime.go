@@ -123,29 +123,36 @@ func (t *Task) advanceWatermark(ctx context.Context, wm int64) error {
 func (t *Task) fireTimers(ctx context.Context, d udf.TimeDomain, upTo int64) (int, error) {
 	fired := 0
 	for i := range t.timed {
-		op := &t.timed[i]
-		for {
-			ok, err := t.fireOne(ctx, op, d, upTo)
-			if err != nil || !ok {
-				if err != nil {
-					return fired, err
-				}
-				break
-			}
-			fired++
-			out := &t.timerOut
-			t.opm[op.idx].RecordsOut.Add(int64(out.Len()))
-			if out.Len() > 0 {
-				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
-					return fired, err
-				}
-			}
+		n, err := t.fireDue(ctx, &t.timed[i], d, upTo)
+		fired += n
+		if err != nil {
+			return fired, err
 		}
 	}
 	if fired > 0 {
 		t.publishStateSizes()
 	}
 	return fired, nil
+}
+
+// fireDue fires op's timers of domain d due at upTo, in order, sending
+// what they emit on, and returns how many fired.
+func (t *Task) fireDue(ctx context.Context, op *timedOp, d udf.TimeDomain, upTo int64) (int, error) {
+	fired := 0
+	for {
+		ok, err := t.fireOne(ctx, op, d, upTo)
+		if err != nil || !ok {
+			return fired, err
+		}
+		fired++
+		out := &t.timerOut
+		t.opm[op.idx].RecordsOut.Add(int64(out.Len()))
+		if out.Len() > 0 {
+			if err := t.processFrom(ctx, op.idx+1, out); err != nil {
+				return fired, err
+			}
+		}
+	}
 }
 
 // fireOne fires op's next timer of domain d if it is due at upTo, into

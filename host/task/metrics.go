@@ -46,6 +46,12 @@ type Metrics struct {
 	Checkpoints        atomic.Int64
 	AlignmentNanos     atomic.Int64
 	LastAlignmentNanos atomic.Int64
+	// SnapshotNanos is the time the task's loop spent taking snapshots:
+	// sending the barrier on, recording the source's position, pre-committing
+	// the sink and capturing keyed state. It is neither idle nor blocked
+	// time, and not processing either: the autoscaler leaves it out of busy
+	// time. (Writing and uploading the snapshot happens off the loop.)
+	SnapshotNanos atomic.Int64
 
 	ops    atomic.Pointer[[]*OperatorMetrics]
 	source atomic.Pointer[connector.Source]

@@ -251,6 +251,9 @@ func (t *Task) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := t.endWindows(ctx); err != nil {
+		return err
+	}
 	t.endTimers()
 	if t.router != nil {
 		return t.router.End(ctx)
@@ -361,7 +364,7 @@ func (t *Task) open(ctx context.Context) error {
 			if t.state == nil {
 				return fmt.Errorf("operator %s: a sqlGroup needs keyed state", spec.UID)
 			}
-			op, err = sqlop.NewGroup(spec.UID, spec.SQLAggregation, t.state)
+			op, err = t.sqlGroup(ctx, spec)
 		case jobspec.OperatorSQLTopN:
 			if t.state == nil {
 				return fmt.Errorf("operator %s: a sqlTopN needs keyed state", spec.UID)

@@ -2,6 +2,7 @@ package task
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -19,13 +20,16 @@ import (
 type windowOp struct {
 	*window.Operator
 	in *udf.Instance
+	// aggs are the Wasm aggregates of a SQL window's aggregation.
+	aggs []window.Function
 }
 
 func (w windowOp) Close(ctx context.Context) error {
+	err := closeAggregates(ctx, w.aggs)
 	if w.in == nil {
-		return nil
+		return err
 	}
-	return w.in.Close(ctx)
+	return errors.Join(err, w.in.Close(ctx))
 }
 
 // windowOperator opens the window operator op.
@@ -36,14 +40,25 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	w0 := op.Window
 	var fn window.Function
 	var in *udf.Instance
-	if op.SQLAggregation != nil || op.SQLTopN != nil {
-		fn = &sqlop.Aggregate{Agg: op.SQLAggregation}
-		if op.SQLTopN != nil {
-			fn = &sqlop.WindowTopN{Rank: op.SQLTopN}
+	var aggs []window.Function
+	if op.SQLTopN != nil {
+		fn = &sqlop.WindowTopN{Rank: op.SQLTopN} // NB: a window Top-N
+		if _, err := t.queue(op.UID); err != nil {
+			return nil, err
+		}
+	} else if op.SQLAggregation != nil {
+		var err error
+		if aggs, err = t.sqlAggregates(ctx, op, op.SQLAggregation); err != nil {
+			return nil, err
+		}
+		if fn, err = sqlop.NewAggregate(op.SQLAggregation, aggs); err != nil {
+			closeAggregates(ctx, aggs)
+			return nil, err
 		}
 		// NB: the Wasm path makes the operator's timer queue as it
 		// instantiates the function; a built-in one makes it here.
 		if _, err := t.queue(op.UID); err != nil {
+			closeAggregates(ctx, aggs)
 			return nil, err
 		}
 	} else {
@@ -58,6 +73,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		if in != nil {
 			in.Close(ctx)
 		}
+		closeAggregates(ctx, aggs)
 	}
 	wins, err := t.state.Map(op.UID + "#windows")
 	if err != nil {
@@ -86,7 +102,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		closeIn()
 		return nil, fmt.Errorf("operator %s: %w", op.UID, err)
 	}
-	return windowOp{wo, in}, nil
+	return windowOp{wo, in, aggs}, nil
 }
 
 // sideOutputs is what an operator with side outputs offers.

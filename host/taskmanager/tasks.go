@@ -54,11 +54,13 @@ type running struct {
 	id     *floev1.TaskID
 	cancel context.CancelFunc
 
-	mu          sync.Mutex
-	task        *task.Task
-	lastBlocked time.Duration
-	lastIdle    time.Duration
-	lastAt      time.Time
+	mu           sync.Mutex
+	task         *task.Task
+	lastBlocked  time.Duration
+	lastIdle     time.Duration
+	lastSnapshot time.Duration
+	lastAt       time.Time
+	lags         []connector.PartitionLag
 	// state is what the task last reported, RUNNING (also before it
 	// started) or ENDING; states are its declared states.
 	state  floev1.TaskState
@@ -403,13 +405,18 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 	m := &r.task.Metrics
 	now := time.Now()
 	_, idle, blocked := m.Stopwatch(now)
-	bp, idleShare := 0.0, 0.0
+	snap := time.Duration(m.SnapshotNanos.Load())
+	bp, idleShare, snapShare := 0.0, 0.0, 0.0
 	if dt := now.Sub(r.lastAt); dt > 0 {
 		bp = min(1, max(0, float64(blocked-r.lastBlocked)/float64(dt)))
 		idleShare = min(1-bp, max(0, float64(idle-r.lastIdle)/float64(dt)))
+		// NB: a snapshot's barrier may wait for credit downstream, which
+		// is blocked time too: the shares never sum beyond 1.
+		snapShare = min(1-bp-idleShare, max(0, float64(snap-r.lastSnapshot)/float64(dt)))
 	}
-	r.lastBlocked, r.lastIdle, r.lastAt = blocked, idle, now
-	tm := &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp, Idle: idleShare}
+	r.lastBlocked, r.lastIdle, r.lastSnapshot, r.lastAt = blocked, idle, snap, now
+	tm := &floev1.TaskMetrics{Task: id, RecordsIn: m.RecordsIn.Load(), RecordsOut: m.RecordsOut.Load(), BackPressure: bp, Idle: idleShare,
+		Checkpointing: snapShare}
 	// NB: neither "no watermark yet" nor the end of input is a point in
 	// event time.
 	if wm := m.InputWatermark.Load(); wm != record.NoTimestamp && wm != eventtime.Max {
@@ -421,6 +428,23 @@ func (r *running) metrics(id *floev1.TaskID) *floev1.TaskMetrics {
 	if p, ok := m.Source().(connector.Progress); ok {
 		read, total := p.BytesRead()
 		tm.BytesRead, tm.BytesTotal = &read, max(total, 0)
+	}
+	if l, ok := m.Source().(connector.Lagging); ok {
+		var lag int64
+		r.lags = l.Lags(r.lags[:0])
+		for _, p := range r.lags {
+			lag += p.Records
+		}
+		tm.Backlog = &lag
+	}
+	if p, ok := m.Source().(connector.Paced); ok {
+		tm.PacedRate = p.Rate()
+	}
+	if sp, ok := m.Source().(connector.Splitted); ok {
+		if n, fixed := sp.Splits(); fixed {
+			n32 := int32(n)
+			tm.Splits = &n32
+		}
 	}
 	for _, om := range m.Operators() {
 		if om.Stateful {

@@ -35,6 +35,10 @@ type Operator struct {
 	elems     udf.MapState // key → window, sequence → record (process functions)
 	timers    *timer.Queue
 	watermark int64
+	// procFired is the latest processing-time timer fired (NoTimestamp
+	// before the first): a record that arrives at or before it belongs to
+	// a later window (timestamp).
+	procFired int64
 	late      record.Batch
 	lateCount int64
 
@@ -62,8 +66,12 @@ func New(cfg Config, fn Function, state, elems udf.MapState, timers *timer.Queue
 	if err := cfg.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
+	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, procFired: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
 }
+
+// ProcessingTime reports whether the operator's windows are measured in
+// processing time.
+func (o *Operator) ProcessingTime() bool { return o.cfg.Domain == udf.ProcessingTime }
 
 // SetWatermark tells the operator its event time.
 func (o *Operator) SetWatermark(ts int64) { o.watermark = ts }
@@ -119,7 +127,11 @@ func (o *Operator) Process(ctx context.Context, in, out *record.Batch) error {
 
 func (o *Operator) timestamp(r *record.Record) (int64, error) {
 	if o.cfg.Domain == udf.ProcessingTime {
-		return o.cfg.Now(), nil
+		// NB: the timers due at now fire before the records that arrive
+		// at now; a record of the same millisecond as a window's firing
+		// would make that window again, which would fire twice. The clock
+		// a record sees is past every fired window's end instead.
+		return max(o.cfg.Now(), o.procFired+1), nil
 	}
 	if r.Timestamp == record.NoTimestamp {
 		return 0, ErrNoTimestamp
@@ -277,6 +289,9 @@ func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
 // FireTimer fires the windows of key whose time has come at ts and drops
 // those past their allowed lateness.
 func (o *Operator) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	if d == udf.ProcessingTime {
+		o.procFired = max(o.procFired, ts)
+	}
 	if o.cfg.Spec.Kind == Session {
 		return o.fireSessions(ctx, ts, kg, key, out)
 	}

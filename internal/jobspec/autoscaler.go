@@ -38,6 +38,10 @@ type Autoscaler struct {
 	// while the lag is above it nothing scales down, and the busiest
 	// vertex scales up; zero turns the policy off.
 	MaxLag time.Duration
+	// MaxBacklog is the latency policy's bound on the records waiting at
+	// the job's sources (Kafka lag), as MaxLag is on event-time lag; zero
+	// turns it off.
+	MaxBacklog int64
 	// Schedule holds times of day with other bounds: the first window that
 	// holds replaces MinParallelism and MaxParallelism with those it sets.
 	Schedule []AutoscalerWindow
@@ -126,6 +130,7 @@ type rawAutoscaler struct {
 	CatchUp            Scalar          `yaml:"catchUp"`
 	Interval           Scalar          `yaml:"interval"`
 	MaxLag             Scalar          `yaml:"maxLag"`
+	MaxBacklog         Scalar          `yaml:"maxBacklog"`
 	Schedule           []rawTimeWindow `yaml:"schedule"`
 }
 
@@ -149,6 +154,7 @@ func (p *problems) autoscaler(r *rawAutoscaler, path string, maxPar int) Autosca
 	a.CatchUp = p.duration(at("catchUp"), r.CatchUp, 0, 0)
 	a.Interval = p.duration(at("interval"), r.Interval, DefaultAutoscalerInterval, minAutoscalerTime)
 	a.MaxLag = p.duration(at("maxLag"), r.MaxLag, 0, 0)
+	a.MaxBacklog = p.integer(at("maxBacklog"), r.MaxBacklog, 0, 0, unbounded)
 	for i, w := range r.Schedule {
 		a.Schedule = append(a.Schedule, p.window(w, itemPath(at("schedule"), i)))
 	}

@@ -348,7 +348,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			`line 8: autoscaler.stabilization: must be a duration >= 1s such as 10s or 1m30s, got "10ms"`,
 			`line 9: autoscaler.maxScaleUpFactor: must be a number >= 1, got "0.5"`,
 			`line 10: autoscaler.maxParallelism: 32 is above the job's maxParallelism 16 (its key groups)`,
-			`line 11: autoscaler.speed: unknown field (known fields: enabled, minParallelism, maxParallelism, targetUtilization, stabilization, cooldown, maxScaleUpFactor, maxScaleDownFactor, catchUp, interval, maxLag, schedule)`,
+			`line 11: autoscaler.speed: unknown field (known fields: enabled, minParallelism, maxParallelism, targetUtilization, stabilization, cooldown, maxScaleUpFactor, maxScaleDownFactor, catchUp, interval, maxLag, maxBacklog, schedule)`,
 		},
 	}, {
 		name: "bad rate schedules",

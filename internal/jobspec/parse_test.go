@@ -369,9 +369,10 @@ func TestAutoscaler(t *testing.T) {
 		want    Autoscaler
 		wantErr string
 	}{
-		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m", "maxLag": "20s"}`,
+		{`{"enabled": true, "targetUtilization": 0.5, "stabilization": "30s", "catchUp": "5m", "maxLag": "20s", "maxBacklog": 100000}`,
 			Autoscaler{Enabled: true, TargetUtilization: 0.5, Stabilization: 30 * time.Second, Cooldown: 30 * time.Second,
-				CatchUp: 5 * time.Minute, Interval: 10 * time.Second, MaxLag: 20 * time.Second}, ""},
+				CatchUp: 5 * time.Minute, Interval: 10 * time.Second, MaxLag: 20 * time.Second, MaxBacklog: 100000}, ""},
+		{`{"maxBacklog": -1}`, Autoscaler{}, `autoscaler: line 1: maxBacklog: must be an integer >= 0, got "-1"`},
 		{`{}`, Autoscaler{}.WithDefaults(), ""},
 		{`{"schedule": [{"from": "08:00", "to": "20:00", "minParallelism": 4}, {"from": "23:30", "to": "01:00", "maxParallelism": 2}]}`,
 			Autoscaler{TargetUtilization: 0.7, Stabilization: time.Minute, Cooldown: 30 * time.Second, Interval: 10 * time.Second,

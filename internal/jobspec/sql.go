@@ -58,6 +58,7 @@ func (b *builder) sqlWindow(path string, r *rawOperator, op *Operator) {
 	}
 	op.SQLAggregation = agg
 	op.Window.Aggregate = true
+	b.sqlAggregates(path, agg)
 }
 
 // sqlGroup fills in the aggregation of a sqlGroup operator.
@@ -74,6 +75,21 @@ func (b *builder) sqlGroup(path string, r *rawOperator, op *Operator) {
 		return
 	}
 	op.SQLAggregation = agg
+	b.sqlAggregates(path, agg)
+}
+
+// sqlAggregates checks the Wasm aggregate functions an aggregation calls:
+// each module declared, and each function an aggregate function of it.
+func (b *builder) sqlAggregates(path string, agg *sqlprog.Aggregation) {
+	idx, _ := agg.WasmAggs()
+	for _, i := range idx {
+		c := agg.Aggs[i].Call
+		if _, ok := b.modules[c.Module]; !ok && !b.p.rejected("modules") {
+			b.p.reject(path+".sql", "aggs[%d]: module %q is not declared in modules (%s)", i, c.Module, b.declared())
+			continue
+		}
+		b.called(path+".sql", c.Module, c.Function, FunctionAggregate)
+	}
 }
 
 // sqlTopN fills in the ranking of a sqlTopN operator.

@@ -5,7 +5,11 @@
 //
 // The text is parsed by PostgreSQL's own grammar through pg_query_go
 // (RATIONALE.md says why that parser); this package walks the tree it
-// returns and never parses SQL itself. A script is a list of statements:
+// returns and never parses SQL itself. Flink's clauses that PostgreSQL
+// lacks (WATERMARK FOR, p AS PROCTIME(), window TVFs) are blanked first at
+// the level of pg_query's tokens, every other byte kept where it was
+// (rewrite.go), and applied from the side (flink.go). A script is a list
+// of statements:
 //
 //   - SET key = value sets a property of the job (name, parallelism, ...);
 //   - CREATE TABLE t (col TYPE, ...) WITH (connector = '...', ...) declares a
@@ -15,6 +19,10 @@
 //   - INSERT INTO sink SELECT ... FROM t [WHERE ...] [GROUP BY ...] is one
 //     query of the job; several share the tables they read. FROM may also
 //     be a JOIN of two tables, or a Top-N's subquery;
+//   - CREATE FUNCTION declares a Wasm function (function.go): scalar, or a
+//     table function with RETURNS TABLE or SETOF (tablefunc.go), read in
+//     FROM t, LATERAL f(...); CREATE AGGREGATE a Wasm aggregate
+//     (aggfunc.go), one more aggregate of a grouped query;
 //   - EXPLAIN before an INSERT asks for the job's graph instead of a run.
 //
 // A query becomes a chain of host-side operators (host/sqlop): a sql

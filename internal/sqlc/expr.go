@@ -216,7 +216,7 @@ func (c *compiler) caseExpr(ce *pg.CaseExpr, sc scope) (*sqlexpr.Expr, error) {
 
 func (c *compiler) cast(tc *pg.TypeCast, sc scope) (*sqlexpr.Expr, error) {
 	if typeName(tc.TypeName) == "interval" {
-		return nil, c.errAt(int(tc.Location), "an INTERVAL is only allowed as a window's size, slide or gap")
+		return c.intervalMillis(tc)
 	}
 	t, err := columnType(tc.TypeName)
 	if err != nil {
@@ -230,7 +230,13 @@ func (c *compiler) funcCall(f *pg.FuncCall, sc scope) (*sqlexpr.Expr, error) {
 		return e, err
 	}
 	name := funcName(f)
-	if c.funcs[name] != nil {
+	if name == "extract" {
+		return c.extract(f, sc)
+	}
+	if fn := c.funcs[name]; fn != nil {
+		if err := c.notScalar(fn, f); err != nil {
+			return nil, err
+		}
 		return nil, c.errAt(int(f.Location), "%s is a Wasm function: it takes a table's columns, so it is allowed in WHERE, GROUP BY, the arguments of aggregates and the SELECT list of a query without GROUP BY", name)
 	}
 	if f.AggStar || f.AggDistinct || f.Over != nil {
@@ -299,12 +305,19 @@ type rowScope struct {
 	alias string
 	// calls collects the query's calls of Wasm functions (function.go).
 	calls *udfCalls
+	// fnAlias names the table function joined with the table, whose
+	// columns start at fnFrom (tablefunc.go); "" for none.
+	fnAlias string
+	fnFrom  int
 }
 
 func (s rowScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error) {
 	name, qual, star := columnName(ref)
 	if star {
 		return nil, c.errAt(int(ref.Location), "* is only allowed alone in a SELECT list")
+	}
+	if s.fnAlias != "" {
+		return s.lateralColumn(c, ref)
 	}
 	if qual != "" && qual != s.alias && qual != s.t.Name {
 		return nil, c.errAt(int(ref.Location), "unknown table %q (the query reads %s)", qual, s.alias)

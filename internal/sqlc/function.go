@@ -29,6 +29,10 @@ type Function struct {
 	// Path is the module's file; Module the name the spec gives it;
 	// Export the function the module exports.
 	Path, Module, Export string
+	// Kind is a scalar function's, an aggregate's (aggfunc.go) or a
+	// table function's (tablefunc.go), whose result columns are Rows.
+	Kind funcKind
+	Rows []sqlprog.Column
 	// at is the offset of the CREATE FUNCTION in the script.
 	at int
 }
@@ -41,21 +45,22 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 	if s.IsProcedure || s.SqlBody != nil {
 		return c.errAt(at, "a function is a Wasm module's export: CREATE FUNCTION f(args) RETURNS type LANGUAGE wasm AS 'module.wasm'")
 	}
-	f := &Function{Name: strings.ToLower(s.Funcname[len(s.Funcname)-1].GetString_().Sval), at: at}
-	_, err := sqlexpr.TypeOfCall(f.Name, nil)
-	builtin := err == nil || !strings.HasPrefix(err.Error(), "unknown function")
-	if builtin || aggregates[f.Name] || windowFns[f.Name] != "" || windowBounds[f.Name] != "" {
-		return c.errAt(at, "%s is a built-in function: name yours otherwise", f.Name)
-	}
-	if _, dup := c.funcs[f.Name]; dup {
-		return c.errAt(at, "function %s is declared twice", f.Name)
+	f, err := c.newFunction(s.Funcname[len(s.Funcname)-1].GetString_().Sval, at)
+	if err != nil {
+		return err
 	}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
+		if fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_TABLE {
+			if err := c.tableColumn(f, fp); err != nil {
+				return err
+			}
+			continue
+		}
 		if fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_IN && fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_DEFAULT {
 			return c.errAt(int(fp.ArgType.Location), "%s: only IN arguments", f.Name)
 		}
-		t, err := columnType(fp.ArgType)
+		t, err := udfType(fp.ArgType)
 		if err != nil {
 			return c.errAt(int(fp.ArgType.Location), "%v", err)
 		}
@@ -64,8 +69,8 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 	if s.ReturnType == nil {
 		return c.errAt(at, "%s: RETURNS type is required", f.Name)
 	}
-	if f.Returns, err = columnType(s.ReturnType); err != nil {
-		return c.errAt(int(s.ReturnType.Location), "%v", err)
+	if err := c.returns(f, s.ReturnType); err != nil {
+		return err
 	}
 	if err := c.functionOptions(f, s.Options); err != nil {
 		return err
@@ -75,6 +80,21 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 	}
 	c.funcs[f.Name] = f
 	return nil
+}
+
+// newFunction starts the declaration of the function name, at offset at:
+// a name that no built-in function or other declared function has.
+func (c *compiler) newFunction(name string, at int) (*Function, error) {
+	f := &Function{Name: strings.ToLower(name), at: at}
+	_, err := sqlexpr.TypeOfCall(f.Name, nil)
+	builtin := err == nil || !strings.HasPrefix(err.Error(), "unknown function")
+	if builtin || aggregates[f.Name] || windowFns[f.Name] != "" || windowBounds[f.Name] != "" {
+		return nil, c.errAt(at, "%s is a built-in function: name yours otherwise", f.Name)
+	}
+	if _, dup := c.funcs[f.Name]; dup {
+		return nil, c.errAt(at, "function %s is declared twice", f.Name)
+	}
+	return f, nil
 }
 
 // functionOptions reads LANGUAGE and AS.
@@ -105,6 +125,12 @@ func (c *compiler) functionOptions(f *Function, opts []*pg.Node) error {
 	if f.Path == "" {
 		return c.errAt(f.at, "%s: AS 'module.wasm' is required: the module that exports the function", f.Name)
 	}
+	return c.resolveModule(f)
+}
+
+// resolveModule names f's module in the spec: by its digest's name, or by
+// its file's, the file relative to the script's directory.
+func (c *compiler) resolveModule(f *Function) error {
 	ref, isRef, err := jobspec.ParseModuleRef(f.Path)
 	switch {
 	case err != nil:
@@ -143,6 +169,9 @@ type udfCall struct {
 // arguments, checked against f's parameters, and a reference to the
 // column that will hold its result.
 func (c *compiler) callFunction(f *Function, call *pg.FuncCall, s rowScope) (*sqlexpr.Expr, error) {
+	if err := c.notScalar(f, call); err != nil {
+		return nil, err
+	}
 	if call.AggStar || call.AggDistinct || call.Over != nil {
 		return nil, c.errAt(int(call.Location), "%s is a scalar function", f.Name)
 	}
@@ -232,13 +261,15 @@ func (c *compiler) modules() (map[string]string, error) {
 	m := map[string]string{}
 	for _, q := range c.queries {
 		for _, op := range q.ops {
-			if op.fn == nil {
-				continue
+			for _, fn := range append([]*Function{op.fn}, op.aggFns...) {
+				if fn == nil {
+					continue
+				}
+				if p, ok := m[fn.Module]; ok && p != fn.Path {
+					return nil, c.errAt(fn.at, "modules %s and %s share the name %s: rename one file", p, fn.Path, fn.Module)
+				}
+				m[fn.Module] = fn.Path
 			}
-			if p, ok := m[op.fn.Module]; ok && p != op.fn.Path {
-				return nil, c.errAt(op.fn.at, "modules %s and %s share the name %s: rename one file", p, op.fn.Path, op.fn.Module)
-			}
-			m[op.fn.Module] = op.fn.Path
 		}
 	}
 	return m, nil
@@ -250,7 +281,11 @@ func (c *compiler) opFuncs() []*Function {
 	var fs []*Function
 	for _, q := range c.queries {
 		for _, op := range q.ops {
-			fs = append(fs, op.fn)
+			fn := op.fn
+			if len(op.aggFns) == 1 {
+				fn = op.aggFns[0] // NB: with more, a problem names its function
+			}
+			fs = append(fs, fn)
 		}
 	}
 	return fs

@@ -77,6 +77,11 @@ func (c *compiler) groupOfGroup(q *query, sel *pg.SelectStmt) error {
 	if innerGroup.kind != "sqlGroup" {
 		return c.errAt(at, "a GROUP BY over a windowed GROUP BY is not supported yet (rank it, or group by no window)")
 	}
+	for _, g := range innerGroup.agg.Aggs {
+		if g.Fn == sqlprog.Wasm || g.Call != nil {
+			return c.errAt(at, "a Wasm aggregate in a GROUP BY that another GROUP BY reads is not supported yet (its old row would need its old result)")
+		}
+	}
 	innerGroup.agg.Retracts = true
 	last := sq.ops[len(sq.ops)-1].prog
 	last.Changelog, last.Names = false, names
@@ -170,7 +175,8 @@ func (c *compiler) joinColumns(q *query, sel *pg.SelectStmt) (*Table, error) {
 	}
 	walkRefs(sel.HavingClause, rename)
 	if len(targets) == 0 {
-		return nil, c.errAt(0, "a GROUP BY over a join names no column of it")
+		// NB: COUNT(*) alone: the join's rows still need a value each.
+		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("_c", pg.MakeAConstIntNode(1, 0), 0))
 	}
 	virt := &Table{Name: "join", Connector: subqueryConnector, Format: sqlprog.FormatRow, EventTime: -1}
 	jq := &query{sink: virt}
@@ -236,6 +242,11 @@ func walkRefs(n *pg.Node, f func(*pg.ColumnRef)) {
 func (c *compiler) groupOverJoin(q *query, sel *pg.SelectStmt) error {
 	if isDistinct(sel) {
 		return c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT with GROUP BY over a join is not supported")
+	}
+	for _, g := range sel.GroupClause {
+		if f := g.GetFuncCall(); f != nil && windowFns[funcName(f)] != "" {
+			return c.errAt(int(f.Location), "a windowed GROUP BY over a join is not supported yet (a GROUP BY without a window is)")
+		}
 	}
 	src, err := c.joinColumns(q, sel)
 	if err != nil {

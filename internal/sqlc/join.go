@@ -502,7 +502,7 @@ func (s *joinScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error
 		if name == "window_end" {
 			i++
 		}
-		return sqlexpr.Col(i, sqlrow.BigInt), nil
+		return timeBound(sqlexpr.Col(i, sqlrow.BigInt), s.sides[0].t), nil
 	}
 	found := -1
 	var col *sqlexpr.Expr

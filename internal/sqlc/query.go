@@ -32,8 +32,10 @@ type operator struct {
 	agg    *sqlprog.Aggregation
 	keys   int
 	window windowSpec
-	// fn is the Wasm function a sql operator calls, or nil.
-	fn *Function
+	// fn is the Wasm function a sql operator calls, or nil; aggFns are
+	// the Wasm aggregates of a window or sqlGroup (aggfunc.go).
+	fn     *Function
+	aggFns []*Function
 	// textKey makes a keyBy key by text:N rather than row:N (view.go).
 	textKey bool
 }
@@ -42,6 +44,8 @@ type operator struct {
 type windowSpec struct {
 	kind             string // tumbling, sliding, session
 	size, slide, gap time.Duration
+	// proc measures the windows in processing time (a PROCTIME() column).
+	proc bool
 }
 
 // insert compiles INSERT INTO sink SELECT ....
@@ -62,6 +66,9 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	}
 	if isTopN(sel) && isDistinct(sel) {
 		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")
+	}
+	if isLateral(sel) {
+		return c.lateralInsert(sel, sink)
 	}
 	if isJoin(sel) && (len(sel.GroupClause) > 0 || c.hasAggregate(sel.TargetList)) {
 		q := &query{sink: sink}
@@ -145,6 +152,9 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 	}
 	if len(sel.FromClause) > 1 {
 		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
+	}
+	if win, _, _ := c.tvf(sel); win != nil {
+		return c.tvfTable(sel)
 	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()
@@ -272,7 +282,7 @@ func (c *compiler) hasAggregate(list []*pg.Node) bool {
 			return
 		}
 		if f := n.GetFuncCall(); f != nil {
-			if aggregates[funcName(f)] {
+			if aggregates[funcName(f)] || c.isWasmAggregate(funcName(f)) {
 				found = true
 				return
 			}

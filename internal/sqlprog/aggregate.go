@@ -16,13 +16,17 @@ const (
 	Avg   = "avg"
 	// CountDistinct is COUNT(DISTINCT col): the distinct non-NULL values.
 	CountDistinct = "count_distinct"
+	// Wasm is an aggregate function of a Wasm module (wasmagg.go).
+	Wasm = "wasm"
 )
 
 // Agg is one aggregate function over one column of the input row.
 type Agg struct {
 	Fn string `json:"fn"`
-	// Arg is the input column, or -1 for COUNT(*).
+	// Arg is the input column, or -1 for COUNT(*) and a Wasm aggregate.
 	Arg int `json:"arg"`
+	// Call is set for Fn wasm: the module's function and its arguments.
+	Call *WasmCall `json:"call,omitempty"`
 }
 
 // Aggregation is the aggregate function of a SQL window operator. Its
@@ -70,8 +74,14 @@ func (a *Aggregation) Check() error {
 		return fmt.Errorf("retracted: the input's last value is the BOOLEAN that retracts")
 	}
 	for i, g := range a.Aggs {
-		if a.Retracted && g.Fn != Count && g.Fn != Sum && g.Fn != Avg {
+		if a.Retracted && (g.Call != nil || (g.Fn != Count && g.Fn != Sum && g.Fn != Avg)) {
 			return fmt.Errorf("aggs[%d]: %s cannot take a row out again (over an updating result: COUNT, SUM and AVG)", i, g.Fn)
+		}
+		if g.Fn == Wasm || g.Call != nil {
+			if err := a.checkWasm(g); err != nil {
+				return fmt.Errorf("aggs[%d]: %w", i, err)
+			}
+			continue
 		}
 		if _, err := ResultType(g.Fn, a.argType(g)); err != nil {
 			return fmt.Errorf("aggs[%d]: %w", i, err)
@@ -116,6 +126,9 @@ func (a *Aggregation) Output() []sqlrow.Type {
 	out = append(out, sqlrow.BigInt, sqlrow.BigInt)
 	for _, g := range a.Aggs {
 		t, _ := ResultType(g.Fn, a.argType(g))
+		if g.Fn == Wasm {
+			t = g.Call.Returns
+		}
 		out = append(out, t)
 	}
 	return out
@@ -168,7 +181,7 @@ func (a *Aggregation) Add(acc, in sqlrow.Row) error {
 		} else {
 			v = sqlrow.Int(1) // COUNT(*) counts every row
 		}
-		if !v.IsNull() {
+		if !v.IsNull() && g.Fn != Wasm {
 			var err error
 			if a.Retracted && !in[len(in)-1].True() {
 				err = unfold(g.Fn, acc[j:j+accWidth(g)], v)
@@ -200,6 +213,9 @@ func (a *Aggregation) Merge(acc, other sqlrow.Row) error {
 			}
 		case CountDistinct:
 			acc[j], err = mergeSets(acc[j], o[0])
+		case Wasm:
+			// NB: the operator merges a Wasm function's accumulators,
+			// in one call for many groups (host/sqlop).
 		default:
 			if !o[0].IsNull() {
 				err = fold(g.Fn, acc[j:j+1], o[0], sqlrow.Int(1))

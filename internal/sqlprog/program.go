@@ -54,6 +54,10 @@ type Program struct {
 	// the operator writes its input row with the function's result, of
 	// this type, appended.
 	Returns sqlrow.Type `json:"returns,omitzero"`
+	// Rows, when set, makes the program a call of a table function
+	// (call.go): the operator writes its input row once for each row the
+	// function returns for it, with that row, of these types, appended.
+	Rows []sqlrow.Type `json:"rows,omitempty"`
 	// View, when set, makes the program keep a materialized view
 	// (view.go): the queryable keyed state of that name holds each
 	// key's current row, which Where (HAVING) deletes.
@@ -119,7 +123,7 @@ func (p *Program) Check() error {
 		return fmt.Errorf("prefix: only for text records (in: csv or json)")
 	}
 	for i, c := range p.Columns {
-		if c.Type == sqlrow.Null || c.Type > sqlrow.Varchar {
+		if c.Type == sqlrow.Null || c.Type > sqlrow.Timestamp {
 			return fmt.Errorf("columns[%d]: %q has no type", i, c.Name)
 		}
 	}

@@ -14,7 +14,7 @@ func TestAggregation(t *testing.T) {
 	a := &Aggregation{
 		Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt, sqlrow.Double},
 		Keys:  1,
-		Aggs:  []Agg{{Count, -1}, {Count, 1}, {Sum, 1}, {Min, 2}, {Max, 1}, {Avg, 2}, {Sum, 2}},
+		Aggs:  []Agg{{Fn: Count, Arg: -1}, {Fn: Count, Arg: 1}, {Fn: Sum, Arg: 1}, {Fn: Min, Arg: 2}, {Fn: Max, Arg: 1}, {Fn: Avg, Arg: 2}, {Fn: Sum, Arg: 2}},
 	}
 	if err := a.Check(); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestProgram(t *testing.T) {
 // TestCountDistinct counts distinct values across two accumulators that
 // share some, with NULLs, which do not count.
 func TestCountDistinct(t *testing.T) {
-	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{CountDistinct, 0}, {CountDistinct, 1}}}
+	a := &Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Aggs: []Agg{{Fn: CountDistinct, Arg: 0}, {Fn: CountDistinct, Arg: 1}}}
 	if err := a.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -179,5 +179,40 @@ func TestCountDistinct(t *testing.T) {
 	got := a.Result(nil, 0, 1, acc1)
 	if got[2] != sqlrow.Int(3) || got[3] != sqlrow.Int(3) {
 		t.Errorf("merged: %v, want 3 and 3", got[2:])
+	}
+}
+
+// TestSplitRows splits a table function's result into rows of (BIGINT,
+// VARCHAR), and refuses what is not whole rows of those types.
+func TestSplitRows(t *testing.T) {
+	p := &Program{Rows: []sqlrow.Type{sqlrow.BigInt, sqlrow.Varchar}}
+	row := func(vs ...sqlrow.Value) []byte { return sqlrow.AppendRow(nil, vs) }
+	two := append(row(sqlrow.Int(1), sqlrow.Str("a")), row(sqlrow.Value{}, sqlrow.Value{})...)
+	tests := []struct {
+		name string
+		b    []byte
+		rows int
+		err  string
+	}{
+		{"none", nil, 0, ""},
+		{"two, one NULL", two, 2, ""},
+		{"half a row", row(sqlrow.Int(1)), 0, "the result ends inside a row, after 1 of its 2 values"},
+		{"a wrong type", row(sqlrow.Int(1), sqlrow.Int(2)), 0, "column 2 of a result row is a BIGINT, the function returns VARCHAR"},
+		{"not a value", []byte{9}, 0, "the result does not decode as SQL rows"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := p.SplitRows(nil, tc.b)
+			switch {
+			case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+				t.Errorf("got %v, want %s...", err, tc.err)
+			case tc.err == "" && (err != nil || len(rows) != tc.rows):
+				t.Errorf("got %d rows, %v; want %d", len(rows), err, tc.rows)
+			}
+		})
+	}
+	rows, _ := p.SplitRows(nil, two)
+	if len(rows) == 2 && string(rows[1]) != string(row(sqlrow.Value{}, sqlrow.Value{})) {
+		t.Errorf("the second row is %x", rows[1])
 	}
 }

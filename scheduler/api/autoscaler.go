@@ -21,6 +21,7 @@ type AutoscalerConfig struct {
 	CatchUp            string  `json:"catchUp,omitempty"`
 	Interval           string  `json:"interval,omitempty"`
 	MaxLag             string  `json:"maxLag,omitempty"`
+	MaxBacklog         int64   `json:"maxBacklog,omitempty"`
 	// Schedule holds times of day with other bounds; the first window
 	// that holds applies.
 	Schedule []AutoscalerWindow `json:"schedule,omitempty"`
@@ -69,6 +70,9 @@ type AutoscalerDecision struct {
 	// LagMillis is the job's event-time lag when the latency policy found
 	// it above maxLag, absent otherwise.
 	LagMillis int64 `json:"lagMillis,omitempty"`
+	// Backlog is the records waiting at the job's sources when the latency
+	// policy found them above maxBacklog, absent otherwise.
+	Backlog float64 `json:"backlog,omitempty"`
 	// Window is the schedule's window whose bounds applied, as
 	// "08:00-20:00", absent when none did.
 	Window string `json:"window,omitempty"`
@@ -88,9 +92,12 @@ type AutoscalerVertex struct {
 	// Required is the records per second the stage must process;
 	// InputRate and Backlog a source's; Observed what it processed;
 	// OutputRatio its records out per record in.
-	Required    float64 `json:"required"`
-	InputRate   float64 `json:"inputRate"`
-	Backlog     float64 `json:"backlog"`
+	Required  float64 `json:"required"`
+	InputRate float64 `json:"inputRate"`
+	Backlog   float64 `json:"backlog"`
+	// Splits is a source's splits (Kafka partitions, a followed file),
+	// which bound its parallelism; 0 when unknown.
+	Splits      int     `json:"splits,omitempty"`
 	Observed    float64 `json:"observed"`
 	OutputRatio float64 `json:"outputRatio"`
 	// Busiest is the busiest subtask; the shares are its, HotShare the

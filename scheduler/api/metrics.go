@@ -49,6 +49,15 @@ type TaskFigures struct {
 	Busy          float64 `json:"busy"`
 	BackPressured float64 `json:"backPressured"`
 	Idle          float64 `json:"idle"`
+	// Checkpointing is the share spent taking snapshots in the task's
+	// loop, which is not counted as busy; absent when none.
+	Checkpointing float64 `json:"checkpointing,omitempty"`
+	// Backlog is the records waiting at a source that can tell (Kafka's
+	// lag as of its last fetch); Splits the splits it reads (Kafka
+	// partitions, a followed file). Both absent when the source cannot
+	// tell.
+	Backlog *int64 `json:"backlog,omitempty"`
+	Splits  *int   `json:"splits,omitempty"`
 	// InputWatermark is the event time of the operators; OutputWatermark
 	// the last watermark sent downstream. Absent before the first.
 	InputWatermark  *time.Time `json:"inputWatermark,omitempty"`

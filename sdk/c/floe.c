@@ -159,7 +159,7 @@ static inline int64_t load_i64(const uint8_t *p) {
 
 /* ------------------------------------------------------------ registry */
 
-enum kind { K_MAP, K_FILTER, K_FLAT_MAP, K_PROCESS, K_KEY_SELECTOR };
+enum kind { K_MAP, K_FILTER, K_FLAT_MAP, K_PROCESS, K_KEY_SELECTOR, K_AGGREGATE };
 
 struct floe_function {
     const char *name;
@@ -171,6 +171,8 @@ struct floe_function {
         floe_process_fn process;
     } fn;
     floe_sql_fn sql; /* a SQL function's, run by sql_map */
+    floe_sql_table_fn sql_table;         /* a SQL table function's, run by sql_table_map */
+    const floe_sql_aggregate *sql_agg;   /* a SQL aggregate's, run by floe_window */
     floe_hook_fn open, close;
     floe_timer_fn on_timer;
     struct floe_function *next;
@@ -473,7 +475,7 @@ static void init_once(void) {
 
 static const char *const kind_names[] = {
     [K_MAP] = "map", [K_FILTER] = "filter", [K_FLAT_MAP] = "flatMap",
-    [K_PROCESS] = "process", [K_KEY_SELECTOR] = "keySelector",
+    [K_PROCESS] = "process", [K_KEY_SELECTOR] = "keySelector", [K_AGGREGATE] = "aggregate",
 };
 
 static void append_u32(floe_buf *b, uint32_t v) {
@@ -555,6 +557,8 @@ static inline int call(floe_function *f, floe_bytes value) {
         return f->fn.flat_map(&op.ctx, value);
     case K_PROCESS:
         return f->fn.process(&op.ctx, value);
+    case K_AGGREGATE:
+        return sdk_error("function %s is an aggregate function: it runs in a window (floe_window), not on records", f->name);
     }
     return 0;
 }
@@ -945,8 +949,9 @@ static struct {
     int cap;
 } sql_args;
 
-/* sql_map runs the operator's SQL function on one argument row. */
-static int sql_map(floe_ctx *ctx, floe_bytes row, floe_buf *out) {
+/* decode_args decodes an argument row into sql_args; it returns the
+ * number of arguments, or -k for a malformed k-th value. */
+static int decode_args(floe_bytes row) {
     int n = floe_sql_decode_row(row, sql_args.v, sql_args.cap);
     if (n > sql_args.cap) {
         free(sql_args.v);
@@ -955,6 +960,12 @@ static int sql_map(floe_ctx *ctx, floe_bytes row, floe_buf *out) {
         sql_args.cap = n;
         n = floe_sql_decode_row(row, sql_args.v, sql_args.cap);
     }
+    return n;
+}
+
+/* sql_map runs the operator's SQL function on one argument row. */
+static int sql_map(floe_ctx *ctx, floe_bytes row, floe_buf *out) {
+    int n = decode_args(row);
     if (n < 0) return floe_error(ctx, "value %d: not an encoded SQL value", -n);
     floe_sql_value result = floe_sql_null();
     if (op.fn->sql(ctx, sql_args.v, n, &result) != 0) return FLOE_FAILED;
@@ -966,6 +977,132 @@ floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn) {
     floe_function *f = floe_register_map(name, sql_map);
     f->sql = fn;
     return f;
+}
+
+/* sql_table_map runs the operator's SQL table function on one argument
+ * row: its output is the rows the function appends. */
+static int sql_table_map(floe_ctx *ctx, floe_bytes row, floe_buf *out) {
+    int n = decode_args(row);
+    if (n < 0) return floe_error(ctx, "value %d: not an encoded SQL value", -n);
+    return op.fn->sql_table(ctx, sql_args.v, n, out);
+}
+
+floe_function *floe_register_sql_table_function(const char *name, floe_sql_table_fn fn) {
+    floe_function *f = floe_register_map(name, sql_table_map);
+    f->sql_table = fn;
+    return f;
+}
+
+floe_function *floe_register_sql_aggregate(const char *name, const floe_sql_aggregate *agg) {
+    floe_function *f = register_function(name, K_AGGREGATE);
+    f->sql_agg = agg;
+    return f;
+}
+
+/* window_reader reads a floe_window payload; the first short read sets
+ * bad. */
+struct window_reader {
+    const uint8_t *p, *end;
+    bool bad;
+};
+
+static uint32_t wr_u32(struct window_reader *r) {
+    if (r->end - r->p < 4) {
+        r->bad = true;
+        return 0;
+    }
+    uint32_t v = load_u32(r->p);
+    r->p += 4;
+    return v;
+}
+
+static floe_bytes wr_bytes(struct window_reader *r, uint32_t n) {
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = true;
+        return floe_bytes_of(NULL, 0);
+    }
+    floe_bytes b = floe_bytes_of(r->p, n);
+    r->p += n;
+    return b;
+}
+
+/* window_add runs op 0 on one group: the accumulator (created when absent)
+ * with the group's records folded in. */
+static int window_add(struct window_reader *r, const floe_sql_aggregate *agg, floe_buf *acc) {
+    uint32_t acc_len = wr_u32(r);
+    acc->len = 0;
+    int rc = 0;
+    if (acc_len == 0xFFFFFFFFu) {
+        rc = agg->create(&op.ctx, acc);
+    } else {
+        floe_bytes a = wr_bytes(r, acc_len);
+        floe_buf_append(acc, a.data, a.len);
+    }
+    uint32_t count = wr_u32(r);
+    for (uint32_t i = 0; i < count && rc == 0 && !r->bad && !op.failed; i++) {
+        uint32_t kl = wr_u32(r), vl = wr_u32(r);
+        wr_bytes(r, 8 + kl);
+        floe_bytes row = wr_bytes(r, vl);
+        if (r->bad) break;
+        int n = decode_args(row);
+        if (n < 0) return floe_error(&op.ctx, "value %d: not an encoded SQL value", -n);
+        rc = agg->add(&op.ctx, acc, sql_args.v, n);
+    }
+    return rc;
+}
+
+/* window_merge runs op 1 on one group: its accumulators merged into one. */
+static int window_merge(struct window_reader *r, const floe_sql_aggregate *agg, floe_buf *acc) {
+    uint32_t count = wr_u32(r);
+    acc->len = 0;
+    int rc = 0;
+    for (uint32_t i = 0; i < count && rc == 0 && !r->bad && !op.failed; i++) {
+        floe_bytes a = wr_bytes(r, wr_u32(r));
+        if (i == 0)
+            floe_buf_append(acc, a.data, a.len);
+        else
+            rc = agg->merge(&op.ctx, acc, a);
+    }
+    if (count == 0) rc = agg->create(&op.ctx, acc);
+    return rc;
+}
+
+/* window_result runs op 2 on one group: the result of its accumulator. */
+static int window_result(struct window_reader *r, const floe_sql_aggregate *agg, floe_buf *out) {
+    floe_bytes key = wr_bytes(r, wr_u32(r));
+    floe_bytes w = wr_bytes(r, 16);
+    floe_bytes a = wr_bytes(r, wr_u32(r));
+    if (r->bad) return 0;
+    int64_t end = load_i64(w.data + 8);
+    reset_ctx(-1, key, end - 1);
+    floe_sql_value v = floe_sql_null();
+    int rc = agg->result(&op.ctx, a, &v);
+    out->len = 0;
+    floe_sql_append_value(out, v);
+    return rc;
+}
+
+/* floe_window runs a SQL aggregate's op over the payload in the input
+ * buffer's first n bytes (sdk/ABI.md, "Window functions"): add, merge or
+ * result, for each group, emitting its accumulator or result on port 0. */
+__attribute__((export_name("floe_window"))) int32_t floe__export_window(int32_t opcode, int32_t n) {
+    if (!op.fn || op.fn->kind != K_AGGREGATE)
+        return finish(sdk_error("function %s is not an aggregate function (register it with floe_register_sql_aggregate)",
+                                op.fn ? op.fn->name : "?"), -1);
+    if (opcode < 0 || opcode > 2)
+        return finish(sdk_error("window operation %d: a SQL aggregate does add, merge and result only", opcode), -1);
+    struct window_reader r = {op.in, op.in + n, false};
+    uint32_t groups = wr_u32(&r);
+    reset_ctx(-1, floe_bytes_of(NULL, 0), FLOE_NO_TIMESTAMP);
+    for (uint32_t g = 0; g < groups && !r.bad; g++) {
+        int rc = opcode == 0 ? window_add(&r, op.fn->sql_agg, &op.map_out)
+                 : opcode == 1 ? window_merge(&r, op.fn->sql_agg, &op.map_out)
+                               : window_result(&r, op.fn->sql_agg, &op.map_out);
+        if (rc != 0 || op.failed) return finish(rc, -1);
+        if (!r.bad) floe_emit_at(&op.ctx, FLOE_MAIN, op.map_out.data, op.map_out.len, op.ctx.out_ts);
+    }
+    if (r.bad) return finish(sdk_error("floe: truncated buffer"), -1);
+    return finish(0, -1);
 }
 
 /* ------------------------------------------------------- join functions */

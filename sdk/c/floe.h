@@ -317,6 +317,39 @@ typedef int (*floe_sql_fn)(floe_ctx *ctx, const floe_sql_value *args, int nargs,
  * SQL value". */
 floe_function *floe_register_sql_function(const char *name, floe_sql_fn fn);
 
+/* A SQL table function (CREATE FUNCTION ... RETURNS TABLE (...) or RETURNS
+ * SETOF type; sdk/ABI.md, "SQL table functions") appends to rows, for the
+ * arguments args[0:nargs], zero or more result rows: each row's values in
+ * column order, with floe_sql_append_value. It returns 0, or fails with
+ * floe_error. */
+typedef int (*floe_sql_table_fn)(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_buf *rows);
+
+/* floe_register_sql_table_function registers fn as the SQL table function
+ * name, a map function whose output record holds the rows back to back. */
+floe_function *floe_register_sql_table_function(const char *name, floe_sql_table_fn fn);
+
+/* A SQL aggregate function (CREATE AGGREGATE; sdk/ABI.md, "SQL aggregate
+ * functions") keeps an accumulator of its own bytes per group, which the
+ * host stores between calls. Each callback returns 0, or fails with
+ * floe_error:
+ *   create  appends a new group's accumulator to acc (empty);
+ *   add     folds one row's arguments into acc, which it may rewrite
+ *           (acc->len = 0, then append);
+ *   merge   folds the accumulator other into acc;
+ *   result  sets *result (NULL to start with) from acc: a value of the
+ *           declared RETURNS type, or NULL. */
+typedef struct floe_sql_aggregate {
+    int (*create)(floe_ctx *ctx, floe_buf *acc);
+    int (*add)(floe_ctx *ctx, floe_buf *acc, const floe_sql_value *args, int nargs);
+    int (*merge)(floe_ctx *ctx, floe_buf *acc, floe_bytes other);
+    int (*result)(floe_ctx *ctx, floe_bytes acc, floe_sql_value *result);
+} floe_sql_aggregate;
+
+/* floe_register_sql_aggregate registers agg (which must outlive the
+ * module) as the SQL aggregate function name, of kind aggregate: the host
+ * calls it through floe_window. */
+floe_function *floe_register_sql_aggregate(const char *name, const floe_sql_aggregate *agg);
+
 /* -------------------------------------------------------- join functions */
 
 /* A built-in join (job spec type intervalJoin or windowJoin) may call a

@@ -377,7 +377,30 @@ func TestKafkaRescale(t *testing.T) {
 	if job := c.job(id); job.Parallelism != 1 {
 		t.Errorf("parallelism %d at the end, want 1", job.Parallelism)
 	}
+	// Its one source subtask now reads all 6 partitions, and once every
+	// line is counted none waits: what the autoscaler is told.
+	var src api.TaskFigures
+	err := c.poll(30*time.Second, func() (bool, error) {
+		m, err := c.client.JobMetrics(context.Background(), id)
+		if err != nil || len(m.Vertices) == 0 {
+			return false, err
+		}
+		src = m.Vertices[0].TaskFigures
+		return src.Splits != nil && *src.Splits == 6 && src.Backlog != nil && *src.Backlog == 0, nil
+	})
+	if err != nil {
+		t.Errorf("the source's metrics: splits %v, backlog %v, want 6 partitions and no backlog: %v",
+			deref(src.Splits), deref(src.Backlog), err)
+	}
 	c.floe(time.Minute, "job", "cancel", id)
+}
+
+// deref is *p, or "absent".
+func deref[T any](p *T) any {
+	if p == nil {
+		return "absent"
+	}
+	return *p
 }
 
 // TestKafkaBrokerOutage stops the broker for two seconds while the job

@@ -15,6 +15,9 @@ import (
 const functionDecls = `CREATE FUNCTION price_band(price BIGINT) RETURNS VARCHAR LANGUAGE wasm AS '%[1]s';
 CREATE FUNCTION scaled(price BIGINT, factor DOUBLE) RETURNS DOUBLE LANGUAGE wasm AS '%[1]s';
 CREATE FUNCTION tag(channel VARCHAR, bidder BIGINT) RETURNS VARCHAR LANGUAGE wasm AS '%[1]s';
+CREATE AGGREGATE spread(x BIGINT) (RETURNS = BIGINT, MODULE = '%[1]s');
+CREATE AGGREGATE count_above(x BIGINT, floor BIGINT) (RETURNS = BIGINT, MODULE = '%[1]s');
+CREATE FUNCTION series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR) LANGUAGE wasm AS '%[1]s';
 `
 
 // sqlFunctions is the module of the corpus's functions.
@@ -46,7 +49,7 @@ func (f *sqlFunctions) decls() string { return fmt.Sprintf(functionDecls, f.path
 // modules returns the upload of a spec that calls the functions, or nil
 // for one that calls none.
 func (f *sqlFunctions) modules(spec []byte) map[string][]byte {
-	if !strings.Contains(string(spec), "module: sqlfns") {
+	if !strings.Contains(string(spec), "\nmodules:\n") {
 		return nil
 	}
 	return map[string][]byte{"sqlfns": f.wasm}

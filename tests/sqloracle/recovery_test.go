@@ -56,6 +56,13 @@ func startCheckpointed(t *testing.T, q query) *checkpointedJob {
 	if !ok {
 		t.Fatal("DuckDB failed")
 	}
+	var fns *sqlFunctions
+	if q.wasm {
+		if fns, err = buildFunctions(dir); err != nil {
+			t.Fatal(err)
+		}
+		q.floe = fns.decls() + q.floe
+	}
 	out := filepath.Join(dir, "out")
 	src := fmt.Sprintf(`SET parallelism = 2;
 SET checkpoint_interval = '200ms';
@@ -80,7 +87,11 @@ CREATE TABLE out (%s) WITH (connector = 'file', path = '%s');
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	id, err := c.Scheduler.Submit(context.Background(), api.Submission{Spec: job.Spec})
+	sub := api.Submission{Spec: job.Spec}
+	if fns != nil {
+		sub.Modules = fns.modules(job.Spec)
+	}
+	id, err := c.Scheduler.Submit(context.Background(), sub)
 	if err != nil {
 		t.Fatal(err)
 	}

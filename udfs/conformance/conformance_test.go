@@ -192,6 +192,8 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return h.state(t, d)
 	case "broadcast":
 		return h.broadcastState(t, d)
+	case "sql-aggregate":
+		return h.sqlAggregate(t, d)
 	case "close":
 		err := h.in.Close(ctx)
 		h.dead = true

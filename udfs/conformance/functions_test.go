@@ -15,21 +15,25 @@ var wantFunctions = map[string]map[string]string{
 		"upper": "map", "evens": "filter", "split": "flatMap", "tag": "map", "count": "process", "distinct": "process",
 		"hold": "process", "cell": "process", "session": "process", "buffer": "flatMap", "q1": "map", "keyedcount": "process",
 		"left": "process", "right": "process", "watch": "process", "rule": "process", "price_band": "map", "pick": "map",
+		"spread": "aggregate", "series": "map",
 	},
 	"c": {
 		"upper": "map", "evens": "filter", "split": "flatMap", "tag": "map", "count": "process", "distinct": "process",
 		"hold": "process", "cell": "process", "session": "process", "buffer": "flatMap", "q1": "map", "keyedcount": "process",
 		"left": "process", "right": "process", "watch": "process", "rule": "process", "price_band": "map", "pick": "map",
+		"spread": "aggregate", "series": "map",
 	},
 	"rust": {
 		"upper": "map", "evens": "filter", "split": "process", "tag": "process", "count": "process", "distinct": "process",
 		"hold": "process", "cell": "process", "session": "process", "buffer": "process", "q1": "map", "keyedcount": "process",
 		"left": "process", "right": "process", "watch": "process", "rule": "process", "price_band": "map", "pick": "map",
+		"spread": "aggregate", "series": "map",
 	},
 	"as": {
 		"upper": "map", "evens": "filter", "split": "flatMap", "tag": "map", "count": "process", "distinct": "process",
 		"hold": "process", "cell": "process", "session": "process", "buffer": "flatMap", "q1": "map", "keyedcount": "process",
 		"left": "process", "right": "process", "watch": "process", "rule": "process", "price_band": "map", "pick": "map",
+		"spread": "aggregate", "series": "map",
 	},
 }
 

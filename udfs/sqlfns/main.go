@@ -5,9 +5,19 @@
 //	CREATE FUNCTION scaled(price BIGINT, factor DOUBLE) RETURNS DOUBLE LANGUAGE wasm AS 'sqlfns.wasm';
 //	CREATE FUNCTION tag(channel VARCHAR, bidder BIGINT) RETURNS VARCHAR LANGUAGE wasm AS 'sqlfns.wasm';
 //
-// Each returns NULL when an argument is NULL, as SQL's built-in functions
-// do; the SQL oracle (tests/sqloracle) checks them against the same
-// expressions in DuckDB.
+// aggregate functions (aggregates.go)
+//
+//	CREATE AGGREGATE spread(x BIGINT) (RETURNS = BIGINT, MODULE = 'sqlfns.wasm');
+//	CREATE AGGREGATE count_above(x BIGINT, floor BIGINT) (RETURNS = BIGINT, MODULE = 'sqlfns.wasm');
+//
+// and a table function (also aggregates.go)
+//
+//	CREATE FUNCTION series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR) LANGUAGE wasm AS 'sqlfns.wasm';
+//
+// Each scalar function returns NULL when an argument is NULL, as SQL's
+// built-in functions do; the aggregates skip NULLs, as the built-in ones do;
+// the SQL oracle (tests/sqloracle) checks them all against the same
+// expressions, aggregates and unnests in DuckDB.
 package main
 
 import (

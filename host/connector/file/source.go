@@ -30,6 +30,8 @@ type source struct {
 	// bytesRead and bytesTotal are BytesRead's answer, updated once per batch and
 	// on Seek.
 	bytesRead, bytesTotal atomic.Int64
+	// nsplits is len(splits), for Splits from other goroutines.
+	nsplits atomic.Int32
 }
 
 // OpenSource opens the file of cfg and returns the source of info's share of
@@ -55,6 +57,7 @@ func OpenSource(cfg SourceConfig, info connector.SplitInfo) (connector.Source, e
 		if info.Subtask == 0 {
 			s.splits = append(s.splits, split{start: 0, end: unbounded})
 		}
+		s.nsplits.Store(int32(len(s.splits)))
 		return s, nil
 	}
 	start, end := splitRange(size, info)
@@ -272,6 +275,11 @@ func (s *source) Seek(states [][]byte) error {
 	return nil
 }
 
+// Splits implements connector.Splitted: in follow mode the splits the
+// source holds (one, in all its stage); a bounded file splits by bytes
+// among any number of subtasks.
+func (s *source) Splits() (int, bool) { return int(s.nsplits.Load()), s.follow }
+
 // BytesRead implements connector.Progress: the bytes of the source's
 // splits before their offsets, and their total size; in follow mode, the
 // bytes read and -1.
@@ -279,6 +287,7 @@ func (s *source) BytesRead() (read, total int64) { return s.bytesRead.Load(), s.
 
 // progressed updates BytesRead's answer from the splits.
 func (s *source) progressed() {
+	s.nsplits.Store(int32(len(s.splits)))
 	var read, total int64
 	for i := range s.splits {
 		sp := &s.splits[i]

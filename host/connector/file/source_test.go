@@ -222,12 +222,28 @@ func TestFollowOnlySubtaskZeroReads(t *testing.T) {
 		if got := nextOnce(t, src, clock, 10); !slices.Equal(got, want) {
 			t.Errorf("subtask %d: got %q, want %q", sub, got, want)
 		}
+		if n, fixed := src.(connector.Splitted).Splits(); n != len(want)/2 || !fixed {
+			t.Errorf("subtask %d: Splits() = %d, %v; want %d, fixed", sub, n, fixed, len(want)/2)
+		}
 		if pos, err := src.Position(); err != nil || src.Seek(pos) != nil {
 			t.Errorf("subtask %d: Position/Seek round trip failed: %v", sub, err)
 		}
 		if err := src.Close(); err != nil {
 			t.Errorf("subtask %d: Close: %v", sub, err)
 		}
+	}
+}
+
+// TestBoundedFileSplitsAnyWay: a bounded file splits by bytes among any
+// number of subtasks, so its source has no fixed splits to bound them.
+func TestBoundedFileSplitsAnyWay(t *testing.T) {
+	src, err := OpenSource(SourceConfig{Path: writeTemp(t, []byte("a\nb\n"))}, connector.SplitInfo{Subtask: 0, Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if n, fixed := src.(connector.Splitted).Splits(); fixed {
+		t.Errorf("Splits() = %d, fixed; want not fixed", n)
 	}
 }
 

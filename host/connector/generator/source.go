@@ -158,3 +158,7 @@ func (s *source) Close() error {
 // Throttled implements connector.Throttled: the time spent waiting on the
 // rate limit.
 func (s *source) Throttled() time.Duration { return s.limit.Waited() }
+
+// Rate implements connector.Paced: the rate the limit (or the schedule's
+// step) allows this subtask now, 0 when unlimited.
+func (s *source) Rate() float64 { return s.limit.Rate() }

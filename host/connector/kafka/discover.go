@@ -174,6 +174,7 @@ func (s *source) claim(l listing) error {
 				c := &split{Topic: t, Partition: p, Offset: off}
 				s.splits = append(s.splits, c)
 				s.parts[tp{t, p}] = c
+				s.nparts.Store(int32(len(s.parts)))
 				addOffset(add, c)
 			}
 			r.Seen[t] = max(r.Seen[t], l.counts[t])

@@ -54,4 +54,7 @@ func TestLagsCountWhatIsLeftToRead(t *testing.T) {
 	if len(lags) != 2 || lags[0].Records != 0 || lags[1].Records != 0 {
 		t.Fatalf("lags %v after reading everything, want 0 for both partitions", lags)
 	}
+	if n, fixed := connector.Splitted(s).Splits(); n != 2 || !fixed {
+		t.Errorf("Splits() = %d, %v; want the 2 partitions, fixed", n, fixed)
+	}
 }

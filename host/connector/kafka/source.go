@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -72,6 +73,8 @@ type source struct {
 	recs []int
 
 	lags lags
+	// nparts is len(parts), for Splits from other goroutines.
+	nparts atomic.Int32
 }
 
 // pendingCommit is the offsets of the partition splits at a checkpoint.
@@ -131,7 +134,11 @@ func (s *source) setSplits(splits []*split) {
 			s.parts[tp{sp.Topic, sp.Partition}] = sp
 		}
 	}
+	s.nparts.Store(int32(len(s.parts)))
 }
+
+// Splits implements connector.Splitted: the partitions the source reads.
+func (s *source) Splits() (int, bool) { return int(s.nparts.Load()), true }
 
 // Next implements connector.Source: it returns the records polled within
 // PollWait, and claims the partitions that discovery found since the last

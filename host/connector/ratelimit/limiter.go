@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe-stream/floe/host/connector"
@@ -12,9 +13,11 @@ import (
 const MaxWait = 50 * time.Millisecond
 
 // Limiter is a token bucket granting records at a fixed rate. A nil *Limiter
-// imposes no limit. A Limiter is not safe for concurrent use.
+// imposes no limit. A Limiter is not safe for concurrent use, but for Rate.
 type Limiter struct {
-	rate    float64 // tokens per second
+	rate float64 // tokens per second
+	// shown is rate's bits, for Rate from other goroutines.
+	shown   atomic.Uint64
 	clock   connector.Clock
 	tokens  float64
 	last    time.Time
@@ -31,7 +34,19 @@ func New(rate float64, clock connector.Clock) *Limiter {
 	if !(rate > 0) {
 		return nil
 	}
-	return &Limiter{rate: rate, clock: connector.OrSystem(clock)}
+	l := &Limiter{rate: rate, clock: connector.OrSystem(clock)}
+	l.shown.Store(math.Float64bits(rate))
+	return l
+}
+
+// Rate returns the records per second l grants now, 0 for a nil Limiter
+// (no limit). Unlike the other methods it may be called from any
+// goroutine: metrics report it while the source runs.
+func (l *Limiter) Rate() float64 {
+	if l == nil {
+		return 0
+	}
+	return math.Float64frombits(l.shown.Load())
 }
 
 // Take returns how many of want records (want > 0) may be emitted now and

@@ -1,6 +1,9 @@
 package ratelimit
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Step is one step of a rate schedule: Rate records per second of the whole
 // source for For.
@@ -47,4 +50,5 @@ func (l *Limiter) SetRate(rate float64) {
 		l.refill(int(max(l.tokens, 1)))
 	}
 	l.rate = rate
+	l.shown.Store(math.Float64bits(rate))
 }

@@ -49,7 +49,13 @@ func TestSetRate(t *testing.T) {
 	if n := take(time.Second, 10); n < 90 || n > 110 {
 		t.Errorf("at 100/s one second granted %d", n)
 	}
+	if r := l.Rate(); r != 100 {
+		t.Errorf("Rate() = %g, want 100", r)
+	}
 	l.SetRate(1000)
+	if r := l.Rate(); r != 1000 {
+		t.Errorf("Rate() after SetRate(1000) = %g", r)
+	}
 	if n := take(time.Second, 10); n < 990 || n > 1010 {
 		t.Errorf("at 1000/s one second granted %d", n)
 	}
@@ -59,6 +65,9 @@ func TestSetRate(t *testing.T) {
 	}
 	var nilLimiter *Limiter
 	nilLimiter.SetRate(5) // stays unlimited
+	if r := nilLimiter.Rate(); r != 0 {
+		t.Errorf("nil limiter's Rate() = %g, want 0", r)
+	}
 	if n, _ := nilLimiter.Take(context.Background(), 7); n != 7 {
 		t.Errorf("nil limiter granted %d", n)
 	}

@@ -441,8 +441,26 @@ type TaskMetrics struct {
 	// operator_states are the sizes of the keyed state of the task's
 	// stateful operators, in chain order.
 	OperatorStates []*OperatorStateSize `protobuf:"bytes,10,rep,name=operator_states,json=operatorStates,proto3" json:"operator_states,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// checkpointing is the share of the last interval the task's loop spent
+	// taking snapshots (sending barriers on, recording positions, capturing
+	// state), 0..1: part of the time neither idle nor back-pressured, which
+	// the autoscaler does not count as busy.
+	Checkpointing float64 `protobuf:"fixed64,11,opt,name=checkpointing,proto3" json:"checkpointing,omitempty"`
+	// backlog is the records a source knows wait for it outside (Kafka: the
+	// lag summed over its partitions, as of its last fetch); absent when the
+	// source cannot tell.
+	Backlog *int64 `protobuf:"varint,12,opt,name=backlog,proto3,oneof" json:"backlog,omitempty"`
+	// splits is how many splits (Kafka partitions, a followed file) the
+	// source subtask reads, which bounds how many subtasks its stage can use;
+	// absent when the source cannot tell or splits its input any number of
+	// ways (a bounded file, a generator).
+	Splits *int32 `protobuf:"varint,13,opt,name=splits,proto3,oneof" json:"splits,omitempty"`
+	// paced_rate is the records per second a rate-limited source subtask
+	// (a generator, maybe on a rate schedule) may emit now; 0 when it has no
+	// limit.
+	PacedRate     float64 `protobuf:"fixed64,14,opt,name=paced_rate,json=pacedRate,proto3" json:"paced_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskMetrics) Reset() {
@@ -543,6 +561,34 @@ func (x *TaskMetrics) GetOperatorStates() []*OperatorStateSize {
 		return x.OperatorStates
 	}
 	return nil
+}
+
+func (x *TaskMetrics) GetCheckpointing() float64 {
+	if x != nil {
+		return x.Checkpointing
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetBacklog() int64 {
+	if x != nil && x.Backlog != nil {
+		return *x.Backlog
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetSplits() int32 {
+	if x != nil && x.Splits != nil {
+		return *x.Splits
+	}
+	return 0
+}
+
+func (x *TaskMetrics) GetPacedRate() float64 {
+	if x != nil {
+		return x.PacedRate
+	}
+	return 0
 }
 
 // OperatorStateSize is the live size of one operator's keyed state on one
@@ -2178,7 +2224,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
-	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\xcb\x03\n" +
+	"\asubtask\x18\x04 \x01(\x05R\asubtask\"\xe3\x04\n" +
 	"\vTaskMetrics\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x1d\n" +
 	"\n" +
@@ -2194,10 +2240,18 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\vbytes_total\x18\t \x01(\x03R\n" +
 	"bytesTotal\x12C\n" +
 	"\x0foperator_states\x18\n" +
-	" \x03(\v2\x1a.floe.v1.OperatorStateSizeR\x0eoperatorStatesB\x12\n" +
+	" \x03(\v2\x1a.floe.v1.OperatorStateSizeR\x0eoperatorStates\x12$\n" +
+	"\rcheckpointing\x18\v \x01(\x01R\rcheckpointing\x12\x1d\n" +
+	"\abacklog\x18\f \x01(\x03H\x03R\abacklog\x88\x01\x01\x12\x1b\n" +
+	"\x06splits\x18\r \x01(\x05H\x04R\x06splits\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"paced_rate\x18\x0e \x01(\x01R\tpacedRateB\x12\n" +
 	"\x10_input_watermarkB\x13\n" +
 	"\x11_output_watermarkB\r\n" +
-	"\v_bytes_read\"Y\n" +
+	"\v_bytes_readB\n" +
+	"\n" +
+	"\b_backlogB\t\n" +
+	"\a_splits\"Y\n" +
 	"\x11OperatorStateSize\x12\x1a\n" +
 	"\boperator\x18\x01 \x01(\tR\boperator\x12\x12\n" +
 	"\x04keys\x18\x02 \x01(\x03R\x04keys\x12\x14\n" +

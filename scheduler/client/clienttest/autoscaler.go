@@ -62,6 +62,7 @@ func fakeAutoscaler(id string, a jobspec.Autoscaler) api.AutoscalerStatus {
 	if a.MaxLag > 0 {
 		c.MaxLag = a.MaxLag.String()
 	}
+	c.MaxBacklog = a.MaxBacklog
 	for _, w := range a.Schedule {
 		c.Schedule = append(c.Schedule, api.AutoscalerWindow{From: clock(w.From), To: clock(w.To),
 			MinParallelism: w.MinParallelism, MaxParallelism: w.MaxParallelism})

@@ -14,7 +14,7 @@ import (
 // epoch. Commands:
 //
 //	config [enabled=BOOL] [target=F] [stabilization=D] [cooldown=D]
-//	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D]
+//	       [up=F] [down=F] [min=N] [max=N] [catchup=D] [maxlag=D] [maxbacklog=N]
 //	       [window=(FROM,TO,MIN,MAX)...]
 //	                                      the policy (enabled=true unless
 //	                                      said); each config starts afresh
@@ -25,7 +25,7 @@ import (
 //	                                      interval [at-for, at] (for=1m):
 //	                                      V/S in=N out=N busy=F [bp=F]
 //	                                      [idle=F] [inrate=F] [backlog=F]
-//	                                      [genrate=F] [lag=D]
+//	                                      [genrate=F] [lag=D] [splits=N]
 //	decide at=D [free=N] [last-rescale=D] the decision and its inputs
 //
 // The expected decisions in testdata are computed by hand from the formula
@@ -105,6 +105,7 @@ func parseConfig(t *testing.T, d *datadriven.TestData) Config {
 	c.MaxParallelism = int(flt(t, arg(d, "max", "0")))
 	c.CatchUp = dur(t, arg(d, "catchup", "0s"))
 	c.MaxLag = dur(t, arg(d, "maxlag", "0s"))
+	c.MaxBacklog = flt(t, arg(d, "maxbacklog", "0"))
 	for _, a := range d.CmdArgs {
 		if a.Key != "window" {
 			continue
@@ -143,7 +144,7 @@ func parseSample(t *testing.T, line string, at time.Time, every time.Duration) S
 		At: at, Interval: every, Vertex: int(flt(t, vs[0])), Subtask: int(flt(t, vs[1])),
 		RecordsIn: g("in"), RecordsOut: g("out"), Busy: g("busy"), BackPressure: g("bp"), Idle: g("idle"),
 		InputRate: g("inrate"), Backlog: g("backlog"), GeneratorRate: g("genrate"),
-		Lag: dur(t, orDefault(kv["lag"], "0s")),
+		Lag: dur(t, orDefault(kv["lag"], "0s")), Splits: int(g("splits")), HasSplits: kv["splits"] != "",
 	}
 }
 

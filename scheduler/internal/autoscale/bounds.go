@@ -5,8 +5,9 @@ import (
 	"math"
 )
 
-// bound applies, in order, the scale factors, the policy's min and max and
-// the vertex's key groups to vd.New, noting each bound that changes it.
+// bound applies, in order, the scale factors, a source's splits (when
+// known), the policy's min and max and the vertex's key groups to vd.New,
+// noting each bound that changes it.
 func bound(cfg Config, v Vertex, vd *VertexDecision) {
 	p := float64(v.Parallelism)
 	if cfg.MaxScaleUpFactor >= 1 {
@@ -14,6 +15,11 @@ func bound(cfg Config, v Vertex, vd *VertexDecision) {
 	}
 	if cfg.MaxScaleDownFactor >= 1 {
 		clampMin(vd, int(math.Ceil(p/cfg.MaxScaleDownFactor-1e-9)), "maxScaleDownFactor")
+	}
+	if vd.Splits > 0 {
+		// NB: a subtask beyond the splits reads nothing; the policy's min
+		// still wins below.
+		clampMax(vd, vd.Splits, "the source's splits (Kafka partitions, a followed file)")
 	}
 	if cfg.MinParallelism > 0 {
 		clampMin(vd, cfg.MinParallelism, "minParallelism")

@@ -34,6 +34,9 @@ type Config struct {
 	// MaxLag is the latency policy's bound on the job's event-time lag
 	// (latency.go); zero turns the policy off.
 	MaxLag time.Duration
+	// MaxBacklog is the latency policy's bound on the records waiting at
+	// the sources (the sum of their latest backlogs); zero turns it off.
+	MaxBacklog float64
 	// Slack is how much a subtask's samples may fall short of covering
 	// Stabilization: samples arrive with every heartbeat, and those that
 	// straddle the window's edges do not count, so a Scaler fed by

@@ -48,7 +48,7 @@ func Decide(cfg Config, vertices []Vertex, samples []Sample, cluster Cluster,
 		required[v.ID], ratio[v.ID] = vd.Required, vd.OutputRatio
 		d.Vertices = append(d.Vertices, vd)
 	}
-	applyLatency(cfg, vertices, &d, jobLag(stats))
+	applyLatency(cfg, vertices, &d, jobLag(stats), jobBacklog(vertices, stats))
 	capSlots(&d, cluster)
 	d.Reason = reason(&d)
 	for i := range d.Vertices {
@@ -71,6 +71,9 @@ func reason(d *Decision) string {
 	}
 	if d.Lag > 0 {
 		r += fmt.Sprintf("; latency: event-time lag %s above maxLag", d.Lag)
+	}
+	if d.Backlog > 0 {
+		r += fmt.Sprintf("; latency: backlog %s records above maxBacklog", num(d.Backlog))
 	}
 	for _, v := range d.Vertices {
 		if v.Skewed() {
@@ -135,6 +138,9 @@ func decideVertex(cfg Config, v Vertex, stats map[key]*window,
 		vd.Notes = append(vd.Notes, note)
 	}
 	vd.New = vd.Computed
+	if v.Source && load.splits > 0 {
+		vd.Splits = load.splits
+	}
 	bound(cfg, v, &vd)
 	return vd, nil
 }

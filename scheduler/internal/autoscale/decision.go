@@ -28,6 +28,9 @@ type Decision struct {
 	// Lag is the job's event-time lag when it is above the latency
 	// policy's MaxLag, zero otherwise.
 	Lag time.Duration
+	// Backlog is the records waiting at the sources when it is above the
+	// latency policy's MaxBacklog, zero otherwise.
+	Backlog float64
 }
 
 // VertexDecision is one vertex's new parallelism and why.
@@ -42,6 +45,9 @@ type VertexDecision struct {
 	// inputs' Required × their OutputRatio.
 	Required           float64
 	InputRate, Backlog float64
+	// Splits is a source's splits (Kafka partitions, a followed file),
+	// which bound its parallelism; 0 when unknown or not fixed.
+	Splits int
 	// Observed is the records per second the vertex processed in the
 	// window; OutputRatio its records out per record in.
 	Observed, OutputRatio float64

@@ -37,6 +37,11 @@ type Sample struct {
 	// a rate-limited generator's configured rate, which wins over
 	// InputRate when set.
 	InputRate, Backlog, GeneratorRate float64
+	// Splits is how many splits a source subtask reads (Kafka partitions,
+	// a followed file), when HasSplits; its vertex gains nothing from more
+	// subtasks than the splits of all of them.
+	Splits    int
+	HasSplits bool
 	// Lag is the subtask's event-time lag at At (the time minus its input
 	// watermark); zero when it has no watermark.
 	Lag time.Duration

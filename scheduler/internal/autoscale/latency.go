@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// The latency policy (Config.MaxLag): the job's event-time lag, the
-// largest of its subtasks' latest, must stay under MaxLag. Utilization
+// The latency policy (Config.MaxLag, Config.MaxBacklog): the job's
+// event-time lag, the largest of its subtasks' latest, must stay under
+// MaxLag, and the records waiting at its sources (Kafka lag, the sum of
+// their subtasks' latest backlogs) under MaxBacklog. Utilization
 // decides as usual; while the lag is above the bound, no vertex scales
 // down, and if none scales up either, the vertex whose busiest subtask is
 // the busiest of all (the bottleneck: back-pressure shows on the vertices
@@ -25,14 +27,33 @@ func jobLag(stats map[key]*window) time.Duration {
 	return lag
 }
 
+// jobBacklog is the sum of the sources' subtasks' latest backlogs.
+func jobBacklog(vertices []Vertex, stats map[key]*window) float64 {
+	var n float64
+	for _, v := range vertices {
+		for s := 0; v.Source && s < v.Parallelism; s++ {
+			if w := stats[key{v.ID, s}]; w != nil {
+				n += w.backlog
+			}
+		}
+	}
+	return n
+}
+
 // applyLatency applies the latency policy to d, whose vertices are
 // decided and bounded but not yet capped by slots.
-func applyLatency(cfg Config, vertices []Vertex, d *Decision, lag time.Duration) {
-	if cfg.MaxLag <= 0 || lag <= cfg.MaxLag {
+func applyLatency(cfg Config, vertices []Vertex, d *Decision, lag time.Duration, backlog float64) {
+	var why string
+	switch {
+	case cfg.MaxLag > 0 && lag > cfg.MaxLag:
+		d.Lag = lag
+		why = fmt.Sprintf("latency: event-time lag %s above maxLag %s", lag, cfg.MaxLag)
+	case cfg.MaxBacklog > 0 && backlog > cfg.MaxBacklog:
+		d.Backlog = backlog
+		why = fmt.Sprintf("latency: backlog %s records above maxBacklog %s", num(backlog), num(cfg.MaxBacklog))
+	default:
 		return
 	}
-	d.Lag = lag
-	why := fmt.Sprintf("latency: event-time lag %s above maxLag %s", lag, cfg.MaxLag)
 	up, bottleneck := false, -1
 	for i := range d.Vertices {
 		v := &d.Vertices[i]

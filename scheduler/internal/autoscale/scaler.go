@@ -15,9 +15,20 @@ type Counters struct {
 	// BackPressure and Idle are the shares of the last heartbeat interval
 	// the subtask spent blocked on its outputs and waiting for input.
 	BackPressure, Idle float64
+	// Checkpointing is the share of the interval the subtask spent taking
+	// snapshots: neither idle nor back-pressured, but not processing
+	// records either, so it is left out of busy time.
+	Checkpointing float64
 	// InputRate, Backlog and GeneratorRate are a source subtask's, as in
 	// Sample; zero when unknown.
 	InputRate, Backlog, GeneratorRate float64
+	// LogLag tells that Backlog is a log's lag (Kafka): records arrive at
+	// its end, so when no InputRate is given the arrival rate is what the
+	// subtask read plus how much its lag grew between two heartbeats.
+	LogLag bool
+	// Splits and HasSplits are a source subtask's, as in Sample.
+	Splits    int
+	HasSplits bool
 	// Lag is the subtask's event-time lag at At, zero without a
 	// watermark.
 	Lag time.Duration
@@ -65,11 +76,17 @@ func (s *Scaler) Observe(attempt, vertex, subtask int, c Counters) {
 	if !seen || c.RecordsIn < prev.RecordsIn || c.RecordsOut < prev.RecordsOut {
 		return
 	}
+	dt, in := c.At.Sub(prev.At), float64(c.RecordsIn-prev.RecordsIn)
+	rate := c.InputRate
+	if rate == 0 && c.LogLag && prev.LogLag {
+		rate = max(0, (in+c.Backlog-prev.Backlog)/dt.Seconds())
+	}
 	s.samples = append(s.samples, Sample{
-		At: c.At, Interval: c.At.Sub(prev.At), Vertex: vertex, Subtask: subtask,
-		RecordsIn: float64(c.RecordsIn - prev.RecordsIn), RecordsOut: float64(c.RecordsOut - prev.RecordsOut),
-		Busy: max(0, 1-c.BackPressure-c.Idle), BackPressure: c.BackPressure, Idle: c.Idle,
-		InputRate: c.InputRate, Backlog: c.Backlog, GeneratorRate: c.GeneratorRate, Lag: c.Lag,
+		At: c.At, Interval: dt, Vertex: vertex, Subtask: subtask,
+		RecordsIn: in, RecordsOut: float64(c.RecordsOut - prev.RecordsOut),
+		Busy: max(0, 1-c.BackPressure-c.Idle-c.Checkpointing), BackPressure: c.BackPressure, Idle: c.Idle,
+		InputRate: rate, Backlog: c.Backlog, GeneratorRate: c.GeneratorRate, Lag: c.Lag,
+		Splits: c.Splits, HasSplits: c.HasSplits,
 	})
 }
 

@@ -197,6 +197,55 @@ func TestScalerObserve(t *testing.T) {
 	}
 }
 
+// TestScalerObserveLogAndSnapshots: a log's lag gives the arrival rate
+// (read plus the lag's growth, per second), unless an input rate is
+// given; the share spent taking snapshots is not busy time.
+func TestScalerObserveLogAndSnapshots(t *testing.T) {
+	at := func(s int) time.Time { return simEpoch.Add(time.Duration(s) * time.Second) }
+	for _, c := range []struct {
+		name       string
+		prev, next Counters
+		want       Sample
+	}{{
+		// 400 read in 2 s while the lag grew 600: 1000 arrived, 500/s.
+		name: "lag grows",
+		prev: Counters{At: at(0), RecordsIn: 100, Backlog: 1000, LogLag: true},
+		next: Counters{At: at(2), RecordsIn: 500, Backlog: 1600, LogLag: true, Idle: 0.5, Checkpointing: 0.1, Splits: 3, HasSplits: true},
+		want: Sample{At: at(2), Interval: 2 * time.Second, RecordsIn: 400, Busy: 0.4, Idle: 0.5, InputRate: 500, Backlog: 1600,
+			Splits: 3, HasSplits: true},
+	}, {
+		// Working a lag off with nothing arriving: 800 read, lag -800.
+		name: "lag shrinks",
+		prev: Counters{At: at(0), RecordsIn: 0, Backlog: 1000, LogLag: true},
+		next: Counters{At: at(2), RecordsIn: 800, Backlog: 200, LogLag: true},
+		want: Sample{At: at(2), Interval: 2 * time.Second, RecordsIn: 800, Busy: 1, Backlog: 200},
+	}, {
+		name: "an input rate wins",
+		prev: Counters{At: at(0), Backlog: 1000, LogLag: true},
+		next: Counters{At: at(2), RecordsIn: 400, Backlog: 1600, LogLag: true, InputRate: 70},
+		want: Sample{At: at(2), Interval: 2 * time.Second, RecordsIn: 400, Busy: 1, InputRate: 70, Backlog: 1600},
+	}, {
+		// A file's bytes left are a backlog but no log: nothing arrives.
+		name: "not a log",
+		prev: Counters{At: at(0), Backlog: 1000},
+		next: Counters{At: at(2), RecordsIn: 400, Backlog: 600},
+		want: Sample{At: at(2), Interval: 2 * time.Second, RecordsIn: 400, Busy: 1, Backlog: 600},
+	}} {
+		var sc Scaler
+		sc.Observe(1, 0, 0, c.prev)
+		sc.Observe(1, 0, 0, c.next)
+		got := sc.Samples()
+		if len(got) != 1 || math.Abs(got[0].Busy-c.want.Busy) > 1e-9 {
+			t.Errorf("%s: samples %+v, want [%+v]", c.name, got, c.want)
+			continue
+		}
+		got[0].Busy = c.want.Busy
+		if got[0] != c.want {
+			t.Errorf("%s: sample %+v, want %+v", c.name, got[0], c.want)
+		}
+	}
+}
+
 // TestScalerNeverDecidesOnNothing: with a slack as large as the window
 // (heartbeats as long as the stabilization), a subtask that never
 // reported still keeps the decision back, and a NaN share reported by a

@@ -15,6 +15,8 @@ type window struct {
 	latest           time.Time
 	backlog, genRate float64
 	lag              time.Duration
+	splits           int
+	hasSplits        bool
 }
 
 // aggregate sums the samples lying wholly inside [from, to].
@@ -40,6 +42,7 @@ func aggregate(samples []Sample, from, to time.Time) map[key]*window {
 		w.inputRateSec += s.InputRate * sec
 		if !s.At.Before(w.latest) {
 			w.latest, w.backlog, w.genRate, w.lag = s.At, s.Backlog, s.GeneratorRate, s.Lag
+			w.splits, w.hasSplits = s.Splits, s.HasSplits
 		}
 	}
 	return out
@@ -51,6 +54,9 @@ type load struct {
 	busiest                              int
 	busy, bp, idle, share, hot, trueRate float64
 	inputRate, backlog                   float64
+	// splits is the sum of the subtasks' splits, -1 unless every subtask
+	// told.
+	splits int
 }
 
 // measure sums a vertex's subtasks (every one is covered, see coverage).
@@ -77,6 +83,12 @@ func measure(v Vertex, stats map[key]*window) load {
 			l.inputRate += w.in / sec
 		}
 		l.backlog += w.backlog
+		switch {
+		case !w.hasSplits || l.splits < 0:
+			l.splits = -1
+		default:
+			l.splits += w.splits
+		}
 	}
 	b := stats[key{v.ID, l.busiest}]
 	if in > 0 {

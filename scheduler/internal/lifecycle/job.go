@@ -142,6 +142,18 @@ type Sample struct {
 	// the task spent waiting for room downstream and for input; the rest
 	// it was busy.
 	BackPressure, Idle float64
+	// Checkpointing is the share the task spent taking snapshots, which is
+	// neither idle nor back-pressured nor processing.
+	Checkpointing float64
+	// Backlog is the records a source knows wait for it outside (Kafka's
+	// lag), -1 when it cannot tell; Splits the splits it reads (Kafka
+	// partitions, a followed file), -1 when it cannot tell or they are not
+	// fixed.
+	Backlog int64
+	Splits  int
+	// PacedRate is the records per second a rate-limited source may emit
+	// now (its schedule's step), 0 when it has no limit.
+	PacedRate float64
 	// InputWatermark and OutputWatermark are in Unix ms, NoWatermark when
 	// none.
 	InputWatermark, OutputWatermark int64

@@ -4,6 +4,7 @@
 //   export * from "floe-sdk/assembly/exports";
 
 import * as rt from "./runtime";
+import { sqlWindow } from "./sqlagg";
 
 /** Returns a buffer of at least size bytes for the host to write into. */
 export function floe_alloc(size: i32): usize {
@@ -38,4 +39,9 @@ export function floe_close(): i32 {
 /** A timer fired for the key in the buffer's first keyLen bytes. */
 export function floe_on_timer(domain: i32, timestamp: i64, keyLen: i32): i32 {
   return rt.onTimer(domain, timestamp, keyLen);
+}
+
+/** Runs a window function's op over the payload in the buffer's first n bytes (sdk/ABI.md, "Window functions"). */
+export function floe_window(op: i32, n: i32): i32 {
+  return sqlWindow(op, n);
 }

@@ -46,4 +46,5 @@ export {
   processingTime,
 } from "./runtime";
 export { SQLType, SQLValue, SQLFn, decodeSQLRow, appendSQLValue, sqlFunction } from "./sql";
+export { SQLAggregate, SQLTableFn, sqlAggregate, sqlTableFunction } from "./sqlagg";
 export { ValueType, Redistribution, ValueState, ListState, MapState, MapEntries, OperatorListState, BroadcastState } from "./state";

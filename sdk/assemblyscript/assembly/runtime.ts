@@ -317,6 +317,7 @@ enum Kind {
   FlatMap,
   Process,
   KeySelector,
+  Aggregate,
 }
 
 /**
@@ -405,9 +406,40 @@ export function keySelector(name: string, fn: MapFn): Registration {
   return register(f);
 }
 
+/**
+ * @internal Registers an aggregate function, run through floe_window by
+ * the wrapper that registers it (sqlAggregate).
+ */
+export function aggregateFunction(name: string): Registration {
+  return register(new Registration(name, Kind.Aggregate));
+}
+
+/** @internal The input buffer (floe_alloc's). */
+export function inputBuffer(): usize {
+  return inBuf;
+}
+
+/**
+ * @internal Ends a floe_window call: flushes the output and reports a
+ * failure (fail's message, or message when ok is false without one).
+ */
+export function finishWindow(ok: bool, message: string): i32 {
+  flush();
+  outTs = NO_TIMESTAMP;
+  if (failure !== null) return report(-1, failure!);
+  if (!ok) return report(-1, message);
+  return 0;
+}
+
+/** @internal Sets the timestamp records emitted now get. */
+export function setWindowTimestamp(ts: i64): void {
+  outTs = ts;
+}
+
 /** The kinds as the function table names them (sdk/ABI.md, "Function table"). */
 function kindName(k: Kind): string {
   switch (k) {
+    case Kind.Aggregate: return "aggregate";
     case Kind.Map: return "map";
     case Kind.Filter: return "filter";
     case Kind.FlatMap: return "flatMap";
@@ -595,6 +627,10 @@ function processWith(f: Registration, n: i32, count: i32): i32 {
       break;
     case Kind.FlatMap:
       ok = runFlatMap(f.flatMapFn!, n, count);
+      break;
+    case Kind.Aggregate:
+      fail("function " + f.name + " is an aggregate function: it runs in a window (floe_window), not on records");
+      ok = false;
       break;
     default:
       ok = runProcess(f.processFn!, n, count);

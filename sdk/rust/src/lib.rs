@@ -65,6 +65,7 @@ mod registry;
 mod runtime;
 mod search;
 mod sql;
+mod sqlagg;
 mod state;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
@@ -82,6 +83,7 @@ pub use registry::{Operator, Registry};
 pub use runtime::exports as __exports;
 pub use search::find_byte;
 pub use sql::{append_sql_value, decode_sql_row, SqlValue};
+pub use sqlagg::SqlAggregate;
 pub use state::{
     BroadcastState, ListState, MapState, OperatorListState, Redistribution, ValueState,
 };

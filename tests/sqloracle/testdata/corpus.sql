@@ -493,6 +493,51 @@ INSERT INTO out SELECT tag(channel, auction % 3), COUNT(*), MAX(scaled(price, 2.
 -- duckdb:
 SELECT channel || '#' || CAST(auction % 3 AS VARCHAR) AS t, COUNT(*), MAX(price * CAST(2.5 AS DOUBLE)) FROM bids GROUP BY t;
 
+-- Wasm aggregates and a table function (udfs/sqlfns): spread(x) is
+-- MAX(x) - MIN(x), count_above(x, f) counts x > f; series(n, s) returns,
+-- for n > 0, the rows i = 1 ... n % 5 with tag s || '#' || i. DuckDB
+-- computes them with built-ins and unnest.
+
+-- name: wasm-agg-tumble
+-- sink: auction BIGINT, ws BIGINT, n BIGINT, s BIGINT, a BIGINT
+INSERT INTO out SELECT auction, window_start, COUNT(*), spread(price), count_above(price, 500) FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, COUNT(*), MAX(price) - MIN(price), COUNT(CASE WHEN price > 500 THEN 1 END) FROM bids GROUP BY auction, ws;
+
+-- name: wasm-agg-hop-having
+-- sink: channel VARCHAR, ws BIGINT, s BIGINT
+INSERT INTO out SELECT channel, window_start, spread(price) FROM bids GROUP BY channel, HOP(ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) HAVING count_above(price, 900) > 0;
+-- duckdb:
+SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, MAX(price) - MIN(price)
+FROM bids, range(0, 3) r(k) GROUP BY channel, ws HAVING COUNT(CASE WHEN price > 900 THEN 1 END) > 0;
+
+-- name: wasm-agg-session
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT, s BIGINT
+INSERT INTO out SELECT bidder, SESSION_START(ts, INTERVAL '2' SECOND), SESSION_END(ts, INTERVAL '2' SECOND), COUNT(*), spread(price) FROM bids GROUP BY bidder, SESSION(ts, INTERVAL '2' SECOND);
+-- duckdb:
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*), MAX(price) - MIN(price) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
+
+-- name: wasm-agg-updating
+-- key: 1
+-- sink: auction BIGINT, s BIGINT, a BIGINT, n BIGINT
+INSERT INTO out SELECT auction, spread(price), count_above(price, bidder * 10), COUNT(*) FROM bids GROUP BY auction;
+-- duckdb:
+SELECT auction, MAX(price) - MIN(price), COUNT(CASE WHEN price > bidder * 10 THEN 1 END), COUNT(*) FROM bids GROUP BY auction;
+
+-- name: wasm-table-lateral
+-- sink: auction BIGINT, i BIGINT, tag VARCHAR
+INSERT INTO out SELECT b.auction, u.i, u.tag FROM bids b, LATERAL series(b.price, b.channel) AS u(i, tag) WHERE u.i <> 2;
+-- duckdb:
+SELECT auction, i, channel || '#' || CAST(i AS VARCHAR) FROM (SELECT auction, channel, unnest(range(1, price % 5 + 1)) AS i FROM bids WHERE price > 0) WHERE i <> 2;
+
+-- name: wasm-table-cross-join-tumble
+-- sink: i BIGINT, ws BIGINT, n BIGINT, s BIGINT
+INSERT INTO out SELECT i, window_start, COUNT(*), spread(bidder) FROM bids CROSS JOIN LATERAL series(price, channel) GROUP BY i, TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT i, ts // 10000 * 10000 AS ws, COUNT(*), MAX(bidder) - MIN(bidder) FROM (SELECT ts, bidder, unnest(range(1, price % 5 + 1)) AS i FROM bids WHERE price > 0) GROUP BY i, ws;
+
 -- SELECT DISTINCT is an updating GROUP BY of its whole SELECT list: each
 -- distinct row is upserted, identified by all its columns.
 
@@ -625,3 +670,105 @@ ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 millisec
 -- duckdb:
 SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
 ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
+
+-- name: tvf-tumble
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, n BIGINT, total BIGINT
+INSERT INTO out SELECT auction, window_start, window_end, COUNT(*), SUM(price)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+WHERE price > 100 GROUP BY window_start, window_end, auction;
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, ts // 10000 * 10000 + 10000, COUNT(*), SUM(price) FROM bids WHERE price > 100 GROUP BY auction, ws;
+
+-- name: tvf-hop-alias
+-- sink: channel VARCHAR, ws BIGINT, we BIGINT, hi BIGINT
+INSERT INTO out SELECT b.channel, window_start, window_end, MAX(b.price)
+FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) AS b
+GROUP BY b.channel, window_start, window_end;
+-- duckdb:
+SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, ts // 2000 * 2000 - k * 2000 + 6000, MAX(price)
+FROM bids, range(0, 3) r(k) GROUP BY channel, ws;
+
+-- name: tvf-session
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT
+INSERT INTO out SELECT bidder, window_start, window_end, COUNT(*)
+FROM TABLE(SESSION(TABLE bids PARTITION BY bidder, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+GROUP BY bidder, window_start, window_end;
+-- duckdb:
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
+
+-- The time queries read ticks (sym VARCHAR, price BIGINT, ts TIMESTAMP(3),
+-- WATERMARK FOR ts AS ts - INTERVAL '1' SECOND), ticks_test.go.
+
+-- name: time-extract
+-- sink: sym VARCHAR, y BIGINT, mo BIGINT, d BIGINT, h BIGINT, mi BIGINT, s BIGINT, ms BIGINT, dow BIGINT, doy BIGINT, q BIGINT
+INSERT INTO out SELECT sym, EXTRACT(YEAR FROM ts), EXTRACT(MONTH FROM ts), EXTRACT(DAY FROM ts), EXTRACT(HOUR FROM ts), EXTRACT(MINUTE FROM ts),
+  EXTRACT(SECOND FROM ts), EXTRACT(MILLISECOND FROM ts), EXTRACT(DOW FROM ts), EXTRACT(DOY FROM ts), EXTRACT(QUARTER FROM ts) FROM ticks;
+
+-- name: time-format
+-- sink: sym VARCHAR, a VARCHAR, b VARCHAR
+INSERT INTO out SELECT sym, DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS'), DATE_FORMAT(ts, 'dd/MM/yy H''h''') FROM ticks WHERE price > 250;
+-- duckdb:
+SELECT sym, strftime(ts, '%Y-%m-%d %H:%M:%S.%g'), strftime(ts, '%d/%m/%y %-Hh') FROM ticks WHERE price > 250;
+
+-- name: time-interval-arithmetic
+-- sink: sym VARCHAR, a TIMESTAMP, b TIMESTAMP, c BIGINT
+INSERT INTO out SELECT sym, ts + INTERVAL '1' MINUTE, ts - INTERVAL '1500 milliseconds', ts - DATE_TRUNC('hour', ts)
+FROM ticks WHERE ts < TIMESTAMP '2026-04-01 00:30:00' AND ts + INTERVAL '1' HOUR >= TIMESTAMP '2026-03-31 22:45:00';
+-- duckdb:
+SELECT sym, ts + INTERVAL '1' MINUTE, ts - INTERVAL '1500 milliseconds', epoch_ms(ts) - epoch_ms(date_trunc('hour', ts))
+FROM ticks WHERE ts < TIMESTAMP '2026-04-01 00:30:00' AND ts + INTERVAL '1' HOUR >= TIMESTAMP '2026-03-31 22:45:00';
+
+-- name: time-casts
+-- sink: ms BIGINT, back TIMESTAMP, txt VARCHAR, parsed TIMESTAMP, bad TIMESTAMP
+INSERT INTO out SELECT CAST(ts AS BIGINT), TO_TIMESTAMP(CAST(ts AS BIGINT) + 1), DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'),
+  CAST(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss') AS TIMESTAMP), TO_TIMESTAMP(sym) FROM ticks;
+-- duckdb:
+SELECT epoch_ms(ts), epoch_ms(epoch_ms(ts) + 1), strftime(ts, '%Y-%m-%d %H:%M:%S'),
+  CAST(strftime(ts, '%Y-%m-%d %H:%M:%S') AS TIMESTAMP), TRY_CAST(sym AS TIMESTAMP) FROM ticks;
+
+-- name: time-from-bigint
+-- sink: auction BIGINT, ts TIMESTAMP, s BIGINT, day VARCHAR
+INSERT INTO out SELECT auction, TO_TIMESTAMP(ts), EXTRACT(SECOND FROM TO_TIMESTAMP(ts)), DATE_FORMAT(TO_TIMESTAMP(ts), 'yyyyMMdd') FROM bids WHERE price > 900;
+-- duckdb:
+SELECT auction, epoch_ms(ts), extract(second FROM epoch_ms(ts)), strftime(epoch_ms(ts), '%Y%m%d') FROM bids WHERE price > 900;
+
+-- name: time-tvf-tumble-timestamp
+-- sink: sym VARCHAR, ws TIMESTAMP, we TIMESTAMP, n BIGINT, lo TIMESTAMP, hi TIMESTAMP
+INSERT INTO out SELECT sym, window_start, window_end, COUNT(*), MIN(ts), MAX(ts)
+FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) GROUP BY window_start, window_end, sym;
+-- duckdb:
+SELECT sym, time_bucket(INTERVAL '10 minutes', ts) AS ws, time_bucket(INTERVAL '10 minutes', ts) + INTERVAL '10 minutes', COUNT(*), MIN(ts), MAX(ts)
+FROM ticks GROUP BY sym, ws;
+
+-- name: time-hop-trunc-key
+-- sink: h TIMESTAMP, ws TIMESTAMP, n BIGINT, total BIGINT
+INSERT INTO out SELECT DATE_TRUNC('hour', ts), HOP_START(ts, INTERVAL '5' MINUTE, INTERVAL '15' MINUTE), COUNT(*), SUM(price)
+FROM ticks GROUP BY DATE_TRUNC('hour', ts), HOP(ts, INTERVAL '5' MINUTE, INTERVAL '15' MINUTE);
+-- duckdb:
+SELECT date_trunc('hour', ts) AS h, time_bucket(INTERVAL '5 minutes', ts) - k * INTERVAL '5 minutes' AS ws, COUNT(*), SUM(price)
+FROM ticks, range(0, 3) r(k) GROUP BY h, ws;
+
+-- name: time-updating-per-day
+-- sink: d TIMESTAMP, n BIGINT, last TIMESTAMP, mon BIGINT
+-- key: 1
+INSERT INTO out SELECT DATE_TRUNC('day', ts), COUNT(*), MAX(ts), MIN(EXTRACT(MONTH FROM ts)) FROM ticks GROUP BY DATE_TRUNC('day', ts);
+-- duckdb:
+SELECT date_trunc('day', ts), COUNT(*), MAX(ts), MIN(extract(month FROM ts)) FROM ticks GROUP BY date_trunc('day', ts);
+
+-- name: time-interval-join
+-- sink: sym VARCHAR, a TIMESTAMP, b TIMESTAMP, gap BIGINT
+INSERT INTO out SELECT x.sym, x.ts, y.ts, y.ts - x.ts FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+-- duckdb:
+SELECT x.sym, x.ts, y.ts, epoch_ms(y.ts) - epoch_ms(x.ts) FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+
+-- name: time-window-join
+-- sink: sym VARCHAR, ws TIMESTAMP, we TIMESTAMP, a BIGINT, b BIGINT
+INSERT INTO out SELECT x.sym, window_start, window_end, x.price, y.price FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND TUMBLE(x.ts, INTERVAL '2' MINUTE) = TUMBLE(y.ts, INTERVAL '2' MINUTE) WHERE x.price < y.price - 400;
+-- duckdb:
+SELECT x.sym, time_bucket(INTERVAL '2 minutes', x.ts) AS ws, time_bucket(INTERVAL '2 minutes', x.ts) + INTERVAL '2 minutes', x.price, y.price
+FROM ticks x JOIN ticks y ON x.sym = y.sym AND time_bucket(INTERVAL '2 minutes', x.ts) = time_bucket(INTERVAL '2 minutes', y.ts) WHERE x.price < y.price - 400;

@@ -577,8 +577,86 @@ static int pick(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_sql_v
 
 /* --------------------------------------------------------- registration */
 
+/* ------------------------------------------------------ series, spread */
+
+/* series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR): the
+ * rows (i, s || '#' || i) for i = 1 ... n % 5, a SQL table function. */
+static int series(floe_ctx *ctx, const floe_sql_value *args, int nargs, floe_buf *rows) {
+    if (nargs < 2) return floe_error(ctx, "series takes 2 arguments, got %d", nargs);
+    if (args[0].type != FLOE_SQL_BIGINT || args[0].bigint <= 0) return 0;
+    floe_buf *tag = floe_scratch(ctx);
+    for (int64_t i = 1; i <= args[0].bigint % 5; i++) {
+        floe_sql_append_value(rows, floe_sql_bigint(i));
+        if (args[1].type != FLOE_SQL_VARCHAR) {
+            floe_sql_append_value(rows, floe_sql_null());
+            continue;
+        }
+        floe_buf_reset(tag);
+        floe_buf_append(tag, args[1].varchar.data, args[1].varchar.len);
+        floe_buf_append_byte(tag, '#');
+        floe_buf_append_i64(tag, i);
+        floe_sql_append_value(rows, floe_sql_varchar(floe_bytes_of(tag->data, tag->len)));
+    }
+    return 0;
+}
+
+/* spread(x BIGINT) RETURNS BIGINT: MAX(x) - MIN(x) of the non-NULL x, a
+ * SQL aggregate. Its accumulator is the count, min and max, 3 x 8 bytes. */
+struct span {
+    int64_t n, lo, hi;
+};
+
+static struct span span_of(floe_bytes b) {
+    struct span s = {0, 0, 0};
+    if (b.len == sizeof s) memcpy(&s, b.data, sizeof s);
+    return s;
+}
+
+static void set_span(floe_buf *acc, struct span s) {
+    acc->len = 0;
+    floe_buf_append(acc, &s, sizeof s);
+}
+
+static struct span merge_spans(struct span a, struct span b) {
+    if (a.n == 0) return b;
+    if (b.n == 0) return a;
+    struct span m = {a.n + b.n, a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+    return m;
+}
+
+static int spread_create(floe_ctx *ctx, floe_buf *acc) {
+    (void)ctx;
+    set_span(acc, (struct span){0, 0, 0});
+    return 0;
+}
+
+static int spread_add(floe_ctx *ctx, floe_buf *acc, const floe_sql_value *args, int nargs) {
+    if (nargs < 1) return floe_error(ctx, "spread takes 1 argument, got %d", nargs);
+    if (args[0].type != FLOE_SQL_BIGINT) return 0;
+    struct span one = {1, args[0].bigint, args[0].bigint};
+    set_span(acc, merge_spans(span_of(floe_bytes_of(acc->data, acc->len)), one));
+    return 0;
+}
+
+static int spread_merge(floe_ctx *ctx, floe_buf *acc, floe_bytes other) {
+    (void)ctx;
+    set_span(acc, merge_spans(span_of(floe_bytes_of(acc->data, acc->len)), span_of(other)));
+    return 0;
+}
+
+static int spread_result(floe_ctx *ctx, floe_bytes acc, floe_sql_value *result) {
+    (void)ctx;
+    struct span s = span_of(acc);
+    if (s.n > 0) *result = floe_sql_bigint(s.hi - s.lo);
+    return 0;
+}
+
+static const floe_sql_aggregate spread = {spread_create, spread_add, spread_merge, spread_result};
+
 void floe_init(void) {
     floe_register_map("upper", upper);
+    floe_register_sql_table_function("series", series);
+    floe_register_sql_aggregate("spread", &spread);
     floe_register_sql_function("price_band", price_band);
     floe_register_sql_function("pick", pick);
     floe_register_filter("evens", evens);

@@ -42,6 +42,23 @@ func init() {
 		}
 		return a[2], nil
 	})
+	floe.SQLAggregate("spread", floe.JSON[span](), floe.SQLAggregateFunc[span]{
+		Create: func() span { return span{} },
+		Add: func(s span, a []floe.SQLValue) (span, error) {
+			if a[0].IsNull() {
+				return s, nil
+			}
+			return mergeSpans(s, span{1, a[0].Int, a[0].Int}), nil
+		},
+		Merge: mergeSpans,
+		Result: func(s span) (floe.SQLValue, error) {
+			if s.N == 0 {
+				return floe.SQLValue{}, nil
+			}
+			return floe.SQLInt(s.Max - s.Min), nil
+		},
+	})
+	floe.SQLTableFunction("series", series)
 	floe.OnOpen(open)
 }
 
@@ -401,4 +418,35 @@ func priceBand(a []floe.SQLValue) (floe.SQLValue, error) {
 		return floe.SQLString("mid"), nil
 	}
 	return floe.SQLString("high"), nil
+}
+
+// span is spread's accumulator: the count, smallest and largest of the
+// non-NULL values.
+type span struct{ N, Min, Max int64 }
+
+func mergeSpans(a, b span) span {
+	switch {
+	case a.N == 0:
+		return b
+	case b.N == 0:
+		return a
+	}
+	return span{a.N + b.N, min(a.Min, b.Min), max(a.Max, b.Max)}
+}
+
+// series is the SQL table function series(n BIGINT, s VARCHAR) RETURNS
+// TABLE (i BIGINT, tag VARCHAR).
+func series(a []floe.SQLValue) ([][]floe.SQLValue, error) {
+	if a[0].IsNull() || a[0].Int <= 0 {
+		return nil, nil
+	}
+	var rows [][]floe.SQLValue
+	for i := int64(1); i <= a[0].Int%5; i++ {
+		tag := floe.SQLValue{}
+		if !a[1].IsNull() {
+			tag = floe.SQLString(a[1].Str + "#" + strconv.FormatInt(i, 10))
+		}
+		rows = append(rows, []floe.SQLValue{floe.SQLInt(i), tag})
+	}
+	return rows, nil
 }

@@ -447,3 +447,56 @@ floe.sqlFunction("price_band", priceBand);
 
 // pick(c BOOLEAN, a T, b T) RETURNS T: a SQL function of any type T.
 floe.sqlFunction("pick", (a: floe.SQLValue[]): floe.SQLValue => (a[0].isNull ? NULL : a[0].bool ? a[1] : a[2]));
+
+// series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR): the
+// rows (i, s || '#' || i) for i = 1 ... n % 5, a SQL table function.
+const tag = new Builder();
+floe.sqlTableFunction("series", (a: floe.SQLValue[]): floe.SQLValue[][] => {
+  const rows = new Array<floe.SQLValue[]>();
+  if (a[0].isNull || a[0].int <= 0) return rows;
+  for (let i: i64 = 1; i <= a[0].int % 5; i++) {
+    let t = NULL;
+    if (!a[1].isNull) t = floe.SQLValue.varcharBytes(tag.reset().bytes(a[1].str).byte(0x23).int(i).view().copy());
+    rows.push([floe.SQLValue.bigint(i), t]);
+  }
+  return rows;
+});
+
+// spread(x BIGINT) RETURNS BIGINT: MAX(x) - MIN(x) of the non-NULL x, a SQL
+// aggregate. Its accumulator is the count, min and max, 3 x 8 bytes.
+class Spread extends floe.SQLAggregate {
+  create(acc: Builder): void {
+    acc.i64le(0).i64le(0).i64le(0);
+  }
+
+  add(acc: Builder, a: floe.SQLValue[]): void {
+    if (a[0].isNull) return;
+    spanInto(acc, 1, a[0].int, a[0].int);
+  }
+
+  merge(acc: Builder, other: Bytes): void {
+    spanInto(acc, load<i64>(other.dataStart), load<i64>(other.dataStart, 8), load<i64>(other.dataStart, 16));
+  }
+
+  result(acc: Bytes): floe.SQLValue {
+    const n = load<i64>(acc.dataStart);
+    if (n == 0) return NULL;
+    return floe.SQLValue.bigint(load<i64>(acc.dataStart, 16) - load<i64>(acc.dataStart, 8));
+  }
+}
+
+// spanInto merges the span (n, lo, hi) into the accumulator acc.
+function spanInto(acc: Builder, n: i64, lo: i64, hi: i64): void {
+  if (n == 0) return;
+  const v = acc.view();
+  const an = load<i64>(v.dataStart);
+  if (an > 0) {
+    const alo = load<i64>(v.dataStart, 8);
+    const ahi = load<i64>(v.dataStart, 16);
+    n += an;
+    if (alo < lo) lo = alo;
+    if (ahi > hi) hi = ahi;
+  }
+  acc.reset().i64le(n).i64le(lo).i64le(hi);
+}
+floe.sqlAggregate("spread", new Spread());

@@ -4,8 +4,8 @@
 
 use floe::{
     append_i64, find_byte, BroadcastState, Bytes, Context, Error, MapState, Open, Operator,
-    OperatorListState, Redistribution, Registry, Result, SqlValue, TimeDomain, Timer, ValueState,
-    I64,
+    OperatorListState, Redistribution, Registry, Result, SqlAggregate, SqlValue, TimeDomain, Timer,
+    ValueState, I64,
 };
 
 fn register(r: &mut Registry) {
@@ -16,6 +16,8 @@ fn register(r: &mut Registry) {
         [SqlValue::Null, _, _] => Ok(SqlValue::Null),
         _ => Err(Error::msg("pick takes a BOOLEAN and 2 values")),
     });
+    r.sql_aggregate("spread", Spread);
+    r.sql_table_function("series", series);
     r.filter("evens", |v| Ok(v.len() % 2 == 0));
     r.process("split", split);
     r.process("tag", tag);
@@ -681,4 +683,78 @@ mod tests {
             err.message
         );
     }
+}
+
+/// spread(x BIGINT) RETURNS BIGINT: MAX(x) - MIN(x) of the non-NULL x, a
+/// SQL aggregate. Its accumulator is (count, min, max), 24 bytes.
+struct Spread;
+
+fn span(acc: &[u8]) -> (i64, i64, i64) {
+    let at = |i: usize| i64::from_le_bytes(acc[i * 8..i * 8 + 8].try_into().unwrap());
+    (at(0), at(1), at(2))
+}
+
+fn set_span(acc: &mut Vec<u8>, (n, lo, hi): (i64, i64, i64)) {
+    acc.clear();
+    for v in [n, lo, hi] {
+        acc.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+impl SqlAggregate for Spread {
+    type Codec = Bytes;
+
+    fn create(&mut self) -> Vec<u8> {
+        vec![0; 24]
+    }
+
+    fn add(&mut self, acc: &mut Vec<u8>, args: &[SqlValue]) -> Result<()> {
+        if let Some(SqlValue::BigInt(x)) = args.first() {
+            let (n, lo, hi) = span(acc);
+            let s = if n == 0 {
+                (1, *x, *x)
+            } else {
+                (n + 1, lo.min(*x), hi.max(*x))
+            };
+            set_span(acc, s);
+        }
+        Ok(())
+    }
+
+    fn merge(&mut self, acc: &mut Vec<u8>, other: Vec<u8>) -> Result<()> {
+        let (a, b) = (span(acc), span(&other));
+        let s = match (a.0, b.0) {
+            (_, 0) => a,
+            (0, _) => b,
+            _ => (a.0 + b.0, a.1.min(b.1), a.2.max(b.2)),
+        };
+        set_span(acc, s);
+        Ok(())
+    }
+
+    fn result(&mut self, acc: Vec<u8>) -> Result<SqlValue> {
+        let (n, lo, hi) = span(&acc);
+        Ok(if n == 0 {
+            SqlValue::Null
+        } else {
+            SqlValue::BigInt(hi - lo)
+        })
+    }
+}
+
+/// series(n BIGINT, s VARCHAR) RETURNS TABLE (i BIGINT, tag VARCHAR): the
+/// rows (i, s || '#' || i) for i = 1 ... n % 5, a SQL table function.
+fn series(args: &[SqlValue], rows: &mut Vec<Vec<SqlValue>>) -> Result<()> {
+    let n = match args.first() {
+        Some(SqlValue::BigInt(n)) if *n > 0 => *n,
+        _ => return Ok(()),
+    };
+    for i in 1..=n % 5 {
+        let tag = match args.get(1) {
+            Some(SqlValue::Varchar(s)) => SqlValue::Varchar(format!("{}#{}", s, i)),
+            _ => SqlValue::Null,
+        };
+        rows.push(vec![SqlValue::BigInt(i), tag]);
+    }
+    Ok(())
 }
