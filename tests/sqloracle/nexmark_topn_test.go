@@ -14,7 +14,7 @@ import (
 
 // nexmarkTopN are Nexmark's window Top-N queries in SQL: q5, the auctions
 // with the most bids in each 10 s window every 2 s (a RANK() over a HOP
-// GROUP BY's rows), and q7, the highest bids of each 10 s window (a RANK()
+// GROUP BY's rows, written with a group window and with a HOP TVF), and q7, the highest bids of each 10 s window (a RANK()
 // over the bids of a TUMBLE window), ties kept in both.
 var nexmarkTopN = []struct {
 	name, sink, query string
@@ -26,6 +26,14 @@ SELECT window_end, auction, num FROM (
          RANK() OVER (PARTITION BY window_start, window_end ORDER BY num DESC) AS rk
   FROM (SELECT auction, window_start, window_end, COUNT(*) AS num FROM bid
         GROUP BY auction, HOP(date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+) WHERE rk <= 1;`, nexmark.Q5},
+	{"q5-tvf", "window_end BIGINT, auction BIGINT, num BIGINT", `INSERT INTO out
+SELECT window_end, auction, num FROM (
+  SELECT auction, num, window_start, window_end,
+         RANK() OVER (PARTITION BY window_start, window_end ORDER BY num DESC) AS rk
+  FROM (SELECT auction, window_start, window_end, COUNT(*) AS num
+        FROM TABLE(HOP(TABLE bid, DESCRIPTOR(date_time), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+        GROUP BY auction, window_start, window_end)
 ) WHERE rk <= 1;`, nexmark.Q5},
 	{"q7", "window_end BIGINT, auction BIGINT, bidder BIGINT, price BIGINT", `INSERT INTO out
 SELECT window_end, auction, bidder, price FROM (
