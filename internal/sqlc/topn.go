@@ -1,6 +1,7 @@
 package sqlc
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -269,6 +270,9 @@ type subScope struct {
 	cols  []int
 	types []sqlrow.Type
 	rank  string
+	// timestamps are the window bounds, in milliseconds, that read as
+	// TIMESTAMPs (a window Top-N over a TIMESTAMP event time).
+	timestamps []int
 }
 
 // isRank reports whether n names the rank column.
@@ -294,7 +298,11 @@ func (s *subScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 	}
 	for i, n := range s.names {
 		if n == name {
-			return sqlexpr.Col(s.cols[i], s.types[s.cols[i]]), nil
+			e := sqlexpr.Col(s.cols[i], s.types[s.cols[i]])
+			if slices.Contains(s.timestamps, s.cols[i]) {
+				e, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Timestamp, e)
+			}
+			return e, nil
 		}
 	}
 	return nil, c.errAt(int(ref.Location), "unknown column %q: the subquery's SELECT list names %v and %s", name, s.names, s.rank)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floe-stream/floe/internal/sqlexpr"
 	"github.com/floe-stream/floe/internal/sqlprog"
+	"github.com/floe-stream/floe/internal/sqlrow"
 )
 
 // A window Top-N ranks the rows of each window (docs/sql.md, "Window
@@ -131,10 +132,10 @@ func (c *compiler) aggSource(q *query, rs *pg.RangeSubselect, at int) (*Table, *
 	last.Names = names
 	for i, e := range last.Select {
 		virt.Columns = append(virt.Columns, sqlprog.Column{Name: names[i], Type: e.Type})
-		switch {
-		case e.Op == sqlexpr.OpCol && e.Col == win.agg.Keys:
+		switch col := uncast(e); {
+		case col.Op == sqlexpr.OpCol && col.Col == win.agg.Keys:
 			out.start = i
-		case e.Op == sqlexpr.OpCol && e.Col == win.agg.Keys+1:
+		case col.Op == sqlexpr.OpCol && col.Col == win.agg.Keys+1:
 			out.end = i
 		}
 	}
@@ -145,6 +146,15 @@ func (c *compiler) aggSource(q *query, rs *pg.RangeSubselect, at int) (*Table, *
 		name = rs.Alias.Aliasname
 	}
 	return virt, out, name, nil
+}
+
+// uncast returns e without a CAST around it: a window bound of a
+// TIMESTAMP event time is its column cast to TIMESTAMP (timeBound).
+func uncast(e *sqlexpr.Expr) *sqlexpr.Expr {
+	if e.Op == sqlexpr.OpCast && len(e.Args) == 1 {
+		return e.Args[0]
+	}
+	return e
 }
 
 // partition compiles the ranking's PARTITION BY into keys, the start of
@@ -246,6 +256,9 @@ func (c *compiler) boundItems(items []boundItem, win *windowSpec, src *Table, su
 			col++
 		}
 		sub.names, sub.cols = append(sub.names, b.name), append(sub.cols, col)
+		if timeBound(sqlexpr.Col(col, sqlrow.BigInt), src).Type == sqlrow.Timestamp {
+			sub.timestamps = append(sub.timestamps, col)
+		}
 	}
 	return nil
 }

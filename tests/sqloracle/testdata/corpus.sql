@@ -750,6 +750,30 @@ FROM ticks GROUP BY DATE_TRUNC('hour', ts), HOP(ts, INTERVAL '5' MINUTE, INTERVA
 SELECT date_trunc('hour', ts) AS h, time_bucket(INTERVAL '5 minutes', ts) - k * INTERVAL '5 minutes' AS ws, COUNT(*), SUM(price)
 FROM ticks, range(0, 3) r(k) GROUP BY h, ws;
 
+-- name: time-window-topn-tumble
+-- sink: sym VARCHAR, we TIMESTAMP, price BIGINT, ts TIMESTAMP, rk BIGINT
+INSERT INTO out SELECT sym, window_end, price, ts, rk FROM (
+  SELECT sym, window_end, price, ts, RANK() OVER (PARTITION BY sym, TUMBLE(ts, INTERVAL '10' MINUTE) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+-- duckdb:
+SELECT sym, we, price, ts, rk FROM (
+  SELECT sym, time_bucket(INTERVAL '10 minutes', ts) + INTERVAL '10 minutes' AS we, price, ts,
+         RANK() OVER (PARTITION BY sym, time_bucket(INTERVAL '10 minutes', ts) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+
+-- name: time-window-topn-over-tvf-count
+-- sink: ws TIMESTAMP, sym VARCHAR, n BIGINT, rk BIGINT
+INSERT INTO out SELECT window_start, sym, n, rk FROM (
+  SELECT sym, n, window_start, window_end, DENSE_RANK() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rk
+  FROM (SELECT sym, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' MINUTE))
+        GROUP BY sym, window_start, window_end)
+) WHERE rk <= 2;
+-- duckdb:
+SELECT ws, sym, n, rk FROM (
+  SELECT sym, n, ws, DENSE_RANK() OVER (PARTITION BY ws ORDER BY n DESC) AS rk
+  FROM (SELECT sym, time_bucket(INTERVAL '10 minutes', ts) AS ws, COUNT(*) AS n FROM ticks GROUP BY sym, ws)
+) WHERE rk <= 2;
+
 -- name: time-updating-per-day
 -- sink: d TIMESTAMP, n BIGINT, last TIMESTAMP, mon BIGINT
 -- key: 1
