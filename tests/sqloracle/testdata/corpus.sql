@@ -451,6 +451,20 @@ SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOI
 ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 2000 WHERE a.bidder < b.bidder
 GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
 
+-- name: updating-count-star-alone
+-- key: 1
+-- sink: one BIGINT, n BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids;
+
+-- name: updating-count-over-interval-join
+-- key: 1
+-- sink: one BIGINT, pairs BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts;
+-- duckdb:
+SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts;
+
 -- name: updating-having-deletes
 -- key: 1, 2
 -- sink: channel VARCHAR, band BIGINT, n BIGINT, hi BIGINT
