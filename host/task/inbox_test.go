@@ -154,7 +154,7 @@ type coOp struct {
 	broadcast int
 }
 
-func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
+func startInbox(t *testing.T, upstream, co []int, op coOp, ended []int) *inboxRun {
 	p := inboxPlan(upstream, co, op)
 	mid := len(upstream)
 	r := &inboxRun{
@@ -188,7 +188,11 @@ func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
 		env.OpenState = func(int, int) (StateBackend, error) { return OpenState(jobspec.StateMemory, t.TempDir()) }
 		env.Checkpoints.Store = &memStore{}
 	}
-	task := New(Spec{Plan: p, Stage: mid}, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
+	spec := Spec{Plan: p, Stage: mid}
+	if ended != nil {
+		spec.Restore = &ckmeta.Restore{EndedInputs: ended}
+	}
+	task := New(spec, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
 	go func() { r.done <- task.Run(context.Background()) }()
 	t.Cleanup(func() {
 		if !r.ended {
@@ -280,6 +284,8 @@ func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 //	  module=M functions=F,G  ... running udfs/M's F and G
 //	  broadcast=I    ... whose input I is a broadcast input; acks then
 //	                 list the keys of its broadcast states
+//	  ended=I,J      ... restored with channels I, J... ended, their
+//	                 senders not deployed (ckmeta.Restore.EndedInputs)
 //	recv             one message a line, as in package align's scripts,
 //	                 from a channel or from sS/N: subtask N of stage S
 //	clock +D         advance the task's clock
@@ -313,7 +319,11 @@ func TestInbox(t *testing.T) {
 				if d.HasArg("broadcast") {
 					d.ScanArgs(t, "broadcast", &op.broadcast)
 				}
-				r = startInbox(t, upstream, co, op)
+				var ended []int
+				if d.HasArg("ended") {
+					ended = intList(t, d, "ended")
+				}
+				r = startInbox(t, upstream, co, op, ended)
 				if len(upstream) == 1 {
 					return "ok\n"
 				}

@@ -559,6 +559,14 @@ func (t *Task) runInbox(ctx context.Context) error {
 	t.align = align.New[exchange.Message](n)
 	t.tracker = eventtime.NewTracker(n)
 	pending, _ := t.io.In.(interface{ Pending() int })
+	if t.spec.Restore != nil {
+		// NB: their senders are not deployed (ckmeta.Restore.EndedInputs).
+		for _, from := range t.spec.Restore.EndedInputs {
+			if done, err := t.inputEnded(ctx, ends, from); err != nil || done {
+				return err
+			}
+		}
+	}
 	for {
 		if err := t.serviceCheckpoints(ctx); err != nil {
 			return err
@@ -575,16 +583,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 		}
 		switch {
 		case m.End:
-			done, err := ends.Mark(m.From)
-			if err != nil {
-				return err
-			}
-			if wm, adv := t.tracker.End(m.From); adv {
-				if err := t.advanceWatermark(ctx, wm); err != nil {
-					return err
-				}
-			}
-			if err := t.aligned(ctx, t.align.End(m.From)); err != nil || done {
+			if done, err := t.inputEnded(ctx, ends, m.From); err != nil || done {
 				return err
 			}
 		case m.Barrier > 0:
@@ -611,6 +610,21 @@ func (t *Task) runInbox(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// inputEnded counts channel from as ended, and reports whether every
+// channel has.
+func (t *Task) inputEnded(ctx context.Context, ends *exchange.Ends, from int) (bool, error) {
+	done, err := ends.Mark(from)
+	if err != nil {
+		return false, err
+	}
+	if wm, adv := t.tracker.End(from); adv {
+		if err := t.advanceWatermark(ctx, wm); err != nil {
+			return false, err
+		}
+	}
+	return done, t.aligned(ctx, t.align.End(from))
 }
 
 // nextTimed is next, its wait counted as idle time.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
 )
@@ -62,7 +63,8 @@ func (c *checkpoints) status(id int64) *api.CheckpointStatus {
 
 // restoreFor returns the restore handle of a subtask of the attempt being
 // deployed: its share of the latest completed checkpoint, or nil.
-func (c *checkpoints) restoreFor(j *Job, stage, sub int) ([]byte, error) {
+// ended lists the channels into it whose senders are not deployed.
+func (c *checkpoints) restoreFor(j *Job, stage, sub int, ended []int) ([]byte, error) {
 	md := c.latest()
 	if md == nil {
 		return nil, nil
@@ -71,7 +73,61 @@ func (c *checkpoints) restoreFor(j *Job, stage, sub int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.EndedInputs = ended
 	return ckmeta.Marshal(r)
+}
+
+// done returns, by stage and subtask, the subtasks that the checkpoint the
+// attempt restores recorded as done (ckmeta.Metadata.Done): a restore does
+// not deploy them. It returns nil when there are none, or when every
+// subtask is done, which leaves nothing to run the job's end.
+func (c *checkpoints) done(j *Job) [][]bool {
+	md := c.latest()
+	if md == nil {
+		return nil
+	}
+	out := make([][]bool, len(j.Plan.Stages))
+	n, all := 0, 0
+	for si, st := range j.Plan.Stages {
+		out[si] = make([]bool, st.Parallelism)
+		for sub := range out[si] {
+			out[si][sub] = md.Done(si, sub, st.Parallelism)
+			if out[si][sub] {
+				n++
+			}
+			all++
+		}
+	}
+	if n == 0 || n == all {
+		return nil
+	}
+	return out
+}
+
+// sourceDone records subtask sub of stage si as a finished source, if it
+// is a source, so that checkpoints neither trigger nor wait for it.
+func (j *Job) sourceDone(si, sub int) {
+	if j.Plan.Stages[si].Source == nil {
+		return
+	}
+	if j.finishedSources == nil {
+		j.finishedSources = map[coordinator.Task]bool{}
+	}
+	j.finishedSources[coordinator.Task{Stage: si, Subtask: sub}] = true
+}
+
+// endedInputs returns the channels into subtask sub of stage si whose
+// senders are done.
+func endedInputs(p *plan.Plan, done [][]bool, si, sub int) []int {
+	var out []int
+	for _, e := range p.Stages[si].Inputs {
+		for from, d := range done[e.From] {
+			if d && slices.Contains(p.Targets(e, from), sub) {
+				out = append(out, p.Channel(e, from))
+			}
+		}
+	}
+	return out
 }
 
 // startCheckpoints begins checkpointing a running attempt.
@@ -125,12 +181,7 @@ func (m *Machine) taskEnded(j *Job, id TaskID, state string) {
 		m.checkpointActions(j, j.ckpt.coord.Ending(m.now, t))
 		return
 	}
-	if j.Plan.Stages[id.Stage].Source != nil {
-		if j.finishedSources == nil {
-			j.finishedSources = map[coordinator.Task]bool{}
-		}
-		j.finishedSources[t] = true
-	}
+	j.sourceDone(id.Stage, id.Subtask)
 	m.checkpointActions(j, j.ckpt.coord.Finish(m.now, t))
 }
 

@@ -537,6 +537,9 @@ func (h *harness) render(acts []Action) string {
 					panic(err)
 				}
 				fmt.Fprintf(&sb, " restoring %d", r.CheckpointID)
+				if len(r.EndedInputs) > 0 {
+					fmt.Fprintf(&sb, " inputs ended %v", r.EndedInputs)
+				}
 			}
 		case CancelTasks:
 			fmt.Fprintf(&sb, "cancel tasks of attempt %d on %s", a.Attempt, a.TaskManager)

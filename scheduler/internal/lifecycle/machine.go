@@ -271,9 +271,17 @@ func (m *Machine) place(j *Job) {
 	j.LastPlacement = slots
 	j.finalSent = false
 	j.Tasks = make([][]*Task, len(j.Plan.Stages))
+	done := j.ckpt.done(j)
 	for si, st := range j.Plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
-			j.Tasks[si] = append(j.Tasks[si], &Task{State: api.TaskDeploying, TaskManager: slots[sub]})
+			t := &Task{State: api.TaskDeploying, TaskManager: slots[sub]}
+			if done != nil && done[si][sub] {
+				// NB: finished from the start, as the restored checkpoint
+				// recorded it; deployments skips it.
+				t.State = api.TaskFinished
+				j.sourceDone(si, sub)
+			}
+			j.Tasks[si] = append(j.Tasks[si], t)
 		}
 	}
 	msg := fmt.Sprintf("attempt %d on %d slots", j.Attempt, len(slots))
@@ -296,10 +304,18 @@ func (m *Machine) place(j *Job) {
 // deployments builds the Deploy actions of a job's current attempt.
 func (m *Machine) deployments(j *Job) ([]Action, error) {
 	var out []Action
+	done := j.ckpt.done(j)
 	for si, st := range j.Plan.Stages {
 		up := j.Plan.Channels(si)
 		for sub := 0; sub < st.Parallelism; sub++ {
-			restore, err := j.ckpt.restoreFor(j, si, sub)
+			var ended []int
+			if done != nil {
+				if done[si][sub] {
+					continue
+				}
+				ended = endedInputs(j.Plan, done, si, sub)
+			}
+			restore, err := j.ckpt.restoreFor(j, si, sub, ended)
 			if err != nil {
 				return nil, err
 			}
