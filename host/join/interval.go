@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/floe-stream/floe/host/record"
@@ -18,6 +19,12 @@ type IntervalConfig struct {
 	// Lower and Upper bound the right record's time relative to the left
 	// one's: l.ts + Lower <= r.ts <= l.ts + Upper. Lower <= Upper.
 	Lower, Upper int64
+	// UpperOf, when set, gives each left row an upper bound of its own, a
+	// time in its value (SQL's b.ts BETWEEN a.ts AND a.expires): a right
+	// record matches it only at or before that time as well, and the row
+	// is kept until the watermark passes it. ok false (a NULL) matches
+	// nothing. Upper is then the longest interval any row may have.
+	UpperOf func(left []byte) (until int64, ok bool)
 	// LateOutput names the side output of late records; "" drops them.
 	LateOutput string
 }
@@ -144,9 +151,13 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 			lo, hi = r.Timestamp-o.cfg.Upper, r.Timestamp-o.cfg.Lower
 		}
 		from, _ := slices.BinarySearchFunc(other, lo, func(b buffered, t int64) int { return cmp.Compare(b.ts, t) })
+		until := o.until(s, r.Timestamp, r.Value)
 		for _, b := range other[from:] {
 			if b.ts > hi {
 				break
+			}
+			if b.ts > until || (s == Right && o.until(Left, b.ts, b.value) < r.Timestamp) {
+				continue // NB: past the left row's own upper bound
 			}
 			p := Pair{Key: r.Key, KeyGroup: r.KeyGroup, HasRight: true, Timestamp: max(b.ts, r.Timestamp)}
 			if s == Left {
@@ -156,7 +167,7 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 			}
 			o.pairs = append(o.pairs, p)
 		}
-		cleanup := o.cleanupTime(s, r.Timestamp)
+		cleanup := o.cleanupTime(s, r.Timestamp, r.Value)
 		if isLate(cleanup, o.watermark) {
 			continue // no record of the other side can still match it
 		}
@@ -175,11 +186,29 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 // cleanupTime is the watermark from which a row of side s at ts can match
 // no record still to come: every record after it is later than the row's
 // interval.
-func (o *Interval) cleanupTime(s Side, ts int64) int64 {
+func (o *Interval) cleanupTime(s Side, ts int64, value []byte) int64 {
 	if s == Left {
-		return ts + o.cfg.Upper
+		return o.until(Left, ts, value)
 	}
 	return ts - o.cfg.Lower
+}
+
+// until is the last time a right record may have to match the left row
+// at ts: ts + Upper, or the row's own bound (UpperOf) when earlier; for a
+// right record, no bound of its own.
+func (o *Interval) until(s Side, ts int64, value []byte) int64 {
+	if s == Right {
+		return math.MaxInt64
+	}
+	u := ts + o.cfg.Upper
+	if o.cfg.UpperOf != nil {
+		own, ok := o.cfg.UpperOf(value)
+		if !ok {
+			return math.MinInt64 + 1 // NB: matches nothing, kept for no time
+		}
+		u = min(u, own)
+	}
+	return u
 }
 
 func (o *Interval) emit(ctx context.Context, out *record.Batch) error {
@@ -194,12 +223,12 @@ func (o *Interval) emit(ctx context.Context, out *record.Batch) error {
 // FireTimer deletes the rows of key whose cleanup time is at or before ts.
 func (o *Interval) FireTimer(_ context.Context, _ udf.TimeDomain, ts int64, kg uint16, key []byte, _ *record.Batch) error {
 	var drop [][]byte
-	err := o.rows.Iter(kg, key, func(mk, _ []byte) error {
+	err := o.rows.Iter(kg, key, func(mk, v []byte) error {
 		s, rts, _, err := decodeIntervalKey(mk)
 		if err != nil {
 			return err
 		}
-		if o.cleanupTime(s, rts) <= ts {
+		if o.cleanupTime(s, rts, v) <= ts {
 			drop = append(drop, bytes.Clone(mk))
 		}
 		return nil

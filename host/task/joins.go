@@ -72,7 +72,7 @@ func (t *Task) joinOperator(ctx context.Context, op *jobspec.Operator) (Operator
 	}
 	var core joinCore
 	if op.Type == jobspec.OperatorIntervalJoin {
-		core, err = join.NewInterval(join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput}, fn, rows, q)
+		core, err = join.NewInterval(join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput, UpperOf: sqlop.Until(j.SQL)}, fn, rows, q)
 	} else {
 		w := op.Window
 		core, err = join.NewWindow(join.WindowConfig{

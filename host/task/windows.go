@@ -41,7 +41,12 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	var fn window.Function
 	var in *udf.Instance
 	var aggs []window.Function
-	if op.SQLAggregation != nil {
+	if op.SQLTopN != nil {
+		fn = &sqlop.WindowTopN{Rank: op.SQLTopN} // NB: a window Top-N
+		if _, err := t.queue(op.UID); err != nil {
+			return nil, err
+		}
+	} else if op.SQLAggregation != nil {
 		var err error
 		if aggs, err = t.sqlAggregates(ctx, op, op.SQLAggregation); err != nil {
 			return nil, err

@@ -93,6 +93,10 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	if last.Select, err = c.fitSink(q.sink, exprs, locs); err != nil {
 		return err
 	}
+	if len(as.pre) == 0 {
+		// NB: COUNT(*) alone reads no column, but a row has one value at least.
+		as.pre = append(as.pre, sqlexpr.Lit(sqlrow.Value{}))
+	}
 	first.Select = as.pre
 	first.Names = make([]string, len(as.pre))
 	for i := range first.Names {

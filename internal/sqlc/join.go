@@ -39,6 +39,10 @@ type joinStep struct {
 	kind         string        // window join: inner or leftOuter
 	window       windowSpec
 	rows         sqlprog.JoinRows
+
+	// until is the left table's column, counting from 1, that bounds an
+	// interval join from above per row (joinbound.go); 0 for none.
+	until int
 }
 
 // isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
@@ -319,6 +323,13 @@ func (c *compiler) joinInterval(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (
 	items := a.Rexpr.GetList().GetItems()
 	var d [2]time.Duration
 	for i, b := range items {
+		if i == 1 && subject == 1 {
+			if col, ok := c.untilColumn(b, sides); ok {
+				// NB: b.ts BETWEEN a.ts AND a.expires (joinbound.go)
+				st.until, d[1] = col+1, maxInterval
+				continue
+			}
+		}
 		side, off, err := c.timeOffset(b, sides)
 		if err != nil {
 			return false, err
@@ -429,6 +440,9 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 		plan.sides[i] = []operator{{kind: "sql", suffix: name + "-pre", prog: p}, {kind: "keyBy", suffix: name + "-key", keys: k}}
 	}
 	on.step.rows.Right = k + len(sides[1].t.Columns)
+	if on.step.until > 0 {
+		on.step.rows.Until = k + on.step.until
+	}
 	if on.step.rows.Window > 0 {
 		js.bounds = len(columns)
 		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt},

@@ -70,8 +70,16 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if isLateral(sel) {
 		return c.lateralInsert(sel, sink)
 	}
+	if isJoin(sel) && (len(sel.GroupClause) > 0 || c.hasAggregate(sel.TargetList)) {
+		q := &query{sink: sink}
+		return q, c.groupOverJoin(q, sel) // NB: groupupdating.go
+	}
 	if isJoin(sel) {
 		return c.joinInsert(sel, sink)
+	}
+	if isTopN(sel) && c.isGroupOfGroup(sel) {
+		q := &query{sink: sink}
+		return q, c.groupOfGroup(q, sel) // NB: groupupdating.go
 	}
 	if isTopN(sel) {
 		q := &query{sink: sink}
@@ -233,6 +241,9 @@ func (c *compiler) targets(list []*pg.Node, sc scope, t *Table) ([]*sqlexpr.Expr
 // of the column's type, or a BIGINT (or NULL) where a DOUBLE is due, which
 // is cast.
 func (c *compiler) fitSink(sink *Table, exprs []*sqlexpr.Expr, locs []int) ([]*sqlexpr.Expr, error) {
+	if sink.Connector == subqueryConnector {
+		return exprs, nil // NB: a Top-N's GROUP BY: its rows take the list's types (windowtopn.go)
+	}
 	if sink.view && len(exprs) == len(sink.Columns) {
 		return c.fitView(sink, exprs, locs)
 	}

@@ -94,7 +94,11 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 					so.Key = "text:" + strconv.Itoa(op.keys)
 				}
 			case "window":
-				so.SQL = op.agg.String()
+				if op.topN != nil {
+					so.SQL = op.topN.String() // NB: a window Top-N
+				} else {
+					so.SQL = op.agg.String()
+				}
 				so.Window = op.window.spec()
 				if op.window.proc {
 					so.Time = "processing"

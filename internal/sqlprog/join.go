@@ -17,6 +17,10 @@ type JoinRows struct {
 	// bounds end the joined row; 0 for an interval join, whose rows end
 	// with the right row.
 	Window int64 `json:"window,omitempty"`
+	// Until, in an interval join, is the value (counting from 1) of the
+	// left row that bounds the right row's time from above for that row
+	// (b.ts BETWEEN a.ts AND a.expires); 0 for none.
+	Until int `json:"until,omitempty"`
 }
 
 // ParseJoinRows reads a JoinRows from its JSON form and checks it.
@@ -27,6 +31,9 @@ func ParseJoinRows(s string) (*JoinRows, error) {
 	}
 	if j.Right < 1 {
 		return nil, fmt.Errorf("right: a right row has at least one value, got %d", j.Right)
+	}
+	if j.Until < 0 || (j.Until > 0 && j.Window > 0) {
+		return nil, fmt.Errorf("until: a value of the left row of an interval join, got %d", j.Until)
 	}
 	if j.Window < 0 {
 		return nil, fmt.Errorf("window: a window's size is positive, got %d", j.Window)

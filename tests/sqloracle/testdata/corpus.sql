@@ -313,6 +313,109 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
 ) AS d WHERE d.rn = 1;
 
+-- RANK() and DENSE_RANK() over a table retract: a row is identified by
+-- all its values, rank included (a row whose rank changes is deleted and
+-- upserted again), so the key is every column.
+
+-- name: topn-rank-per-auction-ties
+-- key: 1, 2, 3, 4, 5
+-- sink: auction BIGINT, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price / 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price // 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+
+-- name: topn-dense-rank-channel-where
+-- key: 1, 2, 3, 4, 5
+-- sink: channel VARCHAR, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price / 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+-- duckdb:
+SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price // 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+
+-- A window Top-N ranks each window's rows once, when the window fires: its
+-- rows are appended, and RANK() and DENSE_RANK() keep every tie (sort keys
+-- of price / 100 make many), so the result is DuckDB's whatever the order
+-- rows arrive in.
+
+-- name: window-topn-rank-tumble-ties
+-- sink: channel VARCHAR, ws BIGINT, bidder BIGINT, price BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_start, bidder, price, rk FROM (
+  SELECT channel, window_start, bidder, price,
+         RANK() OVER (PARTITION BY TUMBLE(ts, INTERVAL '5' SECOND), channel ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT channel, ws, bidder, price, rk FROM (
+  SELECT channel, ts // 5000 * 5000 AS ws, bidder, price,
+         RANK() OVER (PARTITION BY ts // 5000 * 5000, channel ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+
+-- name: window-topn-dense-rank-hop
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, rk BIGINT
+INSERT INTO out SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, window_end AS we,
+         DENSE_RANK() OVER (PARTITION BY HOP(ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+-- duckdb:
+SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, ts // 2000 * 2000 - k * 2000 + 6000 AS we,
+         DENSE_RANK() OVER (PARTITION BY ts // 2000 * 2000 - k * 2000 ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids, range(0, 3) r(k) WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+
+-- name: window-topn-lowest-tumble-end-where
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, price BIGINT
+INSERT INTO out SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, TUMBLE_END(ts, INTERVAL '10' SECOND) AS we,
+         RANK() OVER (PARTITION BY auction, TUMBLE(ts, INTERVAL '10' SECOND) ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+-- duckdb:
+SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, ts // 10000 * 10000 + 10000 AS we,
+         RANK() OVER (PARTITION BY auction, ts // 10000 ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+
+-- name: window-topn-row-number-over-tumble-count
+-- sink: ws BIGINT, auction BIGINT, n BIGINT, rn BIGINT
+INSERT INTO out SELECT window_start, auction, n, rn FROM (
+  SELECT window_start, window_end, auction, n,
+         ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, window_start, window_end, COUNT(*) AS n FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND))
+) WHERE rn <= 3;
+-- duckdb:
+SELECT ws, auction, n, rn FROM (
+  SELECT ws, auction, n, ROW_NUMBER() OVER (PARTITION BY ws ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, ts // 10000 * 10000 AS ws, COUNT(*) AS n FROM bids GROUP BY auction, ws)
+) WHERE rn <= 3;
+
+-- name: window-topn-rank-over-hop-max-per-channel
+-- sink: channel VARCHAR, we BIGINT, auction BIGINT, hi BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_end, auction, hi, rk FROM (
+  SELECT channel, auction, hi, window_start, window_end,
+         RANK() OVER (PARTITION BY window_start, window_end, channel ORDER BY hi / 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, HOP_START(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_start,
+               HOP_END(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_end, MAX(price) AS hi
+        FROM bids GROUP BY channel, auction, HOP(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)) AS g
+) WHERE rk <= 1;
+-- duckdb:
+SELECT channel, we, auction, hi, rk FROM (
+  SELECT channel, auction, hi, we,
+         RANK() OVER (PARTITION BY ws, channel ORDER BY hi // 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, ts // 5000 * 5000 - k * 5000 AS ws, ts // 5000 * 5000 - k * 5000 + 10000 AS we, MAX(price) AS hi
+        FROM bids, range(0, 2) r(k) GROUP BY channel, auction, ws, we)
+) WHERE rk <= 1;
+
 -- Updating queries (GROUP BY without a window) write a changelog: each
 -- row is op (upsert or delete), then the sink's columns; "-- key:" names
 -- the columns (from 1) that identify a row, and the test compares the table
@@ -322,6 +425,45 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
 -- key: 1
 -- sink: auction BIGINT, n BIGINT, total BIGINT, mean DOUBLE, bidders BIGINT
 INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;
+
+-- name: updating-group-of-group-histogram
+-- key: 1
+-- sink: n BIGINT, auctions BIGINT, total BIGINT
+INSERT INTO out SELECT n, COUNT(*), SUM(n) FROM (
+  SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction
+) GROUP BY n;
+
+-- name: updating-group-of-group-avg-of-max
+-- key: 1
+-- sink: channel VARCHAR, mean DOUBLE, k BIGINT
+INSERT INTO out SELECT channel, AVG(hi), COUNT(hi) FROM (
+  SELECT channel, bidder % 5 AS b, MAX(price) AS hi FROM bids GROUP BY channel, bidder % 5
+) AS g WHERE b <> 2 GROUP BY channel HAVING COUNT(*) > 1;
+
+-- name: updating-group-over-interval-join
+-- key: 1
+-- sink: auction BIGINT, pairs BIGINT, hi BIGINT, spread DOUBLE
+INSERT INTO out SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '2' SECOND WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+-- duckdb:
+SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 2000 WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+
+-- name: updating-count-star-alone
+-- key: 1
+-- sink: one BIGINT, n BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids;
+
+-- name: updating-count-over-interval-join
+-- key: 1
+-- sink: one BIGINT, pairs BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts;
+-- duckdb:
+SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts;
 
 -- name: updating-having-deletes
 -- key: 1, 2
@@ -621,6 +763,30 @@ FROM ticks GROUP BY DATE_TRUNC('hour', ts), HOP(ts, INTERVAL '5' MINUTE, INTERVA
 -- duckdb:
 SELECT date_trunc('hour', ts) AS h, time_bucket(INTERVAL '5 minutes', ts) - k * INTERVAL '5 minutes' AS ws, COUNT(*), SUM(price)
 FROM ticks, range(0, 3) r(k) GROUP BY h, ws;
+
+-- name: time-window-topn-tumble
+-- sink: sym VARCHAR, we TIMESTAMP, price BIGINT, ts TIMESTAMP, rk BIGINT
+INSERT INTO out SELECT sym, window_end, price, ts, rk FROM (
+  SELECT sym, window_end, price, ts, RANK() OVER (PARTITION BY sym, TUMBLE(ts, INTERVAL '10' MINUTE) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+-- duckdb:
+SELECT sym, we, price, ts, rk FROM (
+  SELECT sym, time_bucket(INTERVAL '10 minutes', ts) + INTERVAL '10 minutes' AS we, price, ts,
+         RANK() OVER (PARTITION BY sym, time_bucket(INTERVAL '10 minutes', ts) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+
+-- name: time-window-topn-over-tvf-count
+-- sink: ws TIMESTAMP, sym VARCHAR, n BIGINT, rk BIGINT
+INSERT INTO out SELECT window_start, sym, n, rk FROM (
+  SELECT sym, n, window_start, window_end, DENSE_RANK() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rk
+  FROM (SELECT sym, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' MINUTE))
+        GROUP BY sym, window_start, window_end)
+) WHERE rk <= 2;
+-- duckdb:
+SELECT ws, sym, n, rk FROM (
+  SELECT sym, n, ws, DENSE_RANK() OVER (PARTITION BY ws ORDER BY n DESC) AS rk
+  FROM (SELECT sym, time_bucket(INTERVAL '10 minutes', ts) AS ws, COUNT(*) AS n FROM ticks GROUP BY sym, ws)
+) WHERE rk <= 2;
 
 -- name: time-updating-per-day
 -- sink: d TIMESTAMP, n BIGINT, last TIMESTAMP, mon BIGINT
