@@ -30,7 +30,7 @@ const (
 const maxKeptValueCap = 256
 
 // entryOverhead is what a cache entry costs besides its key and value
-// bytes: the entry itself, its slot in the index map at the map's usual
+// bytes: the entry itself, its words in the index at the index's usual
 // load, and its place in the free and dirty lists. Measured with
 // TestEntryOverhead.
 const entryOverhead = 80
@@ -70,7 +70,7 @@ type cache struct {
 	maxBytes int64
 	// last is the slot of the latest lookup or insert, or -1. State is
 	// mostly read, modified and written back, so the write's lookup is
-	// usually of the same key and can skip the hash map.
+	// usually of the same key and can skip the index.
 	last int32
 	// changed lists the slots of the entries that got flagChanged, in no
 	// order; a slot may repeat or have been reused since, so only entries
