@@ -3,6 +3,7 @@ package pebblekv
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/cockroachdb/pebble"
@@ -65,8 +66,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pebblekv: open %q: %w", dir, err)
 	}
+	seed := maphash.MakeSeed()
 	s := &Store{
-		db: db, cache: newCache(opts.CacheEntries, b.writeBack), filter: newKeyFilter(opts.FilterBytes),
+		db: db, cache: newCache(opts.CacheEntries, b.writeBack, seed), filter: newKeyFilter(opts.FilterBytes, seed),
 		writeBackBytes: b.writeBack, maxDirty: opts.MaxDirty,
 	}
 	if err := s.filterExisting(); err != nil {
@@ -98,7 +100,7 @@ func (s *Store) addToFilter(key []byte) {
 // Stats returns the current counters.
 func (s *Store) Stats() Stats {
 	st := s.stats
-	st.Cached, st.Dirty = len(s.cache.index), len(s.cache.dirty)
+	st.Cached, st.Dirty = s.cache.len(), len(s.cache.dirty)
 	st.CacheBytes, st.FilterBytes = s.cache.bytes, s.filter.bytes
 	return st
 }
@@ -254,7 +256,7 @@ func (s *Store) Observe(o kv.Observer) error {
 // insert adds a clean, absent entry for key, evicting entries first while
 // the cache is full.
 func (s *Store) insert(key []byte) (*entry, error) {
-	for s.cache.full() && len(s.cache.index) > 0 {
+	for s.cache.full() && s.cache.len() > 0 {
 		if s.cache.evictOne() {
 			continue
 		}
@@ -304,11 +306,13 @@ func (s *Store) writeBack() error {
 	for _, i := range s.cache.dirty {
 		e := &s.cache.entries[i]
 		if e.flags&(flagPresent|flagFiltered) == flagPresent {
-			s.addToFilter(e.keyBytes())
+			// NB: the cache and the filter hash with one seed.
+			s.filter.addHash(e.hash)
 			e.flags |= flagFiltered
 		}
 		e.flags &^= flagDirty
 	}
+	s.cache.maxBytes = s.writeBackBytes - s.filter.bytes
 	s.cache.dirty = s.cache.dirty[:0]
 	s.stats.WriteBacks++
 	return nil
