@@ -537,7 +537,7 @@ func (h *harness) render(acts []Action) string {
 		case Deploy:
 			fmt.Fprintf(&sb, "deploy %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
 			if len(a.Downstream) > 0 {
-	fmt.Fprintf(&sb, " downstream %s", endpoints(a.Downstream, a.Task.Attempt))
+				fmt.Fprintf(&sb, " downstream %s", endpoints(a.Downstream, a.Task.Attempt))
 			}
 			if a.Restore != nil {
 				var r ckmeta.Restore
