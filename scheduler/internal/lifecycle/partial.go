@@ -126,7 +126,7 @@ func (m *Machine) partialAfter(j *Job, id int64) {
 		}
 	}
 	r.stopped = m.now
-	m.setState(j, api.JobDeploying, fmt.Sprintf("rescaling from %s to %s from checkpoint %d: attempt %d deploys stage %s, %d tasks kept",
+	m.setState(j, api.JobDeploying, fmt.Sprintf("rescaling from %s to %s from checkpoint %d: partial, attempt %d deploys stage %s, %d tasks kept running",
 		r.from, parallelisms(r.plan), id, j.Attempt, stageList(r.changed), kept))
 	for _, si := range r.changed {
 		for sub := range j.Plan.Stages[si].Parallelism {

@@ -112,16 +112,16 @@ func (m *Machine) rescaled(j *Job) {
 	if r == nil || r.stopped.IsZero() {
 		return
 	}
-	how := ""
 	if r.partial {
 		m.resumeKept(j)
-		how = fmt.Sprintf(" (stage %s redeployed, the others resumed)", stageList(r.changed))
 	}
 	j.rescale = nil
 	j.Stats.Rescales++
 	j.Stats.LastRescaleDowntime = m.now.Sub(r.stopped)
-	m.setState(j, api.JobRunning, fmt.Sprintf("rescaled to %s%s: %s downtime (%s since the request)",
-		parallelisms(j.Plan), how, m.now.Sub(r.stopped).Round(time.Millisecond), m.now.Sub(r.requested).Round(time.Millisecond)))
+	// NB: clients parse this message (the CLI, the benchmarks): a partial
+	// rescale says so in its DEPLOYING message instead.
+	m.setState(j, api.JobRunning, fmt.Sprintf("rescaled to %s: %s downtime (%s since the request)",
+		parallelisms(j.Plan), m.now.Sub(r.stopped).Round(time.Millisecond), m.now.Sub(r.requested).Round(time.Millisecond)))
 }
 
 // parallelisms renders the stages' parallelism, e.g. "2/4/4".
