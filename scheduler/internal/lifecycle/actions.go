@@ -14,9 +14,10 @@ type Endpoint struct {
 	Subtask     int
 	TaskManager string
 	Addr        string
-	// Attempt is the attempt the downstream subtask was deployed in: the
-	// sender's own, but after a rescale of only some stages (partial.go)
-	// a kept task sends to subtasks of a later attempt.
+	// Attempt is the attempt whose channels the downstream subtask reads:
+	// the job's current one. A task a partial rescale kept (partial.go)
+	// runs under the attempt it was deployed in, but reads and sends on
+	// channels of the attempt it was last resumed in.
 	Attempt int
 }
 
@@ -82,8 +83,11 @@ type CancelTask struct {
 // their attempts) and UpstreamParallelism its channels in. If the call
 // fails, the driver feeds ResumeFailed.
 type Resume struct {
-	Task                TaskID
-	TaskManager         string
+	Task        TaskID
+	TaskManager string
+	// ChannelAttempt is the attempt of the task's new channels: its inbox
+	// is registered under it (see Endpoint.Attempt).
+	ChannelAttempt      int
 	Downstream          []Endpoint
 	UpstreamParallelism int
 	Parallelism         int

@@ -330,6 +330,11 @@ func (j *Job) attemptOf(t *Task) int {
 	return j.Attempt
 }
 
+// TaskAttempt returns the attempt subtask sub of stage si of the current
+// attempt was deployed in: the job's, but for a task a partial rescale
+// kept running.
+func (j *Job) TaskAttempt(si, sub int) int { return j.attemptOf(j.Tasks[si][sub]) }
+
 // taskID names subtask sub of stage si of the job's current attempt.
 func (j *Job) taskID(si, sub int) TaskID {
 	return TaskID{Job: j.ID, Attempt: j.attemptOf(j.Tasks[si][sub]), Stage: si, Subtask: sub}

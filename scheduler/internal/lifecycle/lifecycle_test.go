@@ -559,7 +559,7 @@ func (h *harness) render(acts []Action) string {
 		case CancelTask:
 			fmt.Fprintf(&sb, "cancel task %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
 		case Resume:
-			fmt.Fprintf(&sb, "resume %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
+			fmt.Fprintf(&sb, "resume %d/%d of attempt %d on %s in attempt %d's channels", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager, a.ChannelAttempt)
 			if len(a.Downstream) > 0 {
 				fmt.Fprintf(&sb, " downstream %s", endpoints(a.Downstream, a.Task.Attempt))
 			}

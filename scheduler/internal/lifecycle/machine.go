@@ -339,7 +339,7 @@ func (m *Machine) downstream(j *Job, si, sub int) []Endpoint {
 	for _, e := range j.Plan.Stages[si].Outputs {
 		for _, to := range j.Plan.Targets(e, sub) {
 			tm := m.tms[j.placement[to]]
-			down = append(down, Endpoint{Subtask: to, TaskManager: tm.ID, Addr: tm.Addr, Attempt: j.taskID(e.To, to).Attempt})
+			down = append(down, Endpoint{Subtask: to, TaskManager: tm.ID, Addr: tm.Addr, Attempt: j.Attempt})
 		}
 	}
 	return down

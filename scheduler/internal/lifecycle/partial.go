@@ -30,6 +30,9 @@ import (
 //  3. When every new task runs, each kept task is told to go on (Resume)
 //     with its new downstream endpoints and channel count, and the
 //     rescale is reported with its downtime; checkpoints start again.
+//     Every channel of the job is then one of the new attempt (a kept
+//     task's inbox too, Resume.ChannelAttempt), so that no new sender
+//     attaches to a kept task's old inbox before the resume replaces it.
 //
 // Whatever fails on the way falls back to the whole-job path: a rescale
 // checkpoint that fails, a scheduler failover while the new subtasks
@@ -184,7 +187,7 @@ func (m *Machine) resumeKept(j *Job) {
 			if taskEnded(t.State) {
 				continue
 			}
-			m.emit(Resume{Task: j.taskID(si, sub), TaskManager: t.TaskManager, Downstream: m.downstream(j, si, sub),
+			m.emit(Resume{Task: j.taskID(si, sub), TaskManager: t.TaskManager, ChannelAttempt: j.Attempt, Downstream: m.downstream(j, si, sub),
 				UpstreamParallelism: j.Plan.Channels(si), Parallelism: j.Par, OperatorParallelism: j.OpPar})
 		}
 	}
