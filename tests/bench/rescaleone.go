@@ -71,13 +71,13 @@ func benchRescaleOneOperator(e *env) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var modes [2][]oneRun
-	for i, partial := range []bool{false, true} {
-		if modes[i], err = e.rescaleOneMode(wasm, partial); err != nil {
+	runs := map[bool][]oneRun{}
+	for _, partial := range []bool{true, false} {
+		if runs[partial], err = e.rescaleOneMode(wasm, partial); err != nil {
 			return Result{}, fmt.Errorf("partial rescale %t: %w", partial, err)
 		}
 	}
-	return rescaleOneResult(e.cfg.Keys, modes[0], modes[1]), nil
+	return rescaleOneResult(e.cfg.Keys, runs[false], runs[true]), nil
 }
 
 // rescaleOneMode runs the row's job on a mini-cluster of its own, with
