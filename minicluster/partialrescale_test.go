@@ -16,7 +16,8 @@ import (
 
 // TestPartialRescaleKeepsTheOtherStagesRunning rescales only the count of
 // a three-stage word count (lines -> split -> by-word x2 | count x2 | file
-// sink x1) to 4 while it runs, with partial rescales on. The source and
+// sink x1) to 4 while it runs, with partial rescales on, on two task
+// managers (the suspend barrier crosses the network). The source and
 // sink stages keep their tasks: their subtasks stay in attempt 1, the job
 // spends no restart, and the sink's records-in counter, which a new task
 // would start from 0, ends at the number of words (one count update per
@@ -43,7 +44,7 @@ func TestPartialRescaleKeepsTheOtherStagesRunning(t *testing.T) {
 	// ~17K lines at 2.5K lines/s: about 7 s of input.
 	sub.Params["rate"] = "2500"
 	sub.CheckpointInterval = 200 * time.Millisecond
-	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 1, Slots: 4, PartialRescale: true})
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2, PartialRescale: true})
 	if err != nil {
 		t.Fatal(err)
 	}

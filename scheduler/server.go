@@ -56,10 +56,7 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
 	// PartialRescale lets a rescale that leaves some stages' parallelism
-	// as it was keep those stages' tasks running (docs/rescaling.md). It
-	// needs every channel between those stages and the changed ones in
-	// process (one task manager): a suspend barrier cannot cross the
-	// network yet, and such a rescale falls back to restarting the job.
+	// as it was keep those stages' tasks running (docs/rescaling.md).
 	// Every member of an HA group must set the same.
 	PartialRescale bool
 	// MaxUpload bounds the size of a job submission over REST.
