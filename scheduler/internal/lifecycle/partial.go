@@ -43,8 +43,9 @@ import (
 // the attempt as always; the job restarts whole under its strategy.
 //
 // A rescale is partial only when the new plan has the same stages and
-// edges as the old (changedStages): a change of chaining, or one that
-// changes every stage, takes the whole-job path.
+// edges as the old (changedStages) and every task runs: a change of
+// chaining, one that changes every stage, or one of a job part of which
+// has ended takes the whole-job path.
 
 // changedStages returns the stages whose parallelism differs between old
 // and cur, and whether a partial rescale can take the job from one to the

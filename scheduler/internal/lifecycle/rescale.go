@@ -64,7 +64,10 @@ func (m *Machine) Rescale(now time.Time, id string, par int, ops map[string]int)
 		return nil, fmt.Errorf("%w: job %s cannot take a checkpoint now", api.ErrConflict, id)
 	}
 	j.rescale = &rescale{par: newPar, ops: newOps, plan: p, checkpoint: trig.ID, requested: now, from: parallelisms(j.Plan)}
-	if changed, ok := changedStages(j.Plan, p); ok && m.cfg.PartialRescale {
+	// NB: a task that has ended cannot be resumed to send its end on the
+	// new channels, which a new subtask would wait for: only a job whose
+	// tasks all run is rescaled partially.
+	if changed, ok := changedStages(j.Plan, p); ok && m.cfg.PartialRescale && j.all(api.TaskRunning) {
 		j.rescale.partial, j.rescale.changed = true, changed
 	}
 	m.setState(j, j.State, fmt.Sprintf("rescaling: taking checkpoint %d", trig.ID))
