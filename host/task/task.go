@@ -182,6 +182,9 @@ type Task struct {
 
 	Metrics Metrics
 	opm     []*OperatorMetrics // Metrics.Operators(), by operator index
+
+	// susp is the task's side of a partial rescale (suspend.go).
+	susp suspension
 }
 
 // New prepares a task; Run opens and runs it.
@@ -204,6 +207,7 @@ func New(spec Spec, env Env, io IO) *Task {
 		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
 		wake: make(chan struct{}, 1),
 		q:    querier{queue: make(chan query, 16)},
+		susp: suspension{resume: make(chan Rewire, 1)},
 	}
 	t.Metrics.init()
 	return t
@@ -571,6 +575,11 @@ func (t *Task) runInbox(ctx context.Context) error {
 		if err := t.serviceCheckpoints(ctx); err != nil {
 			return err
 		}
+		if t.susp.rewired { // resumed after a partial rescale: a new inbox
+			t.susp.rewired = false
+			ends = exchange.NewEnds(t.io.In.Senders())
+			pending, _ = t.io.In.(interface{ Pending() int })
+		}
 		m, ok, err := t.nextTimed(ctx)
 		if err != nil {
 			return err
@@ -655,6 +664,9 @@ func (t *Task) barrier(ctx context.Context, m exchange.Message) error {
 	c := t.ckpt
 	if c == nil {
 		return fmt.Errorf("checkpoint barrier %d in a job without checkpoints", m.Barrier)
+	}
+	if m.Suspend {
+		t.susp.at.Store(m.Barrier)
 	}
 	out, err := t.align.Barrier(m.From, m.Barrier)
 	if err != nil {
