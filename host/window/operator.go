@@ -308,50 +308,39 @@ func (o *Operator) FireTimers(ctx context.Context, timers []timer.Timer, out *re
 }
 
 // fireFixed adds the tumbling or sliding window of key due at ts to
-// o.fire and drops the one past its allowed lateness.
+// o.fire and drops the one past its allowed lateness. Such a window is the
+// one window of its size ending at its timer's instant, so point reads
+// find them: the window ending at ts+1 fires, the one ending lateness
+// earlier is dropped. This replaced a scan of all the key's windows per
+// timer, which was a fifth of Nexmark q5's CPU (RATIONALE.md); the window
+// that fires is read once, for its presence and its accumulator.
 func (o *Operator) fireFixed(ts int64, kg uint16, key []byte) error {
-	due, drop, err := o.timerWindows(kg, key, ts)
+	due := W{ts + 1 - o.cfg.Spec.Size, ts + 1}
+	v, ok, err := o.state.Get(kg, key, o.mapKey(due))
 	if err != nil {
 		return err
 	}
-	for _, w := range due {
-		fg, err := o.load(kg, key, w)
-		if err != nil {
+	if ok {
+		fg := FireGroup{Key: bytes.Clone(key), W: due}
+		if o.fn.Aggregate() {
+			fg.Acc = bytes.Clone(v)
+		} else if fg.Elems, err = o.loadElems(kg, key, due); err != nil {
 			return err
 		}
 		o.fire = append(o.fire, fg)
 	}
-	for _, w := range drop {
-		if err := o.dropWindow(kg, key, w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// timerWindows returns the windows of key that fire at ts and those to
-// drop at ts. A tumbling or sliding window is the one window of its size
-// ending at its timer's instant, so two point reads find them: the window
-// ending at ts+1 fires, the one ending lateness earlier is dropped. This
-// replaced a scan of all the key's windows per timer, which was a fifth of
-// Nexmark q5's CPU (RATIONALE.md).
-func (o *Operator) timerWindows(kg uint16, key []byte, ts int64) (due, drop []W, err error) {
-	fire := W{ts + 1 - o.cfg.Spec.Size, ts + 1}
-	if due, err = o.appendHeld(nil, kg, key, fire); err != nil || o.lateness() == 0 {
-		return due, due, err
-	}
 	l := o.lateness()
-	drop, err = o.appendHeld(nil, kg, key, W{fire.Start - l, fire.End - l})
-	return due, drop, err
-}
-
-// appendHeld appends w to dst if key has window w in state.
-func (o *Operator) appendHeld(dst []W, kg uint16, key []byte, w W) ([]W, error) {
-	_, ok, err := o.state.Get(kg, key, o.mapKey(w))
-	if err != nil || !ok {
-		return dst, err
+	if l == 0 {
+		if !ok {
+			return nil
+		}
+		return o.dropWindow(kg, key, due)
 	}
-	return append(dst, w), nil
+	drop := W{due.Start - l, due.End - l}
+	if _, ok, err = o.state.Get(kg, key, o.mapKey(drop)); err != nil || !ok {
+		return err
+	}
+	return o.dropWindow(kg, key, drop)
 }
 
 // dropWindow deletes window w of key and its records.
