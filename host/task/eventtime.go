@@ -265,15 +265,29 @@ func (t *Task) restoreTimers() error {
 		return nil
 	}
 	byNS := make(map[string]*timer.Queue, len(t.timed))
+	windows := map[string]restoredWindows{}
 	for _, op := range t.timed {
-		byNS[timer.Namespace(t.stage.Operators[op.idx].UID)] = op.q
+		uid := t.stage.Operators[op.idx].UID
+		byNS[timer.Namespace(uid)] = op.q
+		if w, ok := op.in.(restoredWindows); ok {
+			windows[uid+windowsNS] = w
+		}
 	}
 	return t.state.ScanRange(t.keyGroups(), func(kg uint16, ns string, key, rest, _ []byte) error {
 		if q, ok := byNS[ns]; ok {
 			return q.Restored(kg, key, rest)
 		}
+		if w, ok := windows[ns]; ok {
+			return w.RestoredWindow(kg, key, rest)
+		}
 		return nil
 	})
+}
+
+// restoredWindows is a window operator, which sets some of its timers
+// again from its restored windows (window.Operator.RestoredWindow).
+type restoredWindows interface {
+	RestoredWindow(kg uint16, key, mapKey []byte) error
 }
 
 // presetOperatorState gives the task's operator list states their restored
