@@ -270,7 +270,7 @@ func (o *Operator) register(kg uint16, key []byte, w W) error {
 // timer is pending, as it fires and goes in one step, so the windows a
 // checkpoint holds say which timers to set again after a restore
 // (RestoredWindow). Writing each window's timer to keyed state, then
-// deleting it, was a tenth of Nexmark q5's CPU (RATIONALE.md). A window
+// deleting it, was a sixth of Nexmark q5's profile (RATIONALE.md). A window
 // kept for late records has fired, and its cleanup timer cannot be told
 // from its state, so those keep theirs in state, as sessions do.
 func (o *Operator) timersInMemory() bool {
