@@ -176,6 +176,7 @@ type Task struct {
 	et        *sourceTime
 	tracker   *eventtime.Tracker
 	timerOut  record.Batch
+	timerBuf  []timer.Timer // timers popped for one batchTimerTarget call
 	wakeTimer *time.Timer
 	queues    map[string]*timer.Queue // by operator uid
 	sides     []sideSinks             // by operator index

@@ -32,6 +32,10 @@ func (w windowOp) Close(ctx context.Context) error {
 	return errors.Join(err, w.in.Close(ctx))
 }
 
+// windowsNS ends the namespace of a window operator's windows in keyed
+// state.
+const windowsNS = "#windows"
+
 // windowOperator opens the window operator op.
 func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operator, error) {
 	if t.state == nil {
@@ -75,7 +79,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		}
 		closeAggregates(ctx, aggs)
 	}
-	wins, err := t.state.Map(op.UID + "#windows")
+	wins, err := t.state.Map(op.UID + windowsNS)
 	if err != nil {
 		closeIn()
 		return nil, err

@@ -24,11 +24,13 @@
 //     auction's winning bid at its expiry, then per category
 //     "windowEnd,category,average" at the end of each 10 s window in which
 //     one of its auctions closed, over all its auctions closed so far.
-//   - q5, hot items: sliding windows of 10 s every 2 s.
+//   - q5, hot items: sliding windows of 10 s every 2 s, then per window
+//     end the auctions with the most bids (best.go's top-counts).
 //   - q6, average selling price by seller (q6.go): at each auction's
 //     close with a winner, the average winning price of its seller's last
 //     10 closed auctions, applied in order of expiry by event-time timers.
-//   - q7, highest bid: tumbling windows of 10 s.
+//   - q7, highest bid: tumbling windows of 10 s, each keeping its
+//     highest bids (best.go's max-bids).
 //   - q8, new users: a window join of persons and auctions.
 //   - q9, winning bids (winning.go): each auction's line and its winning
 //     bid, the highest between its start and expiry (both included), the
