@@ -82,6 +82,12 @@ func OpenTransactionalSink(cfg SinkConfig, split connector.SplitInfo, restored b
 		if err := s.removeOwn(func(string, bool) bool { return true }); err != nil {
 			return nil, err
 		}
+		return s, nil
+	}
+	// Number new files past every file of the subtask, even before
+	// Recover runs, so that none overwrites a committed one.
+	if _, err := s.own(s.subtask); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
