@@ -35,8 +35,15 @@
 //   - q9, winning bids (winning.go): each auction's line and its winning
 //     bid, the highest between its start and expiry (both included), the
 //     earliest of equal prices, emitted by an event-time timer at expiry.
+//   - q10, log to file system (q10.go): every bid as "auction,bidder,
+//     price,dateTime", written by the file sink into the bucket
+//     dt=<date>/hm=<hour:minute> of its event time (q10.yaml's buckets),
+//     as Flink's PARTITIONED BY (dt, hm).
 //   - q11, user sessions (q11.go): "bidder,bids,start,end" per session of
 //     a bidder's bids with gaps of at most 10 s, in a session window.
+//   - q12, bids per bidder in processing-time windows (q12.yaml): q11's
+//     counting function in tumbling windows of the task's clock, so only
+//     the totals per bidder are reproducible.
 //   - q13, bounded side input join (q13.go): each bid whose auction id
 //     modulo 10,000 is a key of a side input file, with the key's value;
 //     the file is a second, bounded source, which holds the join's event
@@ -71,19 +78,6 @@
 // longer match. tests/nexmark holds a brute-force form of every query,
 // which the tests in minicluster and tests/cluster compare line for line
 // with these jobs' output.
-//
-// Not here yet: q10, log to file system, which writes every bid to files
-// partitioned by its date and hour (Flink: PARTITIONED BY (dt, hm)). It is
-// not expressible with Floe's file sink: the sink writes the part files of
-// each subtask into one directory (part-<subtask>-<n>) and has no
-// partitioning option, so a q10 here would be q0 with a formatting map,
-// without the partitioning that is the point of the query. It needs a
-// bucketing option on the file sink (a subdirectory per bucket named from
-// the record's event time or a field, as Flink's DateTimeBucketAssigner
-// does), whose transactional commit would then track a pending file per
-// open bucket. q12 (processing-time windows: which window a bid falls in depends on the
-// wall clock, and a bounded input ends without firing processing-time
-// windows, so no output of a bounded run is deterministic or complete).
 package main
 
 import (
