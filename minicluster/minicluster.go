@@ -69,6 +69,8 @@ type Config struct {
 	// certificate, as the task managers check that the scheduler they
 	// dial presents one. Nil is plaintext.
 	TLS *tlsconf.Config
+	// PartialRescale is scheduler.Config.PartialRescale.
+	PartialRescale bool
 }
 
 // Cluster is a running mini-cluster.
@@ -111,6 +113,7 @@ func Start(ctx context.Context, cfg Config) (*Cluster, error) {
 		Engine: cfg.Engine, Logger: cfg.Logger.With("component", "scheduler"),
 		CheckpointStorage: cfg.CheckpointStorage, HeartbeatTimeout: cfg.HeartbeatTimeout,
 		HeartbeatInterval: cfg.HeartbeatTimeout / 10, OpenStore: cfg.OpenStore, TLS: cfg.TLS, AllowedPaths: cfg.AllowedPaths,
+		PartialRescale: cfg.PartialRescale,
 	})
 	if err != nil {
 		return nil, err

@@ -18,10 +18,7 @@ import (
 // holds s.mu.
 func (s *Server) execDeploy(a lifecycle.Deploy) {
 	j := s.fsm.Submitted(a.Task.Job)
-	var down []*floev1.Endpoint
-	for _, e := range a.Downstream {
-		down = append(down, &floev1.Endpoint{Subtask: int32(e.Subtask), TaskManagerId: e.TaskManager, RpcAddr: e.Addr})
-	}
+	down := endpoints(a.Downstream)
 	// NB: Params holds the values of the job's secret parameters too, which
 	// the task manager needs to run it. They cross this hop in clear until
 	// the connection uses TLS (issue 16 item 1), which must protect it, as it
@@ -43,6 +40,29 @@ func (s *Server) execDeploy(a lifecycle.Deploy) {
 	if tm, ok := s.tms[a.TaskManager]; ok {
 		s.spawn(func() { s.deploy(tm, a.Task, req) })
 	}
+}
+
+// endpoints are downstream endpoints as DeployTask and ResumeTask take
+// them.
+func endpoints(eps []lifecycle.Endpoint) []*floev1.Endpoint {
+	var down []*floev1.Endpoint
+	for _, e := range eps {
+		down = append(down, &floev1.Endpoint{Subtask: int32(e.Subtask), TaskManagerId: e.TaskManager, RpcAddr: e.Addr, Attempt: int32(e.Attempt)})
+	}
+	return down
+}
+
+// execResume sends the ResumeTask call the lifecycle asked for; a failed
+// call is reported as ResumeFailed. The caller holds s.mu.
+func (s *Server) execResume(a lifecycle.Resume) {
+	req := &floev1.ResumeTaskRequest{Task: taskID(a.Task), Downstream: endpoints(a.Downstream), UpstreamParallelism: int32(a.UpstreamParallelism),
+		Parallelism: int32(a.Parallelism), OperatorParallelism: opPar(a.OperatorParallelism), ChannelAttempt: int32(a.ChannelAttempt), Term: int64(s.term)}
+	s.call(a.TaskManager, func(ctx context.Context, tm *taskManager) {
+		if _, err := tm.client.ResumeTask(ctx, req); err != nil && s.ctx.Err() == nil {
+			s.event(journal.ResumeFailed{At: s.now(), Task: a.Task, TaskManager: tm.id, Err: err.Error()})
+			s.wake()
+		}
+	})
 }
 
 // deploy sends one DeployTask; a failed call fails the task, and an

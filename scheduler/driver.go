@@ -50,8 +50,17 @@ func (s *Server) exec(acts []lifecycle.Action) {
 					s.log.Warn("canceling tasks", "tm", tm.id, "job", req.JobId, "err", err)
 				}
 			})
+		case lifecycle.CancelTask:
+			req := &floev1.CancelTasksRequest{JobId: a.Task.Job, Attempt: int32(a.Task.Attempt), Tasks: []*floev1.TaskID{taskID(a.Task)}, Term: term}
+			s.call(a.TaskManager, func(ctx context.Context, tm *taskManager) {
+				if _, err := tm.client.CancelTasks(ctx, req); err != nil && s.ctx.Err() == nil {
+					s.log.Warn("canceling a task", "tm", tm.id, "task", a.Task, "err", err)
+				}
+			})
+		case lifecycle.Resume:
+			s.execResume(a)
 		case lifecycle.TriggerCheckpoint:
-			req := &floev1.TriggerCheckpointRequest{JobId: a.Job, Attempt: int32(a.Attempt), CheckpointId: a.ID, Term: term}
+			req := &floev1.TriggerCheckpointRequest{JobId: a.Job, Attempt: int32(a.Attempt), CheckpointId: a.ID, Term: term, Suspend: a.Suspend}
 			s.call(a.TaskManager, func(ctx context.Context, tm *taskManager) {
 				if _, err := tm.client.TriggerCheckpoint(ctx, req); err != nil && s.ctx.Err() == nil {
 					task := lifecycle.TaskID{Job: a.Job, Attempt: a.Attempt}

@@ -135,9 +135,12 @@ func (g *group) do(t *testing.T, s *Server, method, path, body string, header ht
 func (g *group) doRetry(t *testing.T, s *Server, method, path, body string) (resp *http.Response, b string, retried bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for {
+	// NB: at least three tries whatever the time: on a loaded machine one
+	// POST /v1/modules (a compile under -race) has taken over a minute,
+	// leadership moving meanwhile.
+	for try := 1; ; try++ {
 		resp, b = g.do(t, s, method, path, body, nil)
-		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+		if resp.StatusCode != http.StatusServiceUnavailable || (try >= 3 && time.Now().After(deadline)) {
 			return resp, b, retried
 		}
 		retried = true

@@ -293,7 +293,7 @@ func (s *Server) status(j *lifecycle.Job) api.JobStatus {
 			// the new tasks exist.
 			if si < len(j.Tasks) && sub < len(j.Tasks[si]) {
 				t := j.Tasks[si][sub]
-				ss = api.SubtaskStatus{Subtask: sub, State: t.State, TaskManager: t.TaskManager, RecordsIn: t.RecordsIn,
+				ss = api.SubtaskStatus{Subtask: sub, State: t.State, TaskManager: t.TaskManager, Attempt: j.TaskAttempt(si, sub), RecordsIn: t.RecordsIn,
 					RecordsOut: t.RecordsOut, BackPressure: t.BackPressure, Error: redact(t.Err)}
 			}
 			v.RecordsIn += ss.RecordsIn

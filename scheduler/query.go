@@ -103,7 +103,7 @@ func (s *Server) route(id, name string, keys [][]byte) ([]*lookup, lifecycle.Dec
 				return nil, d, fmt.Errorf("%w: the task manager of subtask %d is gone", api.ErrUnavailable, sub)
 			}
 			l = &lookup{tm: tm, req: &floev1.LookupStateRequest{State: name,
-				Task: &floev1.TaskID{JobId: j.ID, Attempt: int32(j.Attempt), Stage: int32(d.Stage), Subtask: int32(sub)}}}
+				Task: &floev1.TaskID{JobId: j.ID, Attempt: int32(queriedAttempt(j, d.Stage, sub)), Stage: int32(d.Stage), Subtask: int32(sub)}}}
 			bySub[sub] = l
 		}
 		l.req.Keys = append(l.req.Keys, k)
@@ -154,4 +154,13 @@ func queryError(err error) error {
 		return fmt.Errorf("%w: %s", api.ErrForbidden, msg)
 	}
 	return err
+}
+
+// queriedAttempt is the attempt of the subtask a lookup goes to: the job's,
+// but for a subtask a partial rescale kept running.
+func queriedAttempt(j *lifecycle.Job, stage, sub int) int {
+	if stage < len(j.Tasks) && sub < len(j.Tasks[stage]) {
+		return j.TaskAttempt(stage, sub)
+	}
+	return j.Attempt
 }

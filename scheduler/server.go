@@ -55,6 +55,10 @@ type Config struct {
 	// declared dead and its tasks failed.
 	HeartbeatInterval time.Duration
 	HeartbeatTimeout  time.Duration
+	// PartialRescale lets a rescale that leaves some stages' parallelism
+	// as it was keep those stages' tasks running (docs/rescaling.md).
+	// Every member of an HA group must set the same.
+	PartialRescale bool
 	// MaxUpload bounds the size of a job submission over REST.
 	MaxUpload int64
 	// CompileSQL compiles the SQL scripts of POST /v1/sql into job specs
@@ -205,7 +209,8 @@ func NewServer(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, kick: make(chan struct{}, 1), now: cfg.Now,
 		tms: map[string]*taskManager{}, dialed: map[string]*grpc.ClientConn{}, stores: map[string]ckstore.Store{},
 		scalers: map[string]*autoscale.Scaler{},
-		fsm:     journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger}, planSubmit)}
+		fsm: journal.New(lifecycle.Config{HeartbeatInterval: cfg.HeartbeatInterval, HeartbeatTimeout: cfg.HeartbeatTimeout, Logger: cfg.Logger,
+			PartialRescale: cfg.PartialRescale}, planSubmit)}
 	var err error
 	if s.paths.roots, err = confine.New(cfg.AllowedPaths); err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

@@ -20,6 +20,10 @@ type Message struct {
 	// Barrier is the id (> 0) of the checkpoint the sender snapshotted
 	// before everything it sends after the barrier.
 	Barrier int64
+	// Suspend marks Barrier as the checkpoint of a partial rescale: the
+	// receiver, once it has taken it, reads and sends nothing more until
+	// it is rewired (host/task's Resume).
+	Suspend bool
 	// IsWatermark marks a watermark: the sender's event time is Watermark,
 	// and no record older than that follows; Idle marks the sender idle
 	// until its next message.

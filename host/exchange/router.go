@@ -114,12 +114,19 @@ func (r *Router) Flush(ctx context.Context) error {
 
 // Barrier flushes and sends checkpoint barrier id to every target, so the
 // barrier follows every record routed before it.
-func (r *Router) Barrier(ctx context.Context, id int64) error {
+func (r *Router) Barrier(ctx context.Context, id int64) error { return r.barrier(ctx, id, false) }
+
+// SuspendBarrier is Barrier for the checkpoint of a partial rescale: the
+// barrier is marked Suspend, and the sender sends nothing after it until
+// it is rewired.
+func (r *Router) SuspendBarrier(ctx context.Context, id int64) error { return r.barrier(ctx, id, true) }
+
+func (r *Router) barrier(ctx context.Context, id int64, suspend bool) error {
 	if err := r.Flush(ctx); err != nil {
 		return err
 	}
 	for _, t := range r.targets {
-		if err := t.Send(ctx, Message{From: r.from, Barrier: id}); err != nil {
+		if err := t.Send(ctx, Message{From: r.from, Barrier: id, Suspend: suspend}); err != nil {
 			return err
 		}
 	}

@@ -261,3 +261,44 @@ func TestTumblingLateBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalOwnUpperBruteForce checks an interval join whose left rows
+// bound their own interval (IntervalConfig.UpperOf; some bound nothing)
+// against every pair of the records that were not late, and that no row
+// or timer is left once time has passed every bound.
+func TestIntervalOwnUpperBruteForce(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		evs := generate(rng, 300, 12)
+		until := map[string]int64{} // left value -> its own bound; absent: NULL
+		for _, e := range evs {
+			if e.side == Left && rng.IntN(8) > 0 {
+				until[e.value] = e.ts + rng.Int64N(30) - 5
+			}
+		}
+		upperOf := func(v []byte) (int64, bool) { u, ok := until[string(v)]; return u, ok }
+		h, err := newHarness(t, func(rows udf.MapState, q *timer.Queue) (joiner, error) {
+			return NewInterval(IntervalConfig{Lower: 0, Upper: 1 << 40, UpperOf: upperOf}, Concat{Sep: []byte("|")}, rows, q)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, late := run(t, rng, h, evs, 6)
+		var want []string
+		for _, l := range evs {
+			u, bounded := until[l.value]
+			for _, r := range evs {
+				if l.side != Left || r.side != Right || l.key != r.key || late[l.value] || late[r.value] || !bounded {
+					continue
+				}
+				if l.ts <= r.ts && r.ts <= u {
+					want = append(want, fmt.Sprintf("%s@%d %s|%s", l.key, max(l.ts, r.ts), l.value, r.value))
+				}
+			}
+		}
+		compare(t, fmt.Sprintf("seed %d", seed), got, want)
+		if h.q.Len() != 0 {
+			t.Errorf("seed %d: %d timers left at the end of time", seed, h.q.Len())
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/floe-stream/floe/host/record"
@@ -18,6 +19,12 @@ type IntervalConfig struct {
 	// Lower and Upper bound the right record's time relative to the left
 	// one's: l.ts + Lower <= r.ts <= l.ts + Upper. Lower <= Upper.
 	Lower, Upper int64
+	// UpperOf, when set, gives each left row an upper bound of its own, a
+	// time in its value (SQL's b.ts BETWEEN a.ts AND a.expires): a right
+	// record matches it only at or before that time as well, and the row
+	// is kept until the watermark passes it. ok false (a NULL) matches
+	// nothing. Upper is then the longest interval any row may have.
+	UpperOf func(left []byte) (until int64, ok bool)
 	// LateOutput names the side output of late records; "" drops them.
 	LateOutput string
 	// Outer keeps the rows of its sides that match nothing (outer.go).
@@ -158,10 +165,14 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 		}
 		from, _ := slices.BinarySearchFunc(other, lo, func(b buffered, t int64) int { return cmp.Compare(b.ts, t) })
 		matched := false
+		until := o.until(s, r.Timestamp, r.Value)
 		for j := range other[from:] {
 			b := &other[from+j]
 			if b.ts > hi {
 				break
+			}
+			if b.ts > until || (s == Right && o.until(Left, b.ts, b.value) < r.Timestamp) {
+				continue // NB: past the left row's own upper bound
 			}
 			matched = true
 			if err := o.firstMatch(s.other(), r, b); err != nil {
@@ -175,7 +186,7 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 			}
 			o.pairs = append(o.pairs, p)
 		}
-		cleanup := o.cleanupTime(s, r.Timestamp)
+		cleanup := o.cleanupTime(s, r.Timestamp, r.Value)
 		expired := isLate(cleanup, o.watermark)
 		o.arrived(s, r, matched, expired)
 		if expired {
@@ -196,11 +207,29 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 // cleanupTime is the watermark from which a row of side s at ts can match
 // no record still to come: every record after it is later than the row's
 // interval.
-func (o *Interval) cleanupTime(s Side, ts int64) int64 {
+func (o *Interval) cleanupTime(s Side, ts int64, value []byte) int64 {
 	if s == Left {
-		return ts + o.cfg.Upper
+		return o.until(Left, ts, value)
 	}
 	return ts - o.cfg.Lower
+}
+
+// until is the last time a right record may have to match the left row
+// at ts: ts + Upper, or the row's own bound (UpperOf) when earlier; for a
+// right record, no bound of its own.
+func (o *Interval) until(s Side, ts int64, value []byte) int64 {
+	if s == Right {
+		return math.MaxInt64
+	}
+	u := ts + o.cfg.Upper
+	if o.cfg.UpperOf != nil {
+		own, ok := o.cfg.UpperOf(value)
+		if !ok {
+			return math.MinInt64 + 1 // NB: matches nothing, kept for no time
+		}
+		u = min(u, own)
+	}
+	return u
 }
 
 func (o *Interval) emit(ctx context.Context, out *record.Batch) error {
@@ -222,7 +251,7 @@ func (o *Interval) FireTimer(ctx context.Context, _ udf.TimeDomain, ts int64, kg
 		if err != nil {
 			return err
 		}
-		if o.cleanupTime(s, rts) <= ts {
+		if o.cleanupTime(s, rts, o.unmarked(s, v)) <= ts {
 			drop = append(drop, bytes.Clone(mk))
 			o.expired(s, kg, key, rts, v)
 		}

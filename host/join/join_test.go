@@ -119,8 +119,8 @@ func (h *harness) state(t *testing.T) string {
 				lines = append(lines, fmt.Sprintf("%s %s@%d #%d %s", k, s, ts, seq, v))
 				return nil
 			}
-			if mk[16] == counterMark {
-				return nil
+			if len(mk) < 17 || mk[16] == counterMark {
+				return nil // the session index, or a counter
 			}
 			lines = append(lines, fmt.Sprintf("%s %s %s %s", k, decodeWindowKey(mk), Side(mk[16]), v))
 			return nil

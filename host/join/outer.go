@@ -67,6 +67,15 @@ func (o *Interval) stored(s Side, v []byte, matched bool) []byte {
 	return append([]byte{mark}, v...)
 }
 
+// unmarked is the row of side s in its state value v: v less the mark of
+// an outer side.
+func (o *Interval) unmarked(s Side, v []byte) []byte {
+	if o.cfg.Outer.has(s) {
+		return v[1:]
+	}
+	return v
+}
+
 // firstMatch marks the buffered row b of outer side s matched when r is
 // its first match and, for a retracting join, retracts its lone pair.
 func (o *Interval) firstMatch(s Side, r *record.Record, b *buffered) error {

@@ -100,3 +100,64 @@ func bruteOuter(evs []event, late map[string]bool, lower, upper int64, outer Out
 	}
 	return want
 }
+
+// TestOuterIntervalOwnUpperBruteForce checks outer interval joins whose
+// left rows bound their own interval (IntervalConfig.UpperOf, some with
+// NULL, which match nothing), appended and retracting: the state of an
+// outer side's row holds its mark before the value, which UpperOf must
+// not see.
+func TestOuterIntervalOwnUpperBruteForce(t *testing.T) {
+	for _, outer := range []Outer{OuterLeft, OuterRight, OuterFull} {
+		for _, retract := range []bool{false, true} {
+			for seed := range uint64(8) {
+				rng := rand.New(rand.NewPCG(seed, 23))
+				evs := generate(rng, 300, 12)
+				until := map[string]int64{} // left value -> its own bound; absent: NULL
+				for _, e := range evs {
+					if e.side == Left && rng.IntN(8) > 0 {
+						until[e.value] = e.ts + rng.Int64N(30) - 5
+					}
+				}
+				upperOf := func(v []byte) (int64, bool) { u, ok := until[string(v)]; return u, ok }
+				cfg := IntervalConfig{Lower: 0, Upper: 1 << 40, UpperOf: upperOf, Outer: outer, Retract: retract}
+				h, err := newHarness(t, func(rows udf.MapState, q *timer.Queue) (joiner, error) {
+					return NewInterval(cfg, signed{}, rows, q)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, late := run(t, rng, h, evs, 6)
+				what := fmt.Sprintf("outer %d retract %v seed %d", outer, retract, seed)
+				got, _ := applyRetractions(t, what, out)
+				var want []string
+				matched := map[string]bool{}
+				for _, l := range evs {
+					u, bounded := until[l.value]
+					for _, r := range evs {
+						if l.side != Left || r.side != Right || l.key != r.key || late[l.value] || late[r.value] || !bounded {
+							continue
+						}
+						if l.ts <= r.ts && r.ts <= u {
+							want = append(want, fmt.Sprintf("%s@%d %s|%s", l.key, max(l.ts, r.ts), l.value, r.value))
+							matched[l.value], matched[r.value] = true, true
+						}
+					}
+				}
+				for _, e := range evs {
+					if late[e.value] || matched[e.value] || !outer.has(e.side) {
+						continue
+					}
+					if e.side == Left {
+						want = append(want, fmt.Sprintf("%s@%d %s|", e.key, e.ts, e.value))
+					} else {
+						want = append(want, fmt.Sprintf("%s@%d |%s", e.key, e.ts, e.value))
+					}
+				}
+				compare(t, what, got, want)
+				if h.q.Len() != 0 {
+					t.Errorf("%s: %d timers left at the end of time", what, h.q.Len())
+				}
+			}
+		}
+	}
+}

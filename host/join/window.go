@@ -47,6 +47,7 @@ type Window struct {
 	lateCount int64
 	pairs     []Pair
 	ws        []window.W
+	index     []byte // an encoded session index (sessions.go)
 }
 
 // The byte after a window's 16 in a map key that marks its sequence
@@ -118,7 +119,7 @@ func (o *Window) ProcessInput(ctx context.Context, input int, in, out *record.Ba
 				o.toLate(r)
 				continue
 			}
-			merged, err := o.merge(r, side, w)
+			merged, err := o.mergeSession(r.KeyGroup, r.Key, side, r.Value, w)
 			if err != nil {
 				return err
 			}
@@ -204,37 +205,6 @@ func (o *Window) register(kg uint16, key []byte, w window.W) error {
 	return nil
 }
 
-// merge adds r, of side s, whose own session window is w, to the key's
-// sessions, merging every session that overlaps w, and returns the
-// merged session.
-func (o *Window) merge(r *record.Record, s Side, w window.W) (window.W, error) {
-	wins, err := o.load(r.KeyGroup, r.Key)
-	if err != nil {
-		return window.W{}, err
-	}
-	merged := w
-	var rows []row
-	for _, x := range wins {
-		if !(x.w.Start < w.End && w.Start < x.w.End) {
-			continue // NB: sessions that only touch stay apart (doc.go)
-		}
-		merged.Start, merged.End = min(merged.Start, x.w.Start), max(merged.End, x.w.End)
-		rows = append(rows, x.rows...)
-		if err := o.drop(x.kg, r.Key, x.w); err != nil {
-			return window.W{}, err
-		}
-		if x.w.MaxTimestamp() != merged.MaxTimestamp() && !o.fired(x.w) {
-			if err := o.timers.Delete(r.KeyGroup, r.Key, udf.EventTime, x.w.MaxTimestamp()); err != nil {
-				return window.W{}, err
-			}
-		}
-	}
-	// NB: a session that grew past x's end deletes x's firing timer above;
-	// merged's end is at least x's, so x's cleanup timer, if any, finds
-	// nothing to drop and is harmless.
-	return merged, o.addRows(r.KeyGroup, r.Key, merged, append(rows, row{s, bytes.Clone(r.Value)}))
-}
-
 // loaded is one window of a key and its rows, in arrival order.
 type loaded struct {
 	kg   uint16
@@ -246,6 +216,9 @@ type loaded struct {
 func (o *Window) load(kg uint16, key []byte) ([]loaded, error) {
 	var out []loaded
 	err := o.rows.Iter(kg, key, func(mk, v []byte) error {
+		if len(mk) == len(sessionsKey) && mk[0] == sessionsKey[0] {
+			return nil
+		}
 		if len(mk) < 17 {
 			return fmt.Errorf("join: corrupt window row key %x", mk)
 		}
@@ -264,6 +237,9 @@ func (o *Window) load(kg uint16, key []byte) ([]loaded, error) {
 
 // fireOne appends the pairs of window w of key.
 func (o *Window) fireOne(kg uint16, key []byte, w window.W) error {
+	if o.cfg.Spec.Kind == window.Session {
+		return o.fireSessions(kg, key, 0, &w)
+	}
 	wins, err := o.load(kg, key)
 	if err != nil {
 		return err
@@ -305,11 +281,17 @@ func (o *Window) pair(kg uint16, key []byte, x loaded) {
 // FireTimer emits the pairs of the windows of key whose last instant is
 // ts and drops those past their allowed lateness.
 func (o *Window) FireTimer(ctx context.Context, _ udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	key = bytes.Clone(key)
+	if o.cfg.Spec.Kind == window.Session {
+		if err := o.fireSessions(kg, key, ts, nil); err != nil {
+			return err
+		}
+		return o.emit(ctx, out)
+	}
 	wins, err := o.load(kg, key)
 	if err != nil {
 		return err
 	}
-	key = bytes.Clone(key)
 	for _, x := range wins {
 		if x.w.MaxTimestamp() == ts {
 			o.pair(kg, key, x)

@@ -6,7 +6,9 @@
 // function (its accumulators live in the window's keyed state, so
 // checkpoints, restores and rescales treat them as they treat a Wasm
 // window function's). Group keeps a GROUP BY's accumulators without a
-// window, TopN each partition's ranked rows; JoinRows is the join.Combiner
+// window, TopN each partition's ranked rows, and WindowTopN is the window
+// function of a window Top-N, whose accumulator is the window's ranked
+// rows; JoinRows is the join.Combiner
 // that makes a SQL join's pair one row. Aggregate and Group fold the
 // built-in aggregates themselves and call the Wasm aggregates (CREATE
 // AGGREGATE) through floe_window once per batch of groups (wasmagg.go).

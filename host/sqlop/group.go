@@ -16,7 +16,9 @@ import (
 // Group runs a SQL GROUP BY without a window: it keeps each key's
 // accumulator in keyed state and, for every batch, emits the new result
 // row (key..., result...) of each key the batch changed, once, stamped with
-// the key's last record's timestamp. It is used by one task goroutine.
+// the key's last record's timestamp; when the aggregation Retracts, the
+// key's old row with a last FALSE before the new one with TRUE. It is used
+// by one task goroutine.
 type Group struct {
 	uid  string
 	agg  *sqlprog.Aggregation
@@ -36,6 +38,9 @@ type touched struct {
 	keyRow sqlrow.Row
 	acc    sqlrow.Row
 	ts     int64
+	// old is the accumulator before the batch, nil for a new key; kept
+	// only when the aggregation Retracts.
+	old sqlrow.Row
 }
 
 // NewGroup returns the operator uid, its accumulators in the keyed state
@@ -68,15 +73,19 @@ func (g *Group) Process(ctx context.Context, in, out *record.Batch) error {
 		g.in = row
 		k, ok := g.touched[string(r.Key)]
 		if !ok {
-			acc, err := g.load(r.KeyGroup, r.Key)
+			acc, had, err := g.load(r.KeyGroup, r.Key)
 			if err != nil {
 				return err
+			}
+			var old sqlrow.Row
+			if had && g.agg.Retracts {
+				old = slices.Clone(acc)
 			}
 			k = len(g.order)
 			g.touched[string(r.Key)] = k
 			// NB: the key's values are the row's first ones, whatever
 			// bytes the keyBy made of them (row:N or text:N).
-			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, keyRow: slices.Clone(row[:g.agg.Keys]), acc: acc})
+			g.order = append(g.order, touched{kg: r.KeyGroup, key: r.Key, keyRow: slices.Clone(row[:g.agg.Keys]), acc: acc, old: old})
 			g.wasm.open()
 		}
 		g.wasm.row(k, row, r.Timestamp)
@@ -113,27 +122,36 @@ func (g *Group) emit(ctx context.Context, out *record.Batch) error {
 	}
 	var buf []byte
 	for _, t := range g.order {
+		if !g.agg.Retracts {
+			buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(t.keyRow, t.acc))
+			out.AppendKeyed(t.key, buf, t.ts, t.kg)
+			continue
+		}
+		if t.old != nil {
+			buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(t.keyRow, t.old))
+			out.AppendKeyed(t.key, sqlrow.AppendValue(buf, sqlrow.Bool(false)), t.ts, t.kg)
+		}
 		buf = sqlrow.AppendRow(buf[:0], g.agg.GroupResult(t.keyRow, t.acc))
-		out.AppendKeyed(t.key, buf, t.ts, t.kg)
+		out.AppendKeyed(t.key, sqlrow.AppendValue(buf, sqlrow.Bool(true)), t.ts, t.kg)
 	}
 	return nil
 }
 
-// load returns the accumulator of key, or a new one.
-func (g *Group) load(kg uint16, key []byte) (sqlrow.Row, error) {
+// load returns the accumulator of key and true, or a new one and false.
+func (g *Group) load(kg uint16, key []byte) (sqlrow.Row, bool, error) {
 	b, ok, err := g.accs.Get(kg, key)
 	if err != nil {
-		return nil, fmt.Errorf("sql group %s: %w", g.uid, err)
+		return nil, false, fmt.Errorf("sql group %s: %w", g.uid, err)
 	}
 	if !ok {
-		return g.agg.NewAcc(), nil
+		return g.agg.NewAcc(), false, nil
 	}
 	// NB: DecodeRow copies what it reads, so the state's slice may go.
 	acc, err := sqlrow.DecodeRow(nil, b, g.agg.AccLen())
 	if err != nil {
-		return nil, fmt.Errorf("sql group %s: an accumulator: %w", g.uid, err)
+		return nil, false, fmt.Errorf("sql group %s: an accumulator: %w", g.uid, err)
 	}
-	return acc, nil
+	return acc, true, nil
 }
 
 // Close closes the Wasm aggregates' functions; the state is the task's.

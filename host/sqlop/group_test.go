@@ -2,6 +2,7 @@ package sqlop
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/floe-stream/floe/host/record"
@@ -78,4 +79,39 @@ func emittedRows(t *testing.T, op interface {
 		got = append(got, string(sqlrow.AppendCSV(nil, row))+"@"+sqlrow.Int(r.Timestamp).Text())
 	}
 	return got
+}
+
+// TestGroupRetracts checks a GROUP BY whose aggregation Retracts: a key's
+// first row is only inserted (TRUE); a later batch retracts its old row
+// (FALSE) before inserting the new one, worked out by hand.
+func TestGroupRetracts(t *testing.T) {
+	agg := &sqlprog.Aggregation{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt}, Keys: 1,
+		Aggs: []sqlprog.Agg{{Fn: sqlprog.Max, Arg: 1}}, Retracts: true}
+	g, err := NewGroup("g", agg, keyed{state.New(memkv.New())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		in   *record.Batch
+		want []string
+	}{
+		{keyedRows([2]any{"a", 3}, [2]any{"a", 5}), []string{"a,5,true"}},
+		{keyedRows([2]any{"a", 9}, [2]any{"b", 1}), []string{"a,5,false", "a,9,true", "b,1,true"}},
+	} {
+		var out record.Batch
+		if err := g.Process(context.Background(), step.in, &out); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range out.Records {
+			row, err := sqlrow.DecodeRow(nil, r.Value, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, string(sqlrow.AppendCSV(nil, row)))
+		}
+		if !slices.Equal(got, step.want) {
+			t.Errorf("emitted %q, want %q", got, step.want)
+		}
+	}
 }

@@ -59,3 +59,25 @@ func appendNulls(v []byte, n int) []byte {
 	}
 	return v
 }
+
+// Until returns, for a join whose left rows bound their own interval
+// (sqlprog.JoinRows.Until), the function that reads that bound from a
+// left row (join.IntervalConfig.UpperOf); nil otherwise. A NULL or a
+// row that does not decode bounds nothing.
+func Until(spec *sqlprog.JoinRows) func(left []byte) (int64, bool) {
+	if spec == nil || spec.Until == 0 {
+		return nil
+	}
+	n := spec.Until - 1
+	return func(left []byte) (int64, bool) {
+		skip, err := sqlrow.PrefixLen(left, n)
+		if err != nil {
+			return 0, false
+		}
+		v, _, err := sqlrow.DecodeValue(left[skip:])
+		if err != nil || v.T != sqlrow.BigInt {
+			return 0, false
+		}
+		return v.I, true
+	}
+}

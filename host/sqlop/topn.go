@@ -25,6 +25,8 @@ type TopN struct {
 
 	touched map[string]int
 	order   []ranked
+	// oldRanks and nowRanks are retract's scratch.
+	oldRanks, nowRanks []int64
 }
 
 // ranked is a key a batch touched: its rows before and now.
@@ -78,6 +80,10 @@ func (o *TopN) Process(ctx context.Context, in, out *record.Batch) error {
 		if err := o.rows.Put(t.kg, t.key, buf); err != nil {
 			return fmt.Errorf("sql top-n %s: %w", o.uid, err)
 		}
+		if o.rank.Retracts() {
+			o.retract(t, out)
+			continue
+		}
 		for i, row := range t.now {
 			if i < len(t.old) && sameRow(t.old[i], row) {
 				continue
@@ -87,6 +93,36 @@ func (o *TopN) Process(ctx context.Context, in, out *record.Batch) error {
 		}
 	}
 	return nil
+}
+
+// retract appends, for a key under RANK() or DENSE_RANK(), each (row,
+// rank) the batch took out of its ranking as the row input..., rank,
+// FALSE, then each it put in as input..., rank, TRUE.
+func (o *TopN) retract(t ranked, out *record.Batch) {
+	o.oldRanks = o.rank.Ranks(o.oldRanks[:0], t.old)
+	o.nowRanks = o.rank.Ranks(o.nowRanks[:0], t.now)
+	var buf []byte
+	emit := func(rows []sqlrow.Row, ranks []int64, other []sqlrow.Row, otherRanks []int64, live bool) {
+		for i, row := range rows {
+			if rankedAt(other, otherRanks, row, ranks[i]) {
+				continue
+			}
+			buf = sqlrow.AppendValue(sqlrow.AppendRow(buf[:0], row), sqlrow.Int(ranks[i]))
+			out.AppendKeyed(t.key, sqlrow.AppendValue(buf, sqlrow.Bool(live)), t.ts, t.kg)
+		}
+	}
+	emit(t.old, o.oldRanks, t.now, o.nowRanks, false)
+	emit(t.now, o.nowRanks, t.old, o.oldRanks, true)
+}
+
+// rankedAt reports whether rows holds row (the very row) at rank.
+func rankedAt(rows []sqlrow.Row, ranks []int64, row sqlrow.Row, rank int64) bool {
+	for i, r := range rows {
+		if ranks[i] == rank && sameRow(r, row) {
+			return true
+		}
+	}
+	return false
 }
 
 // sameRow reports whether a and b are the same row: the very row, which
@@ -99,19 +135,9 @@ func (o *TopN) load(kg uint16, key []byte) ([]sqlrow.Row, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	n := len(o.rank.Input)
-	var rows []sqlrow.Row
-	for len(b) > 0 {
-		size, err := sqlrow.PrefixLen(b, n)
-		if err != nil {
-			return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
-		}
-		row, err := sqlrow.DecodeRow(nil, b[:size], n)
-		if err != nil {
-			return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
-		}
-		rows = append(rows, row)
-		b = b[size:]
+	rows, err := decodeRows(b, len(o.rank.Input))
+	if err != nil {
+		return nil, fmt.Errorf("sql top-n %s: the ranked rows: %w", o.uid, err)
 	}
 	return rows, nil
 }

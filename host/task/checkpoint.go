@@ -209,8 +209,9 @@ func (t *Task) keyGroups() keygroup.Range {
 // jobs run one after another, in checkpoint order.
 func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) error {
 	start := t.env.Now()
+	suspend := t.suspending(id)
 	if t.router != nil {
-		if err := t.router.Barrier(ctx, id); err != nil {
+		if err := t.router.Barrier(ctx, id, suspend); err != nil {
 			return err
 		}
 	}
@@ -250,6 +251,9 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 		}
 		t.finishSnapshot(id, snap, st)
 	})
+	if suspend {
+		return t.suspended(ctx, id)
+	}
 	return nil
 }
 

@@ -7,6 +7,10 @@
 // upstream stages (a union's reader) aligns barriers and tracks watermarks
 // over all of them as over the subtasks of one.
 //
+// A partial rescale suspends a task at its checkpoint and resumes it with
+// new channels and the job's new plan, its operators and state kept
+// (suspend.go).
+//
 // A task knows nothing of where it runs: the local runner wires tasks with
 // in-process inboxes, and a task manager wires the same tasks with network
 // channels. Everything process-wide (the Wasm engine, compiled modules, where

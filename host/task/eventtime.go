@@ -123,29 +123,77 @@ func (t *Task) advanceWatermark(ctx context.Context, wm int64) error {
 func (t *Task) fireTimers(ctx context.Context, d udf.TimeDomain, upTo int64) (int, error) {
 	fired := 0
 	for i := range t.timed {
-		op := &t.timed[i]
-		for {
-			ok, err := t.fireOne(ctx, op, d, upTo)
-			if err != nil || !ok {
-				if err != nil {
-					return fired, err
-				}
-				break
-			}
-			fired++
-			out := &t.timerOut
-			t.opm[op.idx].RecordsOut.Add(int64(out.Len()))
-			if out.Len() > 0 {
-				if err := t.processFrom(ctx, op.idx+1, out); err != nil {
-					return fired, err
-				}
-			}
+		n, err := t.fireDue(ctx, &t.timed[i], d, upTo)
+		fired += n
+		if err != nil {
+			return fired, err
 		}
 	}
 	if fired > 0 {
 		t.publishStateSizes()
 	}
 	return fired, nil
+}
+
+// fireDue fires op's timers of domain d due at upTo, in order, sending
+// what they emit on, and returns how many fired.
+func (t *Task) fireDue(ctx context.Context, op *timedOp, d udf.TimeDomain, upTo int64) (int, error) {
+	fired := 0
+	for {
+		n, err := t.fireSome(ctx, op, d, upTo)
+		if err != nil || n == 0 {
+			return fired, err
+		}
+		fired += n
+		out := &t.timerOut
+		t.opm[op.idx].RecordsOut.Add(int64(out.Len()))
+		if out.Len() > 0 {
+			if err := t.processFrom(ctx, op.idx+1, out); err != nil {
+				return fired, err
+			}
+		}
+	}
+}
+
+// batchTimerTarget is an operator that fires many timers in one call (a
+// window operator: one call of its function for all their windows).
+type batchTimerTarget interface {
+	FireTimers(ctx context.Context, timers []timer.Timer, out *record.Batch) error
+}
+
+// fireSome fires op's due timers of domain d into t.timerOut: up to a
+// batch of them at once if op takes them so, else the next one. It
+// returns how many fired.
+func (t *Task) fireSome(ctx context.Context, op *timedOp, d udf.TimeDomain, upTo int64) (int, error) {
+	b, ok := op.in.(batchTimerTarget)
+	if !ok {
+		ok, err := t.fireOne(ctx, op, d, upTo)
+		if !ok {
+			return 0, err
+		}
+		return 1, err
+	}
+	t.stateGate.lock()
+	defer t.stateGate.unlock()
+	t.timerBuf = t.timerBuf[:0]
+	for len(t.timerBuf) < t.env.BatchSize {
+		tm, ok, err := op.q.Pop(d, upTo)
+		if err != nil {
+			return 0, fmt.Errorf("timers of %s: %w", t.name, err)
+		}
+		if !ok {
+			break
+		}
+		t.timerBuf = append(t.timerBuf, tm)
+	}
+	if len(t.timerBuf) == 0 {
+		return 0, nil
+	}
+	t.timerOut.Reset()
+	if err := b.FireTimers(ctx, t.timerBuf, &t.timerOut); err != nil {
+		return 0, err
+	}
+	return len(t.timerBuf), t.drainSide(ctx, op.idx)
 }
 
 // fireOne fires op's next timer of domain d if it is due at upTo, into
@@ -224,15 +272,29 @@ func (t *Task) restoreTimers() error {
 		return nil
 	}
 	byNS := make(map[string]*timer.Queue, len(t.timed))
+	windows := map[string]restoredWindows{}
 	for _, op := range t.timed {
-		byNS[timer.Namespace(t.stage.Operators[op.idx].UID)] = op.q
+		uid := t.stage.Operators[op.idx].UID
+		byNS[timer.Namespace(uid)] = op.q
+		if w, ok := op.in.(restoredWindows); ok {
+			windows[uid+windowsNS] = w
+		}
 	}
 	return t.state.ScanRange(t.keyGroups(), func(kg uint16, ns string, key, rest, _ []byte) error {
 		if q, ok := byNS[ns]; ok {
 			return q.Restored(kg, key, rest)
 		}
+		if w, ok := windows[ns]; ok {
+			return w.RestoredWindow(kg, key, rest)
+		}
 		return nil
 	})
+}
+
+// restoredWindows is a window operator, which sets some of its timers
+// again from its restored windows (window.Operator.RestoredWindow).
+type restoredWindows interface {
+	RestoredWindow(kg uint16, key, mapKey []byte) error
 }
 
 // presetOperatorState gives the task's operator list states their restored

@@ -49,6 +49,8 @@ func (s *scriptedInbox) Recv(ctx context.Context) (exchange.Message, error) {
 type downstream struct {
 	mu  sync.Mutex
 	log []string
+	// suspended gets the id of every suspend barrier sent.
+	suspended chan int64
 }
 
 func (d *downstream) Send(_ context.Context, m exchange.Message) error {
@@ -56,6 +58,8 @@ func (d *downstream) Send(_ context.Context, m exchange.Message) error {
 	switch {
 	case m.End:
 		line = "end"
+	case m.Barrier > 0 && m.Suspend:
+		line = fmt.Sprintf("suspend barrier %d", m.Barrier)
 	case m.Barrier > 0:
 		line = fmt.Sprintf("barrier %d", m.Barrier)
 	case m.IsWatermark && m.Idle:
@@ -72,6 +76,9 @@ func (d *downstream) Send(_ context.Context, m exchange.Message) error {
 	d.mu.Lock()
 	d.log = append(d.log, line)
 	d.mu.Unlock()
+	if m.Suspend && d.suspended != nil {
+		d.suspended <- m.Barrier
+	}
 	return nil
 }
 
@@ -103,6 +110,13 @@ type inboxRun struct {
 	acks    []string
 	started time.Time
 	plan    *plan.Plan
+	task    *Task
+	co      []int
+	op      coOp
+	// old is the inbox a resumed task had before; readOld tells that the
+	// task read it after its suspend barrier.
+	old     *scriptedInbox
+	readOld bool
 }
 
 // inboxPlan returns the plan of a task that reads one upstream stage per
@@ -154,15 +168,17 @@ type coOp struct {
 	broadcast int
 }
 
-func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
+func startInbox(t *testing.T, upstream, co []int, op coOp, ended []int) *inboxRun {
 	p := inboxPlan(upstream, co, op)
 	mid := len(upstream)
 	r := &inboxRun{
 		in:      &scriptedInbox{senders: p.Channels(mid), asks: make(chan struct{}), msgs: make(chan exchange.Message)},
-		out:     &downstream{},
+		out:     &downstream{suspended: make(chan int64, 1)},
 		done:    make(chan error, 1),
 		started: time.Unix(1_000_000, 0),
 		plan:    p,
+		co:      co,
+		op:      op,
 	}
 	env := Env{
 		Checkpoints: &Checkpointing{
@@ -188,7 +204,12 @@ func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
 		env.OpenState = func(int, int) (StateBackend, error) { return OpenState(jobspec.StateMemory, t.TempDir()) }
 		env.Checkpoints.Store = &memStore{}
 	}
-	task := New(Spec{Plan: p, Stage: mid}, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
+	spec := Spec{Plan: p, Stage: mid}
+	if ended != nil {
+		spec.Restore = &ckmeta.Restore{EndedInputs: ended}
+	}
+	task := New(spec, env, IO{In: r.in, Out: [][]exchange.Sender{{r.out}}})
+	r.task = task
 	go func() { r.done <- task.Run(context.Background()) }()
 	t.Cleanup(func() {
 		if !r.ended {
@@ -200,20 +221,57 @@ func startInbox(t *testing.T, upstream, co []int, op coOp) *inboxRun {
 
 // ready waits until the task asks for its next message or has returned.
 func (r *inboxRun) ready() {
-	if r.asked || r.ended {
+	if r.asked || r.ended || r.readOld {
 		return
+	}
+	var old chan struct{} // nil, which never delivers, but after a resume
+	if r.old != nil {
+		old = r.old.asks
 	}
 	select {
 	case <-r.in.asks:
 		r.asked = true
 	case r.err = <-r.done:
 		r.ended = true
+	case <-old:
+		r.readOld = true
 	}
+}
+
+// readyOrSuspended is ready, but for a task that sends a suspend barrier
+// on, after which it reads no more.
+func (r *inboxRun) readyOrSuspended() {
+	if r.asked || r.ended {
+		return
+	}
+	select {
+	case <-r.in.asks:
+		r.asked = true
+	case <-r.out.suspended:
+	case r.err = <-r.done:
+		r.ended = true
+	}
+}
+
+// resume hands the task a new inbox reading upstream stages of the given
+// parallelism, the task's own stage unchanged; the old inbox must not be
+// read again.
+func (r *inboxRun) resume(upstream []int, middle int) error {
+	p := inboxPlan(upstream, r.co, r.op)
+	if middle != 0 {
+		p.Stages[len(upstream)].Parallelism = middle
+	}
+	in := &scriptedInbox{senders: p.Channels(len(upstream)), asks: make(chan struct{}), msgs: make(chan exchange.Message)}
+	if err := r.task.Resume(Rewire{Plan: p, IO: IO{In: in, Out: [][]exchange.Sender{{r.out}}}}); err != nil {
+		return err
+	}
+	r.old, r.in, r.plan, r.asked = r.in, in, p, false
+	return nil
 }
 
 func (r *inboxRun) send(m exchange.Message) {
 	r.ready()
-	if r.ended {
+	if r.ended || r.readOld {
 		return
 	}
 	r.in.msgs <- m
@@ -256,8 +314,8 @@ func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 		for _, v := range f[1:] {
 			m.Batch.Append(nil, []byte(v), 0)
 		}
-	case "barrier":
-		m.Barrier = num()
+	case "barrier", "suspend":
+		m.Barrier, m.Suspend = num(), f[0] == "suspend"
 	case "watermark", "idle":
 		m.IsWatermark, m.Watermark, m.Idle = true, num(), f[0] == "idle"
 	case "end":
@@ -280,8 +338,14 @@ func parseInboxMsg(t *testing.T, p *plan.Plan, line string) exchange.Message {
 //	  module=M functions=F,G  ... running udfs/M's F and G
 //	  broadcast=I    ... whose input I is a broadcast input; acks then
 //	                 list the keys of its broadcast states
+//	  ended=I,J      ... restored with channels I, J... ended, their
+//	                 senders not deployed (ckmeta.Restore.EndedInputs)
 //	recv             one message a line, as in package align's scripts,
 //	                 from a channel or from sS/N: subtask N of stage S
+//	                 (suspend N is barrier N marked Suspend)
+//	resume upstream=N,M  hand the suspended task a new inbox reading
+//	                 stages of N, M... subtasks (its stage unchanged)
+//	  middle=P       ... in a plan where its stage has P subtasks
 //	clock +D         advance the task's clock
 //	wait             wait for the task to return and print its acks
 //
@@ -313,21 +377,43 @@ func TestInbox(t *testing.T) {
 				if d.HasArg("broadcast") {
 					d.ScanArgs(t, "broadcast", &op.broadcast)
 				}
-				r = startInbox(t, upstream, co, op)
+				var ended []int
+				if d.HasArg("ended") {
+					ended = intList(t, d, "ended")
+				}
+				r = startInbox(t, upstream, co, op, ended)
 				if len(upstream) == 1 {
 					return "ok\n"
 				}
 				return fmt.Sprintf("ok: %d channels\n", r.plan.Channels(len(upstream)))
 			case "recv":
+				var last exchange.Message
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
-					r.send(parseInboxMsg(t, r.plan, line))
+					last = parseInboxMsg(t, r.plan, line)
+					r.send(last)
 				}
-				r.ready()
+				if last.Suspend {
+					r.readyOrSuspended()
+				} else {
+					r.ready()
+				}
+				if r.readOld {
+					return "error: the task read its old inbox after the suspend barrier\n"
+				}
 				out := r.out.take()
 				if len(out) == 0 {
 					return "(nothing sent)\n"
 				}
 				return strings.Join(out, "\n") + "\n"
+			case "resume":
+				var middle int
+				if d.HasArg("middle") {
+					d.ScanArgs(t, "middle", &middle)
+				}
+				if err := r.resume(intList(t, d, "upstream"), middle); err != nil {
+					return fmt.Sprintf("error: %v\n", err)
+				}
+				return fmt.Sprintf("ok: %d channels\n", r.plan.Channels(len(r.plan.Stages)-2))
 			case "clock":
 				v, err := time.ParseDuration(strings.TrimPrefix(d.CmdArgs[0].Key, "+"))
 				if err != nil {
@@ -336,6 +422,9 @@ func TestInbox(t *testing.T) {
 				r.clock.Add(v.Milliseconds())
 				return "ok\n"
 			case "wait":
+				if r.readOld {
+					t.Fatal("the task read its old inbox after the suspend barrier; it cannot be ended")
+				}
 				if !r.ended {
 					r.err, r.ended = <-r.done, true
 				}

@@ -72,7 +72,7 @@ func (t *Task) joinOperator(ctx context.Context, op *jobspec.Operator) (Operator
 	}
 	var core joinCore
 	if op.Type == jobspec.OperatorIntervalJoin {
-		cfg := join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput}
+		cfg := join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput, UpperOf: sqlop.Until(j.SQL)}
 		if j.SQL != nil {
 			// NB: only a SQL join is outer: its rows hold the NULLs.
 			cfg.Outer, err = join.ParseOuter(j.SQL.Outer)

@@ -59,8 +59,12 @@ func (o *outputs) Flush(ctx context.Context) error {
 	return o.each(func(r *exchange.Router) error { return r.Flush(ctx) })
 }
 
-// Barrier sends checkpoint barrier id on every edge.
-func (o *outputs) Barrier(ctx context.Context, id int64) error {
+// Barrier sends checkpoint barrier id on every edge, marked Suspend for a
+// partial rescale's checkpoint (suspend.go).
+func (o *outputs) Barrier(ctx context.Context, id int64, suspend bool) error {
+	if suspend {
+		return o.each(func(r *exchange.Router) error { return r.SuspendBarrier(ctx, id) })
+	}
 	return o.each(func(r *exchange.Router) error { return r.Barrier(ctx, id) })
 }
 

@@ -70,7 +70,7 @@ func TestOutputsFanOutToEveryEdge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := o.Barrier(ctx, 3); err != nil {
+	if err := o.Barrier(ctx, 3, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := o.End(ctx); err != nil {

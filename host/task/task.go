@@ -176,12 +176,16 @@ type Task struct {
 	et        *sourceTime
 	tracker   *eventtime.Tracker
 	timerOut  record.Batch
+	timerBuf  []timer.Timer // timers popped for one batchTimerTarget call
 	wakeTimer *time.Timer
 	queues    map[string]*timer.Queue // by operator uid
 	sides     []sideSinks             // by operator index
 
 	Metrics Metrics
 	opm     []*OperatorMetrics // Metrics.Operators(), by operator index
+
+	// susp is the task's side of a partial rescale (suspend.go).
+	susp suspension
 }
 
 // New prepares a task; Run opens and runs it.
@@ -204,6 +208,7 @@ func New(spec Spec, env Env, io IO) *Task {
 		name: fmt.Sprintf("%s (%d/%d)", st.Name, spec.Subtask+1, st.Parallelism),
 		wake: make(chan struct{}, 1),
 		q:    querier{queue: make(chan query, 16)},
+		susp: suspension{resume: make(chan Rewire, 1)},
 	}
 	t.Metrics.init()
 	return t
@@ -249,6 +254,9 @@ func (t *Task) Run(ctx context.Context) (err error) {
 		err = t.runInbox(ctx)
 	}
 	if err != nil {
+		return err
+	}
+	if err := t.endWindows(ctx); err != nil {
 		return err
 	}
 	t.endTimers()
@@ -556,9 +564,22 @@ func (t *Task) runInbox(ctx context.Context) error {
 	t.align = align.New[exchange.Message](n)
 	t.tracker = eventtime.NewTracker(n)
 	pending, _ := t.io.In.(interface{ Pending() int })
+	if t.spec.Restore != nil {
+		// NB: their senders are not deployed (ckmeta.Restore.EndedInputs).
+		for _, from := range t.spec.Restore.EndedInputs {
+			if done, err := t.inputEnded(ctx, ends, from); err != nil || done {
+				return err
+			}
+		}
+	}
 	for {
 		if err := t.serviceCheckpoints(ctx); err != nil {
 			return err
+		}
+		if t.susp.rewired { // resumed after a partial rescale: a new inbox
+			t.susp.rewired = false
+			ends = exchange.NewEnds(t.io.In.Senders())
+			pending, _ = t.io.In.(interface{ Pending() int })
 		}
 		m, ok, err := t.nextTimed(ctx)
 		if err != nil {
@@ -572,16 +593,7 @@ func (t *Task) runInbox(ctx context.Context) error {
 		}
 		switch {
 		case m.End:
-			done, err := ends.Mark(m.From)
-			if err != nil {
-				return err
-			}
-			if wm, adv := t.tracker.End(m.From); adv {
-				if err := t.advanceWatermark(ctx, wm); err != nil {
-					return err
-				}
-			}
-			if err := t.aligned(ctx, t.align.End(m.From)); err != nil || done {
+			if done, err := t.inputEnded(ctx, ends, m.From); err != nil || done {
 				return err
 			}
 		case m.Barrier > 0:
@@ -608,6 +620,21 @@ func (t *Task) runInbox(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// inputEnded counts channel from as ended, and reports whether every
+// channel has.
+func (t *Task) inputEnded(ctx context.Context, ends *exchange.Ends, from int) (bool, error) {
+	done, err := ends.Mark(from)
+	if err != nil {
+		return false, err
+	}
+	if wm, adv := t.tracker.End(from); adv {
+		if err := t.advanceWatermark(ctx, wm); err != nil {
+			return false, err
+		}
+	}
+	return done, t.aligned(ctx, t.align.End(from))
 }
 
 // nextTimed is next, its wait counted as idle time.
@@ -638,6 +665,9 @@ func (t *Task) barrier(ctx context.Context, m exchange.Message) error {
 	c := t.ckpt
 	if c == nil {
 		return fmt.Errorf("checkpoint barrier %d in a job without checkpoints", m.Barrier)
+	}
+	if m.Suspend {
+		t.susp.at.Store(m.Barrier)
 	}
 	out, err := t.align.Barrier(m.From, m.Barrier)
 	if err != nil {

@@ -32,6 +32,10 @@ func (w windowOp) Close(ctx context.Context) error {
 	return errors.Join(err, w.in.Close(ctx))
 }
 
+// windowsNS ends the namespace of a window operator's windows in keyed
+// state.
+const windowsNS = "#windows"
+
 // windowOperator opens the window operator op.
 func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operator, error) {
 	if t.state == nil {
@@ -41,7 +45,12 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 	var fn window.Function
 	var in *udf.Instance
 	var aggs []window.Function
-	if op.SQLAggregation != nil {
+	if op.SQLTopN != nil {
+		fn = &sqlop.WindowTopN{Rank: op.SQLTopN} // NB: a window Top-N
+		if _, err := t.queue(op.UID); err != nil {
+			return nil, err
+		}
+	} else if op.SQLAggregation != nil {
 		var err error
 		if aggs, err = t.sqlAggregates(ctx, op, op.SQLAggregation); err != nil {
 			return nil, err
@@ -70,7 +79,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		}
 		closeAggregates(ctx, aggs)
 	}
-	wins, err := t.state.Map(op.UID + "#windows")
+	wins, err := t.state.Map(op.UID + windowsNS)
 	if err != nil {
 		closeIn()
 		return nil, err

@@ -139,7 +139,11 @@ func (tm *TaskManager) TriggerCheckpoint(ctx context.Context, req *floev1.Trigge
 	}
 	n := 0
 	for _, t := range tm.tasksOf(req.JobId, req.Attempt) {
-		if t.TriggerCheckpoint(req.CheckpointId) {
+		trigger := t.TriggerCheckpoint
+		if req.Suspend {
+			trigger = t.TriggerSuspend
+		}
+		if trigger(req.CheckpointId) {
 			n++
 		}
 	}

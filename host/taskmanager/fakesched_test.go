@@ -382,7 +382,9 @@ func seedModule(t *testing.T, tm *TaskManager) {
 // two minutes.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
+	// NB: generous: under -race on a loaded 2-core machine, a task's first
+	// module compile alone has taken most of two minutes.
+	deadline := time.Now().Add(5 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

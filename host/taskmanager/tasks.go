@@ -65,6 +65,10 @@ type running struct {
 	// started) or ENDING; states are its declared states.
 	state  floev1.TaskState
 	states []*floev1.DeclaredState
+	// req is the deployment; wiring releases the task's channels, which
+	// a resume after a partial rescale replaces (resume.go).
+	req    *floev1.DeployTaskRequest
+	wiring func()
 }
 
 // status is the task's current state, as a re-registration reports it.
@@ -96,7 +100,7 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 	}
 	key := keyOf(req.Task)
 	rctx, cancel := context.WithCancel(tm.ctx)
-	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now(), state: floev1.TaskState_TASK_STATE_RUNNING}
+	r := &running{id: req.Task, cancel: cancel, lastAt: time.Now(), state: floev1.TaskState_TASK_STATE_RUNNING, req: req}
 	tm.mu.Lock()
 	if _, gone := tm.canceled[attemptKey{key.job, key.attempt}]; gone {
 		tm.mu.Unlock()
@@ -123,6 +127,10 @@ func (tm *TaskManager) DeployTask(ctx context.Context, req *floev1.DeployTaskReq
 func (tm *TaskManager) CancelTasks(ctx context.Context, req *floev1.CancelTasksRequest) (*floev1.CancelTasksResponse, error) {
 	if err := tm.fence(req.Term); err != nil {
 		return nil, err
+	}
+	if len(req.Tasks) > 0 {
+		tm.cancelSome(req.Tasks)
+		return &floev1.CancelTasksResponse{}, nil
 	}
 	tm.mu.Lock()
 	// A DeployTask of this attempt still on its way must not start a task
@@ -220,42 +228,17 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 	if int(id.Stage) >= len(p.Stages) || int(id.Subtask) >= p.Stages[id.Stage].Parallelism {
 		return nil, cleanup, fmt.Errorf("task %v is not in the job's plan", keyOf(id))
 	}
-	var io task.IO
-	stage := int(id.Stage)
-	if len(p.Stages[stage].Inputs) > 0 {
-		if n := p.Channels(stage); int(req.UpstreamParallelism) != n {
-			return nil, cleanup, fmt.Errorf("task %v: the scheduler counts %d channels into it, its plan %d", keyOf(id), req.UpstreamParallelism, n)
-		}
-		ck := transport.ChannelKey{Job: id.JobId, Attempt: id.Attempt, Stage: id.Stage, Subtask: id.Subtask}
-		io.In = tm.exchange.Receiver(ck, int(req.UpstreamParallelism), tm.cfg.InboxBatches)
-		cleanups = append(cleanups, func() { tm.exchange.Release(ck) })
-	}
-	// NB: Downstream lists the endpoints of every output edge's targets,
-	// edge after edge (plan.Plan.Targets).
-	eps := req.Downstream
-	for _, e := range p.Stages[stage].Outputs {
-		targets := p.Targets(e, int(id.Subtask))
-		if len(eps) < len(targets) {
-			return nil, cleanup, fmt.Errorf("task %v: the scheduler sent too few downstream endpoints", keyOf(id))
-		}
-		var out []exchange.Sender
-		for i, ep := range eps[:len(targets)] {
-			if int(ep.Subtask) != targets[i] {
-				return nil, cleanup, fmt.Errorf("task %v: downstream endpoint of subtask %d where its plan has %d", keyOf(id), ep.Subtask, targets[i])
-			}
-			ch := &floev1.ChannelID{JobId: id.JobId, Attempt: id.Attempt, Stage: int32(e.To), Subtask: ep.Subtask, Sender: int32(p.Channel(e, int(id.Subtask)))}
-			s, closeFn, err := tm.sender(ch, ep)
-			if err != nil {
-				return nil, cleanup, err
-			}
-			cleanups = append(cleanups, closeFn)
-			out = append(out, s)
-		}
-		eps = eps[len(targets):]
-		io.Out = append(io.Out, out)
-	}
-	if len(eps) > 0 {
-		return nil, cleanup, fmt.Errorf("task %v: the scheduler sent %d downstream endpoints more than its plan has", keyOf(id), len(eps))
+	io, release, err := tm.wire(p, id, id.Attempt, req.Downstream, req.UpstreamParallelism)
+	r.mu.Lock()
+	r.wiring = release
+	r.mu.Unlock()
+	cleanups = append(cleanups, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.wiring()
+	})
+	if err != nil {
+		return nil, cleanup, err
 	}
 	ckpts, restore, err := tm.checkpointing(ctx, r, req)
 	if err != nil {
@@ -279,19 +262,78 @@ func (tm *TaskManager) setup(ctx context.Context, r *running, req *floev1.Deploy
 	return task.New(spec, env, io), cleanup, nil
 }
 
+// wire connects task id to its neighbours in plan p: the inbox of its
+// upstream channels, registered under attempt inbox, and the senders to
+// its downstream endpoints eps. The returned release frees them, whatever
+// happened.
+func (tm *TaskManager) wire(p *plan.Plan, id *floev1.TaskID, inbox int32, eps []*floev1.Endpoint, upstream int32) (task.IO, func(), error) {
+	var io task.IO
+	var cleanups []func()
+	release := func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}
+	stage := int(id.Stage)
+	if len(p.Stages[stage].Inputs) > 0 {
+		if n := p.Channels(stage); int(upstream) != n {
+			return io, release, fmt.Errorf("task %v: the scheduler counts %d channels into it, its plan %d", keyOf(id), upstream, n)
+		}
+		ck := transport.ChannelKey{Job: id.JobId, Attempt: inbox, Stage: id.Stage, Subtask: id.Subtask}
+		io.In = tm.exchange.Receiver(ck, int(upstream), tm.cfg.InboxBatches)
+		cleanups = append(cleanups, func() { tm.exchange.Release(ck) })
+	}
+	// NB: eps lists the endpoints of every output edge's targets, edge
+	// after edge (plan.Plan.Targets).
+	for _, e := range p.Stages[stage].Outputs {
+		targets := p.Targets(e, int(id.Subtask))
+		if len(eps) < len(targets) {
+			return io, release, fmt.Errorf("task %v: the scheduler sent too few downstream endpoints", keyOf(id))
+		}
+		var out []exchange.Sender
+		for i, ep := range eps[:len(targets)] {
+			if int(ep.Subtask) != targets[i] {
+				return io, release, fmt.Errorf("task %v: downstream endpoint of subtask %d where its plan has %d", keyOf(id), ep.Subtask, targets[i])
+			}
+			attempt := id.Attempt
+			if ep.Attempt != 0 { // channels of a later attempt, after a partial rescale
+				attempt = ep.Attempt
+			}
+			ch := &floev1.ChannelID{JobId: id.JobId, Attempt: attempt, Stage: int32(e.To), Subtask: ep.Subtask, Sender: int32(p.Channel(e, int(id.Subtask)))}
+			s, closeFn, err := tm.sender(ch, ep)
+			if err != nil {
+				return io, release, err
+			}
+			cleanups = append(cleanups, closeFn)
+			out = append(out, s)
+		}
+		eps = eps[len(targets):]
+		io.Out = append(io.Out, out)
+	}
+	if len(eps) > 0 {
+		return io, release, fmt.Errorf("task %v: the scheduler sent %d downstream endpoints more than its plan has", keyOf(id), len(eps))
+	}
+	return io, release, nil
+}
+
 // planJob parses the task's job spec and plans it as the scheduler did,
 // with the modules fetched to this task manager.
 func (tm *TaskManager) planJob(ctx context.Context, req *floev1.DeployTaskRequest) (*plan.Plan, error) {
+	return tm.planAt(ctx, req, req.Parallelism, req.OperatorParallelism)
+}
+
+// planAt is planJob at parallelism par with operators' overrides ops.
+func (tm *TaskManager) planAt(ctx context.Context, req *floev1.DeployTaskRequest, par int32, ops map[string]int32) (*plan.Plan, error) {
 	job, err := jobspec.Parse(req.JobSpec, "/", req.Params)
 	if err != nil {
 		return nil, err
 	}
-	if req.Parallelism != 0 {
-		if err := job.WithParallelism(int(req.Parallelism)); err != nil {
+	if par != 0 {
+		if err := job.WithParallelism(int(par)); err != nil {
 			return nil, err
 		}
 	}
-	for uid, n := range req.OperatorParallelism {
+	for uid, n := range ops {
 		if err := job.WithOperatorParallelism(uid, int(n)); err != nil {
 			return nil, err
 		}

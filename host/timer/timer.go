@@ -34,7 +34,7 @@ type Timer struct {
 type Queue struct {
 	store udf.MapState
 	heaps [2]timerHeap
-	live  map[string]struct{} // ids of registered timers
+	live  map[string]bool // ids of registered timers: true for those kept in memory only
 	id    []byte
 	mk    [9]byte
 }
@@ -42,7 +42,7 @@ type Queue struct {
 // New returns an empty queue that persists its timers in store, a map state
 // (key → encoded (domain, timestamp) → nothing).
 func New(store udf.MapState) *Queue {
-	return &Queue{store: store, live: map[string]struct{}{}}
+	return &Queue{store: store, live: map[string]bool{}}
 }
 
 // Register adds a timer; it implements udf.Timers.
@@ -54,18 +54,35 @@ func (q *Queue) Register(kg uint16, key []byte, d udf.TimeDomain, ts int64) erro
 	if err := q.store.Put(kg, key, q.mapKey(d, ts), nil); err != nil {
 		return err
 	}
-	q.add(kg, key, d, ts, id)
+	q.add(kg, key, d, ts, id, false)
 	return nil
+}
+
+// RegisterInMemory adds a timer that is not written to the store, so
+// that no checkpoint holds it: its owner must register it again after a
+// restore, from state of its own that says the timer is due (a window
+// operator does, from its windows). Registering a timer that exists, in
+// memory or not, keeps the one there. It costs no state write, nor a
+// delete when the timer fires.
+func (q *Queue) RegisterInMemory(kg uint16, key []byte, d udf.TimeDomain, ts int64) {
+	id := q.timerID(key, d, ts)
+	if _, ok := q.live[string(id)]; !ok {
+		q.add(kg, key, d, ts, id, true)
+	}
 }
 
 // Delete removes a timer if it exists; it implements udf.Timers.
 func (q *Queue) Delete(kg uint16, key []byte, d udf.TimeDomain, ts int64) error {
 	id := q.timerID(key, d, ts)
-	if _, ok := q.live[string(id)]; !ok {
+	inMemory, ok := q.live[string(id)]
+	if !ok {
 		return nil
 	}
 	delete(q.live, string(id))
 	// The heap entry stays until it comes up, and is skipped then.
+	if inMemory {
+		return nil
+	}
 	return q.store.Delete(kg, key, q.mapKey(d, ts))
 }
 
@@ -78,8 +95,13 @@ func (q *Queue) Restored(kg uint16, key, mapKey []byte) error {
 	}
 	id := q.timerID(key, d, ts)
 	if _, ok := q.live[string(id)]; !ok {
-		q.add(kg, bytes.Clone(key), d, ts, id)
+		q.add(kg, bytes.Clone(key), d, ts, id, false)
+		return nil
 	}
+	// NB: registered in memory already (by an operator restoring it from
+	// its own state, from a checkpoint taken before it kept the timer in
+	// memory): it is in the store too, so firing must delete it there.
+	q.live[string(id)] = false
 	return nil
 }
 
@@ -105,15 +127,20 @@ func (q *Queue) Pop(d udf.TimeDomain, upTo int64) (Timer, bool, error) {
 		return Timer{}, false, nil
 	}
 	t := heap.Pop(&q.heaps[d]).(Timer)
-	delete(q.live, string(q.timerID(t.Key, d, t.Timestamp)))
+	id := q.timerID(t.Key, d, t.Timestamp)
+	inMemory := q.live[string(id)]
+	delete(q.live, string(id))
+	if inMemory {
+		return t, true, nil
+	}
 	return t, true, q.store.Delete(t.KeyGroup, t.Key, q.mapKey(d, t.Timestamp))
 }
 
 // Len returns the number of registered timers.
 func (q *Queue) Len() int { return len(q.live) }
 
-func (q *Queue) add(kg uint16, key []byte, d udf.TimeDomain, ts int64, id []byte) {
-	q.live[string(id)] = struct{}{}
+func (q *Queue) add(kg uint16, key []byte, d udf.TimeDomain, ts int64, id []byte, inMemory bool) {
+	q.live[string(id)] = inMemory
 	heap.Push(&q.heaps[d], Timer{Domain: d, Timestamp: ts, KeyGroup: kg, Key: bytes.Clone(key)})
 }
 

@@ -27,6 +27,7 @@ func newQueue(t *testing.T, b *state.Backend) *Queue {
 //
 //	new                    an empty queue and state
 //	register               one timer a line: "event|processing KG/KEY@TS"
+//	register-in-memory     the same, registered in memory only
 //	delete                 the same, for timers to delete
 //	watermark to=T         pop the event-time timers due at watermark T
 //	time to=T              pop the processing-time timers due at time T
@@ -44,13 +45,16 @@ func TestScripts(t *testing.T) {
 				b = state.New(memkv.New())
 				q = newQueue(t, b)
 				return "ok\n"
-			case "register", "delete":
+			case "register", "register-in-memory", "delete":
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
 					tm := parseTimer(t, line)
 					var err error
-					if d.Cmd == "register" {
+					switch d.Cmd {
+					case "register":
 						err = q.Register(tm.KeyGroup, tm.Key, tm.Domain, tm.Timestamp)
-					} else {
+					case "register-in-memory":
+						q.RegisterInMemory(tm.KeyGroup, tm.Key, tm.Domain, tm.Timestamp)
+					default:
 						err = q.Delete(tm.KeyGroup, tm.Key, tm.Domain, tm.Timestamp)
 					}
 					if err != nil {
@@ -152,4 +156,29 @@ func restore(t *testing.T, b *state.Backend, groups string) *Queue {
 		t.Fatal(err)
 	}
 	return q
+}
+
+// TestRestoredOverInMemoryDeletesFromTheStore checks that a timer
+// registered in memory and then found in restored state (a checkpoint
+// from before its owner kept it in memory) is deleted from the state when
+// it fires, so that it does not linger there.
+func TestRestoredOverInMemoryDeletesFromTheStore(t *testing.T) {
+	b := state.New(memkv.New())
+	q := newQueue(t, b)
+	key := []byte("a")
+	if err := q.Register(3, key, udf.EventTime, 10); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := b.Map(Namespace("op"))
+	r := New(m)
+	r.RegisterInMemory(3, key, udf.EventTime, 10)
+	if err := r.Restored(3, key, q.mapKey(udf.EventTime, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if tm, ok, err := r.Pop(udf.EventTime, 10); err != nil || !ok || string(tm.Key) != "a" {
+		t.Fatalf("pop: %v %v %v", tm, ok, err)
+	}
+	if _, ok, err := m.Get(3, key, q.mapKey(udf.EventTime, 10)); err != nil || ok {
+		t.Fatalf("the fired timer is still in the state (%v, %v)", ok, err)
+	}
 }

@@ -112,7 +112,7 @@ func (s *Sender) Send(ctx context.Context, m exchange.Message) error {
 	case m.End:
 		err = s.end(ctx)
 	case m.Barrier > 0:
-		err = s.sendBarrier(ctx, m.Barrier)
+		err = s.sendBarrier(ctx, m.Barrier, m.Suspend)
 	case m.IsWatermark:
 		err = s.sendWatermark(ctx, m.Watermark, m.Idle)
 	case len(s.buf) > MaxBatchBytes:
@@ -156,12 +156,17 @@ func (s *Sender) sendBatch(ctx context.Context) error {
 	return nil
 }
 
-// sendBarrier sends a checkpoint barrier once it holds a credit.
-func (s *Sender) sendBarrier(ctx context.Context, id int64) error {
+// sendBarrier sends a checkpoint barrier, marked suspend for a partial
+// rescale's, once it holds a credit.
+func (s *Sender) sendBarrier(ctx context.Context, id int64, suspend bool) error {
 	if err := s.acquire(ctx); err != nil {
 		return err
 	}
-	if err := s.att.stream.Send(&floev1.TransferMessage{Kind: &floev1.TransferMessage_Barrier{Barrier: id}}); err != nil {
+	msg := &floev1.TransferMessage{Kind: &floev1.TransferMessage_Barrier{Barrier: id}}
+	if suspend {
+		msg.Kind = &floev1.TransferMessage_SuspendBarrier{SuspendBarrier: id}
+	}
+	if err := s.att.stream.Send(msg); err != nil {
 		return s.broken(ctx, err)
 	}
 	return nil

@@ -262,6 +262,16 @@ func read(stream floev1.Exchange_TransferServer, r *receiver, ch *channel) error
 			if err := r.push(exchange.Message{From: ch.from, Barrier: k.Barrier}); err != nil {
 				return err
 			}
+		case *floev1.TransferMessage_SuspendBarrier:
+			if !ch.spend() {
+				return errNoCredit
+			}
+			if k.SuspendBarrier <= 0 {
+				return fmt.Errorf("%w: suspend barrier %d", errProtocol, k.SuspendBarrier)
+			}
+			if err := r.push(exchange.Message{From: ch.from, Barrier: k.SuspendBarrier, Suspend: true}); err != nil {
+				return err
+			}
 		case *floev1.TransferMessage_Watermark:
 			if !ch.spend() {
 				return errNoCredit

@@ -3,7 +3,9 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -502,5 +504,48 @@ func TestBarriersTakeCredit(t *testing.T) {
 	}
 	if got[0] != 2 || got[1] != 2 {
 		t.Fatalf("got %v records, want 2 from each", got)
+	}
+}
+
+// TestSuspendBarriersKeepTheirMark sends a plain barrier, then a partial
+// rescale's suspend barrier, on a remote and a local channel: each arrives
+// with its mark, in its place.
+func TestSuspendBarriersKeepTheirMark(t *testing.T) {
+	n := newNode(t, ServerOptions{})
+	ctx := context.Background()
+	r := n.srv.Receiver(testKey, 2, 4)
+	defer n.srv.Release(testKey)
+	senders := []exchange.Sender{n.sender(t, 0), n.srv.LocalSender(channelID(testKey, 1))}
+	sent := []exchange.Message{{Barrier: 3}, {Barrier: 4, Suspend: true}, {End: true}}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, s := range senders {
+		wg.Go(func() {
+			for _, m := range sent {
+				m.From = i
+				errs[i] = errors.Join(errs[i], s.Send(ctx, m))
+			}
+		})
+	}
+	var got [2][]string
+	for ended := 0; ended < 2; {
+		m, err := r.Recv(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[m.From] = append(got[m.From], fmt.Sprintf("barrier %d suspend %t end %t", m.Barrier, m.Suspend, m.End))
+		if m.End {
+			ended++
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"barrier 3 suspend false end false", "barrier 4 suspend true end false", "barrier 0 suspend false end true"}
+	for i := range got {
+		if !slices.Equal(got[i], want) {
+			t.Errorf("channel %d: got %q, want %q", i, got[i], want)
+		}
 	}
 }

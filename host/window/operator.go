@@ -35,6 +35,10 @@ type Operator struct {
 	elems     udf.MapState // key → window, sequence → record (process functions)
 	timers    *timer.Queue
 	watermark int64
+	// procFired is the latest processing-time timer fired (NoTimestamp
+	// before the first): a record that arrives at or before it belongs to
+	// a later window (timestamp).
+	procFired int64
 	late      record.Batch
 	lateCount int64
 
@@ -48,6 +52,8 @@ type Operator struct {
 	refire []bool
 	mk     [16]byte
 	enc    []byte
+	fire   []FireGroup    // the windows the timers being fired fire
+	one    [1]timer.Timer // FireTimer's timer
 }
 
 // ErrNoTimestamp is returned for a record without event time in an
@@ -62,8 +68,12 @@ func New(cfg Config, fn Function, state, elems udf.MapState, timers *timer.Queue
 	if err := cfg.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
+	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, procFired: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
 }
+
+// ProcessingTime reports whether the operator's windows are measured in
+// processing time.
+func (o *Operator) ProcessingTime() bool { return o.cfg.Domain == udf.ProcessingTime }
 
 // SetWatermark tells the operator its event time.
 func (o *Operator) SetWatermark(ts int64) { o.watermark = ts }
@@ -119,7 +129,11 @@ func (o *Operator) Process(ctx context.Context, in, out *record.Batch) error {
 
 func (o *Operator) timestamp(r *record.Record) (int64, error) {
 	if o.cfg.Domain == udf.ProcessingTime {
-		return o.cfg.Now(), nil
+		// NB: the timers due at now fire before the records that arrive
+		// at now; a record of the same millisecond as a window's firing
+		// would make that window again, which would fire twice. The clock
+		// a record sees is past every fired window's end instead.
+		return max(o.cfg.Now(), o.procFired+1), nil
 	}
 	if r.Timestamp == record.NoTimestamp {
 		return 0, ErrNoTimestamp
@@ -247,6 +261,10 @@ func (o *Operator) flush(ctx context.Context, out *record.Batch) error {
 // register sets the timers of window w of key: firing, and cleanup after
 // the allowed lateness.
 func (o *Operator) register(kg uint16, key []byte, w W) error {
+	if o.timersInMemory() {
+		o.timers.RegisterInMemory(kg, key, o.cfg.Domain, w.MaxTimestamp())
+		return nil
+	}
 	if !o.fired(w) {
 		if err := o.timers.Register(kg, key, o.cfg.Domain, w.MaxTimestamp()); err != nil {
 			return err
@@ -255,6 +273,35 @@ func (o *Operator) register(kg uint16, key []byte, w W) error {
 	if o.cfg.AllowedLateness > 0 && o.cfg.Domain == udf.EventTime {
 		return o.timers.Register(kg, key, o.cfg.Domain, w.MaxTimestamp()+o.cfg.AllowedLateness)
 	}
+	return nil
+}
+
+// timersInMemory tells whether the operator's timers live in memory only
+// (timer.Queue.RegisterInMemory). Tumbling and sliding windows without
+// allowed lateness do: such a window is in state exactly while its one
+// timer is pending, as it fires and goes in one step, so the windows a
+// checkpoint holds say which timers to set again after a restore
+// (RestoredWindow). Writing each window's timer to keyed state, then
+// deleting it, was a sixth of Nexmark q5's profile (RATIONALE.md). A window
+// kept for late records has fired, and its cleanup timer cannot be told
+// from its state, so those keep theirs in state, as sessions do.
+func (o *Operator) timersInMemory() bool {
+	return o.cfg.Spec.Kind != Session && o.lateness() == 0
+}
+
+// RestoredWindow sets again the timer of a window found in restored
+// keyed state, given the key and the map key of its entry in the
+// operator's window state; the task calls it for each such entry of the
+// key groups it restores.
+func (o *Operator) RestoredWindow(kg uint16, key, mapKey []byte) error {
+	if !o.timersInMemory() {
+		return nil
+	}
+	if len(mapKey) != len(o.mk) {
+		return fmt.Errorf("window: malformed window entry %x", mapKey)
+	}
+	w := decodeWindow(mapKey)
+	o.timers.RegisterInMemory(kg, bytes.Clone(key), o.cfg.Domain, w.MaxTimestamp())
 	return nil
 }
 
@@ -277,57 +324,71 @@ func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
 // FireTimer fires the windows of key whose time has come at ts and drops
 // those past their allowed lateness.
 func (o *Operator) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
-	if o.cfg.Spec.Kind == Session {
-		return o.fireSessions(ctx, ts, kg, key, out)
+	o.one[0] = timer.Timer{Domain: d, Timestamp: ts, KeyGroup: kg, Key: key}
+	return o.FireTimers(ctx, o.one[:], out)
+}
+
+// FireTimers does what FireTimer does for each of timers, popped in
+// order, with one call of the function for all the windows they fire: the
+// results are those of firing the timers one by one, in the same order. A
+// call per timer was most of the cost of firing when many keys' windows
+// end at once (Nexmark q5, RATIONALE.md).
+func (o *Operator) FireTimers(ctx context.Context, timers []timer.Timer, out *record.Batch) error {
+	defer func() { clear(o.fire); o.fire = o.fire[:0] }()
+	for _, tm := range timers {
+		if tm.Domain == udf.ProcessingTime {
+			o.procFired = max(o.procFired, tm.Timestamp)
+		}
+		var err error
+		if o.cfg.Spec.Kind == Session {
+			err = o.fireSessions(tm.Timestamp, tm.KeyGroup, tm.Key)
+		} else {
+			err = o.fireFixed(tm.Timestamp, tm.KeyGroup, tm.Key)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	due, drop, err := o.timerWindows(kg, key, ts)
+	if len(o.fire) == 0 {
+		return nil
+	}
+	return o.fn.Fire(ctx, o.fire, out)
+}
+
+// fireFixed adds the tumbling or sliding window of key due at ts to
+// o.fire and drops the one past its allowed lateness. Such a window is the
+// one window of its size ending at its timer's instant, so point reads
+// find them: the window ending at ts+1 fires, the one ending lateness
+// earlier is dropped. This replaced a scan of all the key's windows per
+// timer, which was a fifth of Nexmark q5's CPU (RATIONALE.md); the window
+// that fires is read once, for its presence and its accumulator.
+func (o *Operator) fireFixed(ts int64, kg uint16, key []byte) error {
+	due := W{ts + 1 - o.cfg.Spec.Size, ts + 1}
+	v, ok, err := o.state.Get(kg, key, o.mapKey(due))
 	if err != nil {
 		return err
 	}
-	if len(due) > 0 {
-		fire := make([]FireGroup, 0, len(due))
-		for _, w := range due {
-			fg, err := o.load(kg, key, w)
-			if err != nil {
-				return err
-			}
-			fire = append(fire, fg)
-		}
-		if err := o.fn.Fire(ctx, fire, out); err != nil {
+	if ok {
+		fg := FireGroup{Key: bytes.Clone(key), W: due}
+		if o.fn.Aggregate() {
+			fg.Acc = bytes.Clone(v)
+		} else if fg.Elems, err = o.loadElems(kg, key, due); err != nil {
 			return err
 		}
-	}
-	for _, w := range drop {
-		if err := o.dropWindow(kg, key, w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// timerWindows returns the windows of key that fire at ts and those to
-// drop at ts. A tumbling or sliding window is the one window of its size
-// ending at its timer's instant, so two point reads find them: the window
-// ending at ts+1 fires, the one ending lateness earlier is dropped. This
-// replaced a scan of all the key's windows per timer, which was a fifth of
-// Nexmark q5's CPU (RATIONALE.md).
-func (o *Operator) timerWindows(kg uint16, key []byte, ts int64) (due, drop []W, err error) {
-	fire := W{ts + 1 - o.cfg.Spec.Size, ts + 1}
-	if due, err = o.appendHeld(nil, kg, key, fire); err != nil || o.lateness() == 0 {
-		return due, due, err
+		o.fire = append(o.fire, fg)
 	}
 	l := o.lateness()
-	drop, err = o.appendHeld(nil, kg, key, W{fire.Start - l, fire.End - l})
-	return due, drop, err
-}
-
-// appendHeld appends w to dst if key has window w in state.
-func (o *Operator) appendHeld(dst []W, kg uint16, key []byte, w W) ([]W, error) {
-	_, ok, err := o.state.Get(kg, key, o.mapKey(w))
-	if err != nil || !ok {
-		return dst, err
+	if l == 0 {
+		if !ok {
+			return nil
+		}
+		return o.dropWindow(kg, key, due)
 	}
-	return append(dst, w), nil
+	drop := W{due.Start - l, due.End - l}
+	if _, ok, err = o.state.Get(kg, key, o.mapKey(drop)); err != nil || !ok {
+		return err
+	}
+	return o.dropWindow(kg, key, drop)
 }
 
 // dropWindow deletes window w of key and its records.

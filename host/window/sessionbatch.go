@@ -23,26 +23,33 @@ type keySessions struct {
 }
 
 // add merges the session window w of a record into the key's sessions.
+// NB: the list is sorted and no two of its windows overlap (each add
+// merges all those w overlaps), so the windows w overlaps are a run of
+// it, merged into the run's first in place. Merging into a new pending
+// copied the key's records of the batch so far at every record: a key
+// with many records in a batch (Nexmark q11's hot bidder) cost time
+// quadratic in them.
 func (k *keySessions) add(w W, e Elem) {
-	p := pending{W: w}
-	keep := k.list[:0]
-	for _, x := range k.list {
-		if !overlaps(x.W, w) {
-			keep = append(keep, x)
-			continue
-		}
-		p.W.Start, p.W.End = min(p.W.Start, x.W.Start), max(p.W.End, x.W.End)
+	i := 0
+	for i < len(k.list) && k.list[i].W.End < w.Start {
+		i++
+	}
+	j := i
+	for j < len(k.list) && k.list[j].W.Start <= w.End {
+		j++
+	}
+	if i == j {
+		k.list = slices.Insert(k.list, i, pending{W: w, elems: []Elem{e}})
+		return
+	}
+	p := &k.list[i]
+	p.W.Start, p.W.End = min(p.W.Start, w.Start), max(k.list[j-1].W.End, w.End)
+	for _, x := range k.list[i+1 : j] {
 		p.stored = append(p.stored, x.stored...)
 		p.elems = append(p.elems, x.elems...)
 	}
 	p.elems = append(p.elems, e)
-	k.list = append(keep, p)
-	slices.SortFunc(k.list, func(a, b pending) int {
-		if a.W.Start != b.W.Start {
-			return cmpInt(a.W.Start, b.W.Start)
-		}
-		return cmpInt(a.W.End, b.W.End)
-	})
+	k.list = slices.Delete(k.list, i+1, j)
 }
 
 // mergeBatch adds the records of in to their keys' session windows, for an

@@ -249,14 +249,13 @@ func (o *Operator) loadSession(kg uint16, key []byte, s session) (FireGroup, err
 	return fg, err
 }
 
-// fireSessions fires the session windows of key whose time has come at ts
-// and drops those past their allowed lateness.
-func (o *Operator) fireSessions(ctx context.Context, ts int64, kg uint16, key []byte, out *record.Batch) error {
+// fireSessions adds the session windows of key whose time has come at ts
+// to o.fire and drops those past their allowed lateness.
+func (o *Operator) fireSessions(ts int64, kg uint16, key []byte) error {
 	ss, err := o.sessions(kg, key)
 	if err != nil {
 		return err
 	}
-	var fire []FireGroup
 	for _, s := range ss {
 		if s.W.MaxTimestamp() != ts {
 			continue
@@ -265,12 +264,7 @@ func (o *Operator) fireSessions(ctx context.Context, ts int64, kg uint16, key []
 		if err != nil {
 			return err
 		}
-		fire = append(fire, fg)
-	}
-	if len(fire) > 0 {
-		if err := o.fn.Fire(ctx, fire, out); err != nil {
-			return err
-		}
+		o.fire = append(o.fire, fg)
 	}
 	keep := ss[:0]
 	for _, s := range ss {

@@ -77,7 +77,17 @@ func (s sum) Fire(_ context.Context, groups []FireGroup, out *record.Batch) erro
 //	batch            lines "key@ts value"
 //	watermark T      fire the event-time timers due at T
 //	processing-time T
+//
+// Each script runs twice, with the same expected output: once firing each
+// due timer by itself (FireTimer), once firing them all in one call
+// (FireTimers), as a task does.
 func TestWindows(t *testing.T) {
+	for _, batched := range []bool{false, true} {
+		t.Run(fmt.Sprintf("batched=%v", batched), func(t *testing.T) { runWindowScripts(t, batched) })
+	}
+}
+
+func runWindowScripts(t *testing.T, batched bool) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var (
 			op  *Operator
@@ -100,6 +110,7 @@ func TestWindows(t *testing.T) {
 		}
 		fire := func(d udf.TimeDomain, upTo int64) string {
 			var out record.Batch
+			var due []timer.Timer
 			for {
 				tm, ok, err := q.Pop(d, upTo)
 				if err != nil {
@@ -108,7 +119,16 @@ func TestWindows(t *testing.T) {
 				if !ok {
 					break
 				}
+				if batched {
+					due = append(due, tm)
+					continue
+				}
 				if err := op.FireTimer(context.Background(), d, tm.Timestamp, tm.KeyGroup, tm.Key, &out); err != nil {
+					return "error: " + err.Error()
+				}
+			}
+			if len(due) > 0 {
+				if err := op.FireTimers(context.Background(), due, &out); err != nil {
 					return "error: " + err.Error()
 				}
 			}

@@ -181,6 +181,28 @@ type Restore struct {
 	// for each namespace, EvenSplit or Union of the old
 	// subtasks' lists.
 	Operator []OperatorList `json:"operator,omitempty"`
+	// EndedInputs are the channels into the task (plan.Plan.Channel)
+	// whose senders the restore does not deploy, as the checkpoint
+	// recorded them finished (Metadata.Done): the task counts them ended
+	// from its start.
+	EndedInputs []int `json:"endedInputs,omitempty"`
+}
+
+// Done reports whether subtask sub of stage stage, at parallelism par,
+// has nothing left to do after a restore of m: m recorded it finished at
+// the same parallelism, with no sink output for a final commit. Its end
+// reached its readers before the checkpoint, so a restore need not deploy
+// it (RATIONALE.md, "Checkpoints after a branch ends").
+func (m *Metadata) Done(stage, sub, par int) bool {
+	if stage >= len(m.Stages) || m.Stages[stage].Parallelism != par {
+		return false
+	}
+	for _, s := range m.Subtasks {
+		if s.Stage == stage && s.Subtask == sub {
+			return s.Finished && s.Sink == nil
+		}
+	}
+	return false
 }
 
 // RestoreFor computes the share of checkpoint m that subtask sub of stage

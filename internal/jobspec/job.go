@@ -182,7 +182,8 @@ type Operator struct {
 	// names sql: instead of a module's function, or of a sqlGroup; nil
 	// otherwise.
 	SQLAggregation *sqlprog.Aggregation
-	// SQLTopN is the ranking of a sqlTopN; nil otherwise.
+	// SQLTopN is the ranking of a sqlTopN, or of a window Top-N (a window
+	// whose sql: ranks its rows); nil otherwise.
 	SQLTopN *sqlprog.TopN
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs

@@ -34,12 +34,23 @@ func (b *builder) sqlOperator(path string, r *rawOperator, op *Operator) {
 }
 
 // sqlWindow fills in the aggregation of a window whose aggregate function
-// is SQL's built-in one.
+// is SQL's built-in one, or the ranking of a window Top-N.
 func (b *builder) sqlWindow(path string, r *rawOperator, op *Operator) {
 	for name, s := range map[string]Scalar{"module": r.Module, "function": r.Function, "aggregate": r.Aggregate, "process": r.Process} {
 		b.p.only(path+"."+name, s, "a window with a Wasm function (this one's is sql:)")
 	}
 	text, _ := b.p.text(path+".sql", r.SQL)
+	if sqlprog.IsTopN(text) {
+		// NB: a window Top-N: the window's function ranks its rows.
+		rank, err := sqlprog.ParseTopN(text)
+		if err != nil {
+			b.p.reject(path+".sql", "%v", err)
+			return
+		}
+		op.SQLTopN = rank
+		op.Window.Aggregate = true
+		return
+	}
 	agg, err := sqlprog.ParseAggregation(text)
 	if err != nil {
 		b.p.reject(path+".sql", "%v", err)

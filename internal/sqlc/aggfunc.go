@@ -53,7 +53,7 @@ func (c *compiler) createAggregate(s *pg.DefineStmt, at int) error {
 			if fp == nil || fp.ArgType == nil {
 				return c.errAt(at, "%s: %s", f.Name, usage)
 			}
-			t, err := columnType(fp.ArgType)
+			t, err := udfType(fp.ArgType)
 			if err != nil {
 				return c.errAt(int(fp.ArgType.Location), "%v", err)
 			}
@@ -95,7 +95,7 @@ func (c *compiler) aggregateOption(f *Function, d *pg.DefElem, usage string) err
 		if tn == nil {
 			return c.errAt(int(d.Location), "RETURNS = a type, such as BIGINT")
 		}
-		t, err := columnType(tn)
+		t, err := udfType(tn)
 		if err != nil {
 			return c.errAt(int(d.Location), "%v", err)
 		}
@@ -155,12 +155,8 @@ func (s *aggScope) wasmAggregate(c *compiler, f *Function, call *pg.FuncCall) (*
 		if err != nil {
 			return nil, err
 		}
-		switch want := f.Params[i]; {
-		case e.Type == want:
-		case e.Type == sqlrow.Null || (e.Type == sqlrow.BigInt && want == sqlrow.Double):
-			e, _ = sqlexpr.New(sqlexpr.OpCast, "", want, e)
-		default:
-			return nil, c.errAt(location(a), "argument %d of %s is a %s, the function takes %s (CAST it)", i+1, f.Name, e.Type, want)
+		if e, err = c.udfArg(f, i, a, e); err != nil {
+			return nil, err
 		}
 		wc.Args = append(wc.Args, len(s.pre))
 		s.pre = append(s.pre, e)

@@ -50,6 +50,8 @@ type compiler struct {
 	funcs   map[string]*Function
 	dir     string
 	byRef   bool
+	// flink is the Flink syntax rewrite.go took out of the text.
+	flink flinkSyntax
 }
 
 // props are the job properties SET may change.
@@ -66,11 +68,15 @@ type props struct {
 // Compile compiles a SQL script into a job spec. An error in the script is
 // an *Error (or several, joined) naming its line and column.
 func Compile(src string, opt Options) (*Job, error) {
-	res, err := pg.Parse(src)
+	text, flink, err := rewrite(src)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pg.Parse(text)
 	if err != nil {
 		return nil, parseError(src, err)
 	}
-	c := &compiler{src: src, tables: map[string]*Table{}, props: props{name: opt.Name}, dir: opt.Dir, byRef: opt.ModulesByDigest}
+	c := &compiler{src: src, flink: flink, tables: map[string]*Table{}, props: props{name: opt.Name}, dir: opt.Dir, byRef: opt.ModulesByDigest}
 	if c.props.name == "" {
 		c.props.name = "sql"
 	}

@@ -5,7 +5,11 @@
 //
 // The text is parsed by PostgreSQL's own grammar through pg_query_go
 // (RATIONALE.md says why that parser); this package walks the tree it
-// returns and never parses SQL itself. A script is a list of statements:
+// returns and never parses SQL itself. Flink's clauses that PostgreSQL
+// lacks (WATERMARK FOR, p AS PROCTIME(), window TVFs) are blanked first at
+// the level of pg_query's tokens, every other byte kept where it was
+// (rewrite.go), and applied from the side (flink.go). A script is a list
+// of statements:
 //
 //   - SET key = value sets a property of the job (name, parallelism, ...);
 //   - CREATE TABLE t (col TYPE, ...) WITH (connector = '...', ...) declares a
@@ -31,7 +35,12 @@
 // a sql operator and a keyBy on the join keys, feeding an intervalJoin or a
 // windowJoin whose SQL combiner concatenates the two rows; a Top-N
 // (topn.go) ranks in a sqlTopN operator between a keyBy on the partition
-// and a last sql operator that writes a changelog. Expressions compile to
+// and a last sql operator that writes a changelog; a window Top-N
+// (windowtopn.go) ranks in a window whose function is the ranking, after
+// the operators of the windowed GROUP BY it may read. A GROUP BY over a
+// join, or over another GROUP BY's updating result, puts the join's or the
+// inner GROUP BY's operators first (groupupdating.go); the inner one
+// retracts its old rows for the outer one's COUNT, SUM and AVG. Expressions compile to
 // internal/sqlexpr trees, typed as they are built, so a type error is found
 // here, with the line and column of the offending text, not in a task.
 // What only the spec's parser can find (a connector's option) is pointed

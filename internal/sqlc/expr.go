@@ -216,7 +216,7 @@ func (c *compiler) caseExpr(ce *pg.CaseExpr, sc scope) (*sqlexpr.Expr, error) {
 
 func (c *compiler) cast(tc *pg.TypeCast, sc scope) (*sqlexpr.Expr, error) {
 	if typeName(tc.TypeName) == "interval" {
-		return nil, c.errAt(int(tc.Location), "an INTERVAL is only allowed as a window's size, slide or gap")
+		return c.intervalMillis(tc)
 	}
 	t, err := columnType(tc.TypeName)
 	if err != nil {
@@ -230,6 +230,9 @@ func (c *compiler) funcCall(f *pg.FuncCall, sc scope) (*sqlexpr.Expr, error) {
 		return e, err
 	}
 	name := funcName(f)
+	if name == "extract" {
+		return c.extract(f, sc)
+	}
 	if fn := c.funcs[name]; fn != nil {
 		if err := c.notScalar(fn, f); err != nil {
 			return nil, err

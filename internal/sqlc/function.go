@@ -60,7 +60,7 @@ func (c *compiler) createFunction(s *pg.CreateFunctionStmt, at int) error {
 		if fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_IN && fp.Mode != pg.FunctionParameterMode_FUNC_PARAM_DEFAULT {
 			return c.errAt(int(fp.ArgType.Location), "%s: only IN arguments", f.Name)
 		}
-		t, err := columnType(fp.ArgType)
+		t, err := udfType(fp.ArgType)
 		if err != nil {
 			return c.errAt(int(fp.ArgType.Location), "%v", err)
 		}
@@ -165,6 +165,20 @@ type udfCall struct {
 	key  string
 }
 
+// udfArg checks argument e (node a, from 0 at i) of a call of Wasm
+// function f against its parameter's type: a NULL, or a BIGINT where a
+// DOUBLE is due, is cast; any other mismatch is an error at a.
+func (c *compiler) udfArg(f *Function, i int, a *pg.Node, e *sqlexpr.Expr) (*sqlexpr.Expr, error) {
+	switch want := f.Params[i]; {
+	case e.Type == want:
+		return e, nil
+	case e.Type == sqlrow.Null || (e.Type == sqlrow.BigInt && want == sqlrow.Double):
+		return sqlexpr.New(sqlexpr.OpCast, "", want, e)
+	default:
+		return nil, c.errAt(location(a), "argument %d of %s is a %s, the function takes %s (CAST it)", i+1, f.Name, e.Type, want)
+	}
+}
+
 // callFunction compiles a call of the Wasm function f over a row: its
 // arguments, checked against f's parameters, and a reference to the
 // column that will hold its result.
@@ -184,12 +198,8 @@ func (c *compiler) callFunction(f *Function, call *pg.FuncCall, s rowScope) (*sq
 		if err != nil {
 			return nil, err
 		}
-		switch want := f.Params[i]; {
-		case e.Type == want:
-		case e.Type == sqlrow.Null || (e.Type == sqlrow.BigInt && want == sqlrow.Double):
-			e, _ = sqlexpr.New(sqlexpr.OpCast, "", want, e)
-		default:
-			return nil, c.errAt(location(a), "argument %d of %s is a %s, the function takes %s (CAST it)", i+1, f.Name, e.Type, want)
+		if e, err = c.udfArg(f, i, a, e); err != nil {
+			return nil, err
 		}
 		args[i] = e
 	}

@@ -32,8 +32,11 @@ var (
 //	window (built-in aggregate) -> sql (HAVING; the SELECT list)
 func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	as := &aggScope{rs: rs}
-	var win *pg.FuncCall
-	for _, g := range sel.GroupClause {
+	win, groups, err := c.tvfGroup(sel)
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
 		if f := g.GetFuncCall(); f != nil && windowFns[funcName(f)] != "" {
 			if win != nil {
 				return c.errAt(int(f.Location), "a query groups by one window, this is the second")
@@ -60,16 +63,17 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 		as.keyTexts = append(as.keyTexts, text)
 		as.pre = append(as.pre, e)
 	}
+	if err := c.tvfPartition(sel, as.keyNames); err != nil {
+		return err
+	}
 	var ws windowSpec
 	if win != nil {
-		var err error
 		if ws, err = c.window(win, q.source); err != nil {
 			return err
 		}
 	}
 	as.win = win
 	as.keys = len(as.pre)
-	var err error
 	first := &sqlprog.Program{In: q.source.Format, Prefix: q.source.Prefix, Columns: q.source.Columns, Out: sqlprog.FormatRow}
 	if sel.WhereClause != nil {
 		if first.Where, err = c.where(sel.WhereClause, rs); err != nil {
@@ -88,6 +92,10 @@ func (c *compiler) groupBy(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	}
 	if last.Select, err = c.fitSink(q.sink, exprs, locs); err != nil {
 		return err
+	}
+	if len(as.pre) == 0 {
+		// NB: COUNT(*) alone reads no column, but a row has one value at least.
+		as.pre = append(as.pre, sqlexpr.Lit(sqlrow.Value{}))
 	}
 	first.Select = as.pre
 	first.Names = make([]string, len(as.pre))
@@ -127,10 +135,13 @@ func (c *compiler) window(f *pg.FuncCall, t *Table) (windowSpec, error) {
 		return ws, c.errAt(location(f.Args[0]), "the first argument of %s is the table's event-time column", strings.ToUpper(name))
 	}
 	col, _, _ := columnName(ref)
-	if t.EventTime < 0 {
+	if ws.proc = col == t.procTime; ws.proc {
+		if name == "session" {
+			return ws, c.errAt(int(f.Location), "SESSION windows are in event time only: TUMBLE or HOP over %s", col)
+		}
+	} else if t.EventTime < 0 {
 		return ws, c.errAt(int(ref.Location), "table %s has no event time: declare WITH (watermark = '%s - 5s')", t.Name, col)
-	}
-	if et := t.Columns[t.EventTime].Name; col != et {
+	} else if et := t.Columns[t.EventTime].Name; col != et {
 		return ws, c.errAt(int(ref.Location), "%s windows by the event-time column of %s, which is %q, not %q", strings.ToUpper(name), t.Name, et, col)
 	}
 	ds := make([]time.Duration, len(f.Args)-1)
@@ -264,9 +275,9 @@ func (s *aggScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 	}
 	switch name {
 	case "window_start":
-		return s.output(s.keys, sqlrow.BigInt), nil
+		return s.bound(s.keys), nil
 	case "window_end":
-		return s.output(s.keys+1, sqlrow.BigInt), nil
+		return s.bound(s.keys + 1), nil
 	}
 	if _, err := s.rs.column(c, ref); err != nil {
 		return nil, err
@@ -284,9 +295,9 @@ func (s *aggScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, error
 			return nil, true, c.errAt(int(f.Location), "%s does not match the query's %s window", strings.ToUpper(name), strings.ToUpper(funcName(s.win)))
 		}
 		if b == "start" {
-			return s.output(s.keys, sqlrow.BigInt), true, nil
+			return s.bound(s.keys), true, nil
 		}
-		return s.output(s.keys+1, sqlrow.BigInt), true, nil
+		return s.bound(s.keys + 1), true, nil
 	}
 	if windowFns[name] != "" {
 		return nil, true, c.errAt(int(f.Location), "%s belongs in GROUP BY; use %s_START or %s_END (or window_start, window_end) in the SELECT list", strings.ToUpper(name), strings.ToUpper(name), strings.ToUpper(name))

@@ -44,6 +44,10 @@ type joinStep struct {
 	window       windowSpec
 	rows         sqlprog.JoinRows
 	link         int // the join's place in a chain of joins (multijoin.go)
+
+	// until is the left table's column, counting from 1, that bounds an
+	// interval join from above per row (joinbound.go); 0 for none.
+	until int
 }
 
 // isJoin reports whether a SELECT reads a JOIN, or two tables (FROM a, b).
@@ -325,6 +329,13 @@ func (c *compiler) joinInterval(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (
 	items := a.Rexpr.GetList().GetItems()
 	var d [2]time.Duration
 	for i, b := range items {
+		if i == 1 && subject == 1 {
+			if col, ok := c.untilColumn(b, sides); ok {
+				// NB: b.ts BETWEEN a.ts AND a.expires (joinbound.go)
+				st.until, d[1] = col+1, maxInterval
+				continue
+			}
+		}
 		side, off, err := c.timeOffset(b, sides)
 		if err != nil {
 			return false, err
@@ -436,6 +447,9 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 	if on.step.rows.Outer == "full" {
 		on.step.rows.Left = k + len(sides[0].t.Columns)
 	}
+	if on.step.until > 0 {
+		on.step.rows.Until = k + on.step.until
+	}
 	if on.step.rows.Window > 0 || on.step.rows.Session {
 		js.bounds = len(columns)
 		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt},
@@ -498,7 +512,7 @@ func (s *joinScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error
 		if name == "window_end" {
 			i++
 		}
-		return sqlexpr.Col(i, sqlrow.BigInt), nil
+		return timeBound(sqlexpr.Col(i, sqlrow.BigInt), s.sides[0].t), nil
 	}
 	found := -1
 	var col *sqlexpr.Expr

@@ -126,6 +126,10 @@ func (c *compiler) chainJoin(q *query, sel *pg.SelectStmt, top *pg.JoinExpr, whe
 		plan.sides[i] = []operator{{kind: "sql", suffix: [2]string{"left", "right"}[i] + "-pre", prog: pre}, {kind: "keyBy", suffix: [2]string{"left", "right"}[i] + "-key", keys: len(first.keys[i])}}
 	}
 	first.step.rows.Right = len(first.keys[1]) + len(tabs[1].t.Columns)
+	if first.step.until > 0 {
+		// NB: b.ts BETWEEN a.ts AND a.expires: the left row is its keys, then its columns
+		first.step.rows.Until = len(first.keys[0]) + first.step.until
+	}
 	first.step.kind = "inner"
 	q.source = tabs[0].t
 	q.join = plan

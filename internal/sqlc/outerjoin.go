@@ -85,7 +85,9 @@ func (st *joinStep) keepsNulls(i int) bool {
 
 // retracting tells whether a compiled join query's result is updating: a
 // changelog of inserts and deletes, which a SELECT DISTINCT's group would
-// take for upserts.
+// take for upserts, and a GROUP BY (groupupdating.go) or a Top-N
+// (topnjoin.go) over the join would count or rank as rows: all three
+// refuse it.
 func (q *query) retracting() bool {
 	for _, op := range q.ops {
 		if op.join != nil && op.join.rows.Changelog {

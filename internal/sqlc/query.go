@@ -44,6 +44,8 @@ type operator struct {
 type windowSpec struct {
 	kind             string // tumbling, sliding, session
 	size, slide, gap time.Duration
+	// proc measures the windows in processing time (a PROCTIME() column).
+	proc bool
 }
 
 // insert compiles INSERT INTO sink SELECT ....
@@ -68,8 +70,16 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	if isLateral(sel) {
 		return c.lateralInsert(sel, sink)
 	}
+	if isJoin(sel) && (len(sel.GroupClause) > 0 || c.hasAggregate(sel.TargetList)) {
+		q := &query{sink: sink}
+		return q, c.groupOverJoin(q, sel) // NB: groupupdating.go
+	}
 	if isJoin(sel) {
 		return c.joinInsert(sel, sink)
+	}
+	if isTopN(sel) && c.isGroupOfGroup(sel) {
+		q := &query{sink: sink}
+		return q, c.groupOfGroup(q, sel) // NB: groupupdating.go
 	}
 	if isTopN(sel) {
 		q := &query{sink: sink}
@@ -145,6 +155,9 @@ func (c *compiler) from(sel *pg.SelectStmt) (*Table, string, error) {
 	}
 	if len(sel.FromClause) > 1 {
 		return nil, "", c.errAt(location(sel.FromClause[len(sel.FromClause)-1]), "a query reads one table or joins two (a join of more is not supported yet)")
+	}
+	if win, _, _ := c.tvf(sel); win != nil {
+		return c.tvfTable(sel)
 	}
 	f := sel.FromClause[0]
 	rv := f.GetRangeVar()
@@ -231,6 +244,9 @@ func (c *compiler) targets(list []*pg.Node, sc scope, t *Table) ([]*sqlexpr.Expr
 // of the column's type, or a BIGINT (or NULL) where a DOUBLE is due, which
 // is cast.
 func (c *compiler) fitSink(sink *Table, exprs []*sqlexpr.Expr, locs []int) ([]*sqlexpr.Expr, error) {
+	if sink.Connector == subqueryConnector {
+		return exprs, nil // NB: a Top-N's GROUP BY: its rows take the list's types (windowtopn.go)
+	}
 	if sink.view && len(exprs) == len(sink.Columns) {
 		return c.fitView(sink, exprs, locs)
 	}

@@ -31,6 +31,7 @@ type specOperator struct {
 	Function string            `yaml:"function,omitempty"`
 	Key      string            `yaml:"key,omitempty"`
 	Window   map[string]string `yaml:"window,omitempty"`
+	Time     string            `yaml:"time,omitempty"`
 	SQL      string            `yaml:"sql,omitempty"`
 
 	// A join's (join.go): its two inputs, in Input's place, and its
@@ -93,8 +94,15 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 					so.Key = "text:" + strconv.Itoa(op.keys)
 				}
 			case "window":
-				so.SQL = op.agg.String()
+				if op.topN != nil {
+					so.SQL = op.topN.String() // NB: a window Top-N
+				} else {
+					so.SQL = op.agg.String()
+				}
 				so.Window = op.window.spec()
+				if op.window.proc {
+					so.Time = "processing"
+				}
 			case "sqlGroup":
 				so.SQL = op.agg.String()
 			case "sqlTopN":
@@ -158,7 +166,7 @@ func sourceNode(t *Table) yaml.Node {
 			if t.Format == sqlprog.FormatJSON {
 				field = "json:" + t.Columns[t.EventTime].Name
 			}
-			ts := mapping("field", field, "format", "unix-ms")
+			ts := mapping("field", field, "format", timestampFormat(t.Columns[t.EventTime].Type))
 			n.Content = append(n.Content, scalar("timestamps"), &ts)
 		} // NB: else a nexmark record carries its date_time as its timestamp.
 		n.Content = append(n.Content, scalar("watermarks"), &wm)

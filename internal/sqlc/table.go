@@ -40,6 +40,8 @@ type Table struct {
 	at int
 	// view is true for a materialized view (view.go).
 	view bool
+	// procTime names the table's PROCTIME() column, or is "" (flink.go).
+	procTime string
 }
 
 // nexmarkEvents are the kinds of events of a nexmark stream: the prefix of
@@ -105,7 +107,7 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 	for _, e := range s.TableElts {
 		cd := e.GetColumnDef()
 		if cd == nil {
-			return nil, c.errAt(at, "CREATE TABLE %s: only columns are supported in the column list (a watermark is the WITH option watermark = 'col - 5s')", t.Name)
+			return nil, c.errAt(at, "CREATE TABLE %s: only columns and WATERMARK FOR col AS col - INTERVAL '5' SECOND are supported in the column list", t.Name)
 		}
 		if t.column(cd.Colname) >= 0 {
 			return nil, c.errAt(int(cd.Location), "column %q declared twice", cd.Colname)
@@ -132,6 +134,9 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 		if err := t.option(d.Defname, v, int(d.Location)); err != nil {
 			return nil, c.errAt(int(d.Location), "option %s: %v", d.Defname, err)
 		}
+	}
+	if err := c.flinkDDL(t, int(s.Relation.Location)); err != nil {
+		return nil, err
 	}
 	if t.Format == "" {
 		t.Format = sqlprog.FormatCSV
@@ -192,21 +197,31 @@ func (t *Table) watermark(v string) error {
 	if m == nil {
 		return fmt.Errorf("%q: want 'column' or 'column - DURATION' such as 'ts - 5s'", v)
 	}
-	i := t.column(m[1])
-	if i < 0 {
-		return fmt.Errorf("no column %q (columns: %s)", m[1], t.columnNames())
-	}
-	if t.Columns[i].Type != sqlrow.BigInt {
-		return fmt.Errorf("the event-time column %q must be BIGINT (milliseconds since the epoch), not %s", m[1], t.Columns[i].Type)
-	}
-	t.EventTime = i
+	var d time.Duration
 	if m[2] != "" {
-		d, err := time.ParseDuration(m[2])
+		var err error
+		d, err = time.ParseDuration(m[2])
 		if err != nil || d < 0 {
 			return fmt.Errorf("%q: the delay is a duration such as 5s or 500ms", v)
 		}
-		t.Delay = d
 	}
+	return t.eventTime(m[1], d)
+}
+
+// eventTime makes column col the table's event time, its watermark
+// trailing by delay.
+func (t *Table) eventTime(col string, delay time.Duration) error {
+	if t.EventTime >= 0 {
+		return fmt.Errorf("the table already has a watermark, on %q", t.Columns[t.EventTime].Name)
+	}
+	i := t.column(col)
+	if i < 0 {
+		return fmt.Errorf("no column %q (columns: %s)", col, t.columnNames())
+	}
+	if ty := t.Columns[i].Type; ty != sqlrow.BigInt && ty != sqlrow.Timestamp {
+		return fmt.Errorf("the event-time column %q must be a TIMESTAMP or a BIGINT (milliseconds since the epoch), not %s", col, ty)
+	}
+	t.EventTime, t.Delay = i, delay
 	return nil
 }
 
@@ -245,10 +260,12 @@ func columnType(tn *pg.TypeName) (sqlrow.Type, error) {
 		return sqlrow.Varchar, nil
 	case "bool", "boolean":
 		return sqlrow.Boolean, nil
-	case "timestamp", "timestamptz", "date", "time":
-		return 0, fmt.Errorf("type %s is not supported yet: keep times as BIGINT milliseconds since the epoch", strings.ToUpper(name))
+	case "timestamp":
+		return sqlrow.Timestamp, nil
+	case "timestamptz", "date", "time":
+		return 0, fmt.Errorf("type %s is not supported yet: use TIMESTAMP (without a time zone: UTC)", strings.ToUpper(name))
 	}
-	return 0, fmt.Errorf("unknown type %s (want BIGINT, INT, DOUBLE, VARCHAR or BOOLEAN)", strings.ToUpper(name))
+	return 0, fmt.Errorf("unknown type %s (want BIGINT, INT, DOUBLE, VARCHAR, BOOLEAN or TIMESTAMP)", strings.ToUpper(name))
 }
 
 func typeName(tn *pg.TypeName) string {

@@ -26,7 +26,7 @@ import (
 
 // tableColumn adds a column of RETURNS TABLE (...) to f.
 func (c *compiler) tableColumn(f *Function, fp *pg.FunctionParameter) error {
-	t, err := columnType(fp.ArgType)
+	t, err := udfType(fp.ArgType)
 	if err != nil {
 		return c.errAt(int(fp.ArgType.Location), "%v", err)
 	}
@@ -42,7 +42,7 @@ func (c *compiler) returns(f *Function, tn *pg.TypeName) error {
 	if f.Kind == tableFunc {
 		return nil
 	}
-	t, err := columnType(tn)
+	t, err := udfType(tn)
 	if err != nil {
 		return c.errAt(int(tn.Location), "%v", err)
 	}
@@ -160,12 +160,8 @@ func (c *compiler) tableCall(rf *pg.RangeFunction, s rowScope) (*tableCallPlan, 
 		if err != nil {
 			return nil, nil, err
 		}
-		switch want := f.Params[i]; {
-		case e.Type == want:
-		case e.Type == sqlrow.Null || (e.Type == sqlrow.BigInt && want == sqlrow.Double):
-			e, _ = sqlexpr.New(sqlexpr.OpCast, "", want, e)
-		default:
-			return nil, nil, c.errAt(location(a), "argument %d of %s is a %s, the function takes %s (CAST it)", i+1, f.Name, e.Type, want)
+		if e, err = c.udfArg(f, i, a, e); err != nil {
+			return nil, nil, err
 		}
 		p.args = append(p.args, e)
 	}

@@ -1,7 +1,9 @@
 package sqlc
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -20,7 +22,8 @@ import (
 // It compiles to sql (partition keys, sort keys, the inner SELECT list) ->
 // keyBy row:P -> sqlTopN -> sql (the outer WHERE; the SELECT list, as a
 // changelog): the sqlTopN emits each rank whose row changed as the row
-// partition..., sort..., inner..., rank.
+// partition..., sort..., inner..., rank. A window Top-N (windowtopn.go)
+// puts a window whose function ranks in the sqlTopN's place.
 
 // isTopN reports whether a SELECT reads a subquery, which the dialect
 // allows only for Top-N.
@@ -29,7 +32,8 @@ func isTopN(sel *pg.SelectStmt) bool {
 }
 
 // topNQuery compiles INSERT INTO sink SELECT ... FROM (SELECT ...,
-// ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N.
+// ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N, and its window
+// forms (windowtopn.go).
 func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 	rs := sel.FromClause[0].GetRangeSubselect()
 	inner := rs.Subquery.GetSelectStmt()
@@ -43,18 +47,14 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 	}
 	switch {
 	case len(inner.GroupClause) > 0 || inner.HavingClause != nil || c.hasAggregate(inner.TargetList):
-		return c.errAt(at, "a subquery is only supported for Top-N, without GROUP BY")
+		return c.errAt(at, "a subquery is only supported for Top-N, without GROUP BY (rank a GROUP BY's rows from a subquery of the Top-N's subquery)")
 	case len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList):
 		return c.errAt(at, "GROUP BY over a Top-N is not supported")
 	}
-	src, alias, err := c.from(inner)
+	src, agg, alias, err := c.topNSource(q, inner, at)
 	if err != nil {
 		return err
 	}
-	if src == q.sink {
-		return c.errAt(at, "a query cannot read the table it writes")
-	}
-	q.source = src
 	row := rowScope{t: src, alias: alias}
 	sub := &subScope{}
 	if rs.Alias != nil {
@@ -62,26 +62,33 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 	}
 	var over *pg.WindowDef
 	var items []*sqlexpr.Expr
+	var itemNames []string
+	var bounds []boundItem
+	rank := &sqlprog.TopN{}
 	for _, n := range inner.TargetList {
 		rt := n.GetResTarget()
-		if f := rt.Val.GetFuncCall(); f != nil && funcName(f) == "row_number" {
+		if f := rt.Val.GetFuncCall(); f != nil && rankFns[funcName(f)] {
 			if over != nil {
-				return c.errAt(int(f.Location), "a Top-N ranks once: this is a second ROW_NUMBER()")
+				return c.errAt(int(f.Location), "a Top-N ranks once: this is a second ranking function")
 			}
 			if f.Over == nil || rt.Name == "" {
-				return c.errAt(int(f.Location), "write ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn")
+				return c.errAt(int(f.Location), "write %s() OVER (PARTITION BY ... ORDER BY ...) AS rn", strings.ToUpper(funcName(f)))
 			}
-			over, sub.rank = f.Over, rt.Name
+			over, sub.rank, rank.Fn = f.Over, rt.Name, funcName(f)
 			continue
 		}
 		if ref := rt.Val.GetColumnRef(); ref != nil {
 			if _, _, star := columnName(ref); star {
 				for i, col := range src.Columns {
 					items = append(items, sqlexpr.Col(i, col.Type))
-					sub.names = append(sub.names, col.Name)
+					itemNames = append(itemNames, col.Name)
 				}
 				continue
 			}
+		}
+		if b, ok := c.windowBoundItem(rt, src); ok {
+			bounds = append(bounds, b)
+			continue
 		}
 		e, err := c.expr(rt.Val, row)
 		if err != nil {
@@ -92,10 +99,10 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 			name, _, _ = columnName(ref)
 		}
 		items = append(items, e)
-		sub.names = append(sub.names, name)
+		itemNames = append(itemNames, name)
 	}
 	if over == nil {
-		return c.errAt(at, "a subquery is only supported for Top-N: its SELECT list needs ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn")
+		return c.errAt(at, "a subquery is only supported for Top-N: its SELECT list needs ROW_NUMBER(), RANK() or DENSE_RANK() OVER (PARTITION BY ... ORDER BY ...) AS rn")
 	}
 	first := &sqlprog.Program{In: src.Format, Prefix: src.Prefix, Columns: src.Columns, Out: sqlprog.FormatRow}
 	if inner.WhereClause != nil {
@@ -103,15 +110,83 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 			return err
 		}
 	}
-	rank := &sqlprog.TopN{}
-	for _, p := range over.PartitionClause {
-		e, err := c.expr(p, row)
+	win, err := c.partition(over, src, agg, row, first, rank)
+	if err != nil {
+		return err
+	}
+	if err := c.sortKeys(over, row, first, rank); err != nil {
+		return err
+	}
+	offset := len(first.Select)
+	first.Select = append(first.Select, items...)
+	for i, e := range first.Select {
+		first.Names = append(first.Names, "_"+strconv.Itoa(i))
+		rank.Input = append(rank.Input, e.Type)
+	}
+	sub.types = append([]sqlrow.Type{}, rank.Input...)
+	for i, name := range itemNames {
+		sub.names, sub.cols = append(sub.names, name), append(sub.cols, offset+i)
+	}
+	if win != nil {
+		// NB: a window Top-N's row goes on with its window's bounds.
+		sub.types = append(sub.types, sqlrow.BigInt, sqlrow.BigInt)
+	}
+	if err := c.boundItems(bounds, win, src, sub, len(rank.Input)); err != nil {
+		return err
+	}
+	sub.types = append(sub.types, sqlrow.BigInt)
+	rest, err := c.rankLimit(sel.WhereClause, at, sub, rank)
+	if err != nil {
+		return err
+	}
+	last := &sqlprog.Program{In: sqlprog.FormatRow, Out: q.sink.Format, Names: sinkNames(q.sink), Changelog: win == nil}
+	for i, t := range sub.types {
+		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(i), Type: t})
+	}
+	var where []*sqlexpr.Expr
+	if win == nil && rank.Retracts() {
+		// NB: a retraction is a delete: its last column is FALSE.
+		where = append(where, sqlexpr.Col(len(last.Columns), sqlrow.Boolean))
+		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(last.Columns)), Type: sqlrow.Boolean})
+	}
+	for _, n := range rest {
+		w, err := c.where(n, sub)
 		if err != nil {
 			return err
 		}
-		first.Select = append(first.Select, e)
+		where = append(where, w)
 	}
-	rank.Keys = len(first.Select)
+	switch {
+	case len(where) == 1:
+		last.Where = where[0]
+	case len(where) > 1:
+		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
+	}
+	exprs, locs, err := c.targets(sel.TargetList, sub, nil)
+	if err != nil {
+		return err
+	}
+	if last.Select, err = c.fitSink(q.sink, exprs, locs); err != nil {
+		return err
+	}
+	middle := operator{kind: "sqlTopN", suffix: "topn", topN: rank}
+	if win != nil {
+		middle = operator{kind: "window", suffix: "topn", topN: rank, window: *win}
+	}
+	q.ops = append(q.ops,
+		operator{kind: "sql", suffix: "pre", prog: first},
+		operator{kind: "keyBy", suffix: "key", keys: rank.Keys},
+		middle,
+		operator{kind: "sql", suffix: "select", prog: last})
+	return nil
+}
+
+// rankFns are the functions that number a Top-N's rows.
+var rankFns = map[string]bool{sqlprog.RowNumber: true, sqlprog.Rank: true, sqlprog.DenseRank: true}
+
+// sortKeys compiles the ranking's ORDER BY into sort keys, appended to
+// first's SELECT list.
+func (c *compiler) sortKeys(over *pg.WindowDef, row rowScope, first *sqlprog.Program, rank *sqlprog.TopN) error {
 	if len(over.OrderClause) == 0 {
 		return c.errAt(int(over.Location), "a Top-N needs ORDER BY in its OVER (...)")
 	}
@@ -134,47 +209,6 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 		rank.Order = append(rank.Order, k)
 		first.Select = append(first.Select, e)
 	}
-	sub.offset = len(first.Select)
-	first.Select = append(first.Select, items...)
-	for i, e := range first.Select {
-		first.Names = append(first.Names, "_"+strconv.Itoa(i))
-		rank.Input = append(rank.Input, e.Type)
-	}
-	sub.types = rank.Input
-	rest, err := c.rankLimit(sel.WhereClause, at, sub, rank)
-	if err != nil {
-		return err
-	}
-	last := &sqlprog.Program{In: sqlprog.FormatRow, Out: q.sink.Format, Names: sinkNames(q.sink), Changelog: true}
-	for i, t := range append(append([]sqlrow.Type{}, rank.Input...), sqlrow.BigInt) {
-		last.Columns = append(last.Columns, sqlprog.Column{Name: "_" + strconv.Itoa(i), Type: t})
-	}
-	var where []*sqlexpr.Expr
-	for _, n := range rest {
-		w, err := c.where(n, sub)
-		if err != nil {
-			return err
-		}
-		where = append(where, w)
-	}
-	switch {
-	case len(where) == 1:
-		last.Where = where[0]
-	case len(where) > 1:
-		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
-	}
-	exprs, locs, err := c.targets(sel.TargetList, sub, nil)
-	if err != nil {
-		return err
-	}
-	if last.Select, err = c.fitSink(q.sink, exprs, locs); err != nil {
-		return err
-	}
-	q.ops = append(q.ops,
-		operator{kind: "sql", suffix: "pre", prog: first},
-		operator{kind: "keyBy", suffix: "key", keys: rank.Keys},
-		operator{kind: "sqlTopN", suffix: "topn", topN: rank},
-		operator{kind: "sql", suffix: "select", prog: last})
 	return nil
 }
 
@@ -229,11 +263,16 @@ func conjunctsOf(n *pg.Node) []*pg.Node {
 // subScope resolves the columns of a Top-N's subquery: its SELECT list by
 // name, and the rank.
 type subScope struct {
-	alias  string
-	names  []string
-	types  []sqlrow.Type
-	offset int
-	rank   string
+	alias string
+	// names are the SELECT list's names, cols their columns in the
+	// ranked row, types the ranked row's types, the rank last.
+	names []string
+	cols  []int
+	types []sqlrow.Type
+	rank  string
+	// timestamps are the window bounds, in milliseconds, that read as
+	// TIMESTAMPs (a window Top-N over a TIMESTAMP event time).
+	timestamps []int
 }
 
 // isRank reports whether n names the rank column.
@@ -255,11 +294,15 @@ func (s *subScope) column(c *compiler, ref *pg.ColumnRef) (*sqlexpr.Expr, error)
 		return nil, c.errAt(int(ref.Location), "unknown table %q (the query reads a subquery%s)", qual, map[bool]string{true: " called " + s.alias, false: ""}[s.alias != ""])
 	}
 	if name == s.rank {
-		return sqlexpr.Col(len(s.types), sqlrow.BigInt), nil
+		return sqlexpr.Col(len(s.types)-1, sqlrow.BigInt), nil
 	}
 	for i, n := range s.names {
 		if n == name {
-			return sqlexpr.Col(s.offset+i, s.types[s.offset+i]), nil
+			e := sqlexpr.Col(s.cols[i], s.types[s.cols[i]])
+			if slices.Contains(s.timestamps, s.cols[i]) {
+				e, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Timestamp, e)
+			}
+			return e, nil
 		}
 	}
 	return nil, c.errAt(int(ref.Location), "unknown column %q: the subquery's SELECT list names %v and %s", name, s.names, s.rank)

@@ -18,20 +18,35 @@ type function struct {
 
 // functions are the scalar functions SQL may call, by lower-case name.
 var functions = map[string]function{
-	"abs":         {1, 1, numeric},
-	"floor":       {1, 1, numeric},
-	"ceil":        {1, 1, numeric},
-	"ceiling":     {1, 1, numeric},
-	"round":       {1, 2, roundType},
-	"mod":         {2, 2, intsOnly},
-	"upper":       {1, 1, strings1},
-	"lower":       {1, 1, strings1},
-	"char_length": {1, 1, lengthType},
-	"length":      {1, 1, lengthType},
-	"substr":      {2, 3, substrType},
-	"substring":   {2, 3, substrType},
-	"concat":      {1, 100, concatType},
-	"coalesce":    {1, 100, coalesceType},
+	"abs":          {1, 1, numeric},
+	"floor":        {1, 1, numeric},
+	"ceil":         {1, 1, numeric},
+	"ceiling":      {1, 1, numeric},
+	"round":        {1, 2, roundType},
+	"mod":          {2, 2, intsOnly},
+	"upper":        {1, 1, strings1},
+	"lower":        {1, 1, strings1},
+	"char_length":  {1, 1, lengthType},
+	"length":       {1, 1, lengthType},
+	"substr":       {2, 3, substrType},
+	"substring":    {2, 3, substrType},
+	"concat":       {1, 100, concatType},
+	"coalesce":     {1, 100, coalesceType},
+	"year":         {1, 1, timestampArg},
+	"quarter":      {1, 1, timestampArg},
+	"month":        {1, 1, timestampArg},
+	"week":         {1, 1, timestampArg},
+	"dayofmonth":   {1, 1, timestampArg},
+	"dayofyear":    {1, 1, timestampArg},
+	"dayofweek":    {1, 1, timestampArg},
+	"dow":          {1, 1, timestampArg},
+	"hour":         {1, 1, timestampArg},
+	"minute":       {1, 1, timestampArg},
+	"second":       {1, 1, timestampArg},
+	"millisecond":  {1, 1, timestampArg},
+	"to_timestamp": {1, 1, toTimestampType},
+	"date_format":  {2, 2, dateFormatType},
+	"date_trunc":   {2, 2, dateTruncType},
 }
 
 // TypeOfCall returns the result type of the function fn called with
@@ -39,7 +54,7 @@ var functions = map[string]function{
 func TypeOfCall(fn string, args []sqlrow.Type) (sqlrow.Type, error) {
 	f, ok := functions[fn]
 	if !ok {
-		return 0, fmt.Errorf("unknown function %s (known: abs, ceil, char_length, coalesce, concat, floor, length, lower, mod, round, substr, upper)", fn)
+		return 0, fmt.Errorf("unknown function %s (known: abs, ceil, char_length, coalesce, concat, date_format, date_trunc, dayofmonth, dayofweek, dayofyear, floor, hour, length, lower, millisecond, minute, mod, month, quarter, round, second, substr, to_timestamp, upper, week, year)", fn)
 	}
 	if len(args) < f.min || len(args) > f.max {
 		if f.min == f.max {
@@ -161,10 +176,25 @@ var strict = map[string]func(a []sqlrow.Value) (sqlrow.Value, error){
 	"lower": func(a []sqlrow.Value) (sqlrow.Value, error) {
 		return sqlrow.Str(strings.ToLower(a[0].S)), nil
 	},
-	"char_length": runeCount,
-	"length":      runeCount,
-	"substr":      substr,
-	"substring":   substr,
+	"char_length":  runeCount,
+	"length":       runeCount,
+	"substr":       substr,
+	"substring":    substr,
+	"year":         fieldFn("year"),
+	"quarter":      fieldFn("quarter"),
+	"month":        fieldFn("month"),
+	"week":         fieldFn("week"),
+	"dayofmonth":   fieldFn("dayofmonth"),
+	"dayofyear":    fieldFn("dayofyear"),
+	"dayofweek":    fieldFn("dayofweek"),
+	"dow":          fieldFn("dow"),
+	"hour":         fieldFn("hour"),
+	"minute":       fieldFn("minute"),
+	"second":       fieldFn("second"),
+	"millisecond":  fieldFn("millisecond"),
+	"to_timestamp": toTimestamp,
+	"date_format":  dateFormat,
+	"date_trunc":   dateTrunc,
 }
 
 func floatFn(f func(float64) float64) func(a []sqlrow.Value) (sqlrow.Value, error) {

@@ -16,6 +16,13 @@ func arith(op Op, a, b sqlrow.Value) (sqlrow.Value, error) {
 	if a.T == sqlrow.BigInt && b.T == sqlrow.BigInt {
 		return intArith(op, a.I, b.I)
 	}
+	if a.T == sqlrow.Timestamp || b.T == sqlrow.Timestamp {
+		v, err := intArith(op, a.I, b.I)
+		if a.T != b.T { // NB: a TIMESTAMP and milliseconds
+			v.T = sqlrow.Timestamp
+		}
+		return v, err
+	}
 	x, y := a.AsFloat(), b.AsFloat()
 	switch op {
 	case OpAdd:
@@ -80,7 +87,8 @@ func intArith(op Op, x, y int64) (sqlrow.Value, error) {
 // compare orders two non-NULL values of comparable types.
 func compare(a, b sqlrow.Value) int {
 	switch {
-	case a.T == sqlrow.BigInt && b.T == sqlrow.BigInt, a.T == sqlrow.Boolean && b.T == sqlrow.Boolean:
+	case a.T == sqlrow.BigInt && b.T == sqlrow.BigInt, a.T == sqlrow.Boolean && b.T == sqlrow.Boolean,
+		a.T == sqlrow.Timestamp && b.T == sqlrow.Timestamp:
 		return cmp.Compare(a.I, b.I)
 	case a.T == sqlrow.Varchar:
 		return strings.Compare(a.S, b.S)
@@ -131,8 +139,14 @@ func Cast(v sqlrow.Value, t sqlrow.Type) (sqlrow.Value, error) {
 		if v.T == sqlrow.BigInt {
 			return sqlrow.Float(float64(v.I)), nil
 		}
+	case sqlrow.Timestamp:
+		if v.T == sqlrow.BigInt {
+			return sqlrow.TS(v.I), nil
+		}
 	case sqlrow.BigInt:
 		switch v.T {
+		case sqlrow.Timestamp:
+			return sqlrow.Int(v.I), nil
 		case sqlrow.Double:
 			f := math.Round(v.F)
 			if math.IsNaN(f) || f >= 0x1p63 || f < -0x1p63 {

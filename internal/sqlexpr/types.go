@@ -13,6 +13,9 @@ func TypeOf(op Op, fn string, cast sqlrow.Type, args []sqlrow.Type) (sqlrow.Type
 	switch op {
 	case OpAdd, OpSub, OpMul, OpDiv, OpMod:
 		a, b := args[0], args[1]
+		if a == sqlrow.Timestamp || b == sqlrow.Timestamp {
+			return timeArith(op, a, b)
+		}
 		if !isNum(a) || !isNum(b) {
 			return 0, fmt.Errorf("%s wants numbers, got %s and %s", op, a, b)
 		}

@@ -38,6 +38,13 @@ type Aggregation struct {
 	Input []sqlrow.Type `json:"input"`
 	Keys  int           `json:"keys"`
 	Aggs  []Agg         `json:"aggs"`
+	// Retracts makes a sqlGroup emit, for a key that had a row, the old
+	// row with a last BOOLEAN FALSE before the new one with TRUE, for an
+	// aggregate over its result (Retracted).
+	Retracts bool `json:"retracts,omitempty"`
+	// Retracted says each input row ends with a BOOLEAN: TRUE adds the row,
+	// FALSE takes it out again (COUNT, SUM and AVG only).
+	Retracted bool `json:"retracted,omitempty"`
 }
 
 // ParseAggregation reads an aggregation from its JSON form and checks it.
@@ -63,7 +70,13 @@ func (a *Aggregation) Check() error {
 	if a.Keys < 0 || a.Keys > len(a.Input) {
 		return fmt.Errorf("keys: %d of a row of %d", a.Keys, len(a.Input))
 	}
+	if a.Retracted && (len(a.Input) == 0 || a.Input[len(a.Input)-1] != sqlrow.Boolean) {
+		return fmt.Errorf("retracted: the input's last value is the BOOLEAN that retracts")
+	}
 	for i, g := range a.Aggs {
+		if a.Retracted && (g.Call != nil || (g.Fn != Count && g.Fn != Sum && g.Fn != Avg)) {
+			return fmt.Errorf("aggs[%d]: %s cannot take a row out again (over an updating result: COUNT, SUM and AVG)", i, g.Fn)
+		}
 		if g.Fn == Wasm || g.Call != nil {
 			if err := a.checkWasm(g); err != nil {
 				return fmt.Errorf("aggs[%d]: %w", i, err)
@@ -169,7 +182,13 @@ func (a *Aggregation) Add(acc, in sqlrow.Row) error {
 			v = sqlrow.Int(1) // COUNT(*) counts every row
 		}
 		if !v.IsNull() && g.Fn != Wasm {
-			if err := fold(g.Fn, acc[j:j+accWidth(g)], v, sqlrow.Int(1)); err != nil {
+			var err error
+			if a.Retracted && !in[len(in)-1].True() {
+				err = unfold(g.Fn, acc[j:j+accWidth(g)], v)
+			} else {
+				err = fold(g.Fn, acc[j:j+accWidth(g)], v, sqlrow.Int(1))
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -236,6 +255,25 @@ func fold(fn string, s sqlrow.Row, v, n sqlrow.Value) error {
 		s[1], err = add(s[1], n)
 	case CountDistinct:
 		s[0], err = mergeSets(s[0], sqlrow.Str(string(sqlrow.AppendValue(nil, v))))
+	}
+	return err
+}
+
+// unfold takes the non-NULL v out of the accumulator values s of fn
+// (COUNT, SUM or AVG), which once folded it in.
+func unfold(fn string, s sqlrow.Row, v sqlrow.Value) error {
+	var err error
+	switch fn {
+	case Count:
+		s[0], err = add(s[0], sqlrow.Int(-1))
+	case Sum:
+		e := sqlexpr.Expr{Op: sqlexpr.OpSub, Args: []*sqlexpr.Expr{sqlexpr.Lit(s[0]), sqlexpr.Lit(v)}}
+		s[0], err = e.Eval(nil)
+	case Avg:
+		s[0] = sqlrow.Float(s[0].F - v.AsFloat())
+		s[1], err = add(s[1], sqlrow.Int(-1))
+	default:
+		err = fmt.Errorf("%s cannot take a row out again", fn)
 	}
 	return err
 }

@@ -36,6 +36,10 @@ type JoinRows struct {
 	// row ends with a BIGINT, 1 for a retraction and 0 else, which a
 	// Program with Retracts reads.
 	Changelog bool `json:"changelog,omitempty"`
+	// Until, in an interval join, is the value (counting from 1) of the
+	// left row that bounds the right row's time from above for that row
+	// (b.ts BETWEEN a.ts AND a.expires); 0 for none.
+	Until int `json:"until,omitempty"`
 }
 
 // ParseJoinRows reads a JoinRows from its JSON form and checks it.
@@ -46,6 +50,9 @@ func ParseJoinRows(s string) (*JoinRows, error) {
 	}
 	if j.Right < 1 {
 		return nil, fmt.Errorf("right: a right row has at least one value, got %d", j.Right)
+	}
+	if j.Until < 0 || (j.Until > 0 && (j.Window > 0 || j.Session)) {
+		return nil, fmt.Errorf("until: a value of the left row of an interval join, got %d", j.Until)
 	}
 	if j.Window < 0 {
 		return nil, fmt.Errorf("window: a window's size is positive, got %d", j.Window)

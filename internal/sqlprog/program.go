@@ -132,7 +132,7 @@ func (p *Program) Check() error {
 		return fmt.Errorf("prefix: only for text records (in: csv or json)")
 	}
 	for i, c := range p.Columns {
-		if c.Type == sqlrow.Null || c.Type > sqlrow.Varchar {
+		if c.Type == sqlrow.Null || c.Type > sqlrow.Timestamp {
 			return fmt.Errorf("columns[%d]: %q has no type", i, c.Name)
 		}
 	}

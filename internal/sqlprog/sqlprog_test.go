@@ -66,6 +66,34 @@ func TestAggregation(t *testing.T) {
 	}
 }
 
+// TestAggregationRetracted folds rows in and takes some out again (a last
+// FALSE), and checks that COUNT, SUM and AVG end as if the taken-out rows
+// had never come, worked out by hand.
+func TestAggregationRetracted(t *testing.T) {
+	a, err := ParseAggregation(`{"input":["VARCHAR","BIGINT","BOOLEAN"],"keys":1,"retracted":true,` +
+		`"aggs":[{"fn":"count","arg":-1},{"fn":"sum","arg":1},{"fn":"avg","arg":1},{"fn":"count","arg":1}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := a.NewAcc()
+	row := func(v sqlrow.Value, live bool) sqlrow.Row { return sqlrow.Row{sqlrow.Str("k"), v, sqlrow.Bool(live)} }
+	for _, r := range []sqlrow.Row{
+		row(sqlrow.Int(4), true), row(sqlrow.Int(10), true), row(sqlrow.Value{}, true),
+		row(sqlrow.Int(4), false), row(sqlrow.Int(7), true), row(sqlrow.Value{}, false),
+	} {
+		if err := a.Add(acc, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Left: 10 and 7.
+	got := a.GroupResult(sqlrow.Row{sqlrow.Str("k")}, acc)
+	for i, w := range []string{`"k"`, "2", "17", "8.5", "2"} {
+		if got[i].String() != w {
+			t.Errorf("value %d: %v, want %s", i, got[i], w)
+		}
+	}
+}
+
 func TestAggregationRefused(t *testing.T) {
 	for _, s := range []string{
 		`{"input":["VARCHAR"],"keys":2,"aggs":[]}`,
@@ -74,6 +102,8 @@ func TestAggregationRefused(t *testing.T) {
 		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"sum","arg":-1}]}`,
 		`{"input":["BIGINT"],"keys":1,"aggs":[{"fn":"max","arg":3}]}`,
 		`{"input":["BIGINT"],"keys":1,"extra":1}`,
+		`{"input":["BIGINT","BIGINT"],"keys":1,"aggs":[{"fn":"sum","arg":1}],"retracted":true}`,
+		`{"input":["BIGINT","BIGINT","BOOLEAN"],"keys":1,"aggs":[{"fn":"max","arg":1}],"retracted":true}`,
 	} {
 		if _, err := ParseAggregation(s); err == nil {
 			t.Errorf("%s: accepted", s)

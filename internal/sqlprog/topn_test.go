@@ -1,6 +1,7 @@
 package sqlprog
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/floe-stream/floe/internal/sqlrow"
@@ -90,4 +91,74 @@ func TestParseTopNChecks(t *testing.T) {
 	if _, err := ParseTopN(`{"input":["BIGINT","VARCHAR"],"keys":1,"order":[{"col":1,"desc":true}],"n":3}`); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestTopNRanks inserts rows with many ties one at a time and checks the
+// list and its ranks against a brute force over all the rows: sorted
+// (stable, so ties keep arrival order), ranked by the definition of each
+// function, cut where the rank passes N.
+func TestTopNRanks(t *testing.T) {
+	types := []sqlrow.Type{sqlrow.BigInt, sqlrow.BigInt, sqlrow.BigInt}
+	for _, fn := range []string{RowNumber, Rank, DenseRank} {
+		for n := 1; n <= 4; n++ {
+			for seed := int64(0); seed < 20; seed++ {
+				tn := &TopN{Input: types, Keys: 1, Order: []SortKey{{Col: 1, Desc: true}}, N: n, Fn: fn}
+				if err := tn.Check(); err != nil {
+					t.Fatal(err)
+				}
+				var all, ranked []sqlrow.Row
+				x := seed
+				for id := int64(0); id < 12; id++ {
+					x = (x*1103515245 + 12345) % 2147483648
+					r := sqlrow.Row{sqlrow.Int(0), sqlrow.Int(x % 4), sqlrow.Int(id)}
+					all = append(all, r)
+					ranked, _ = tn.Insert(ranked, r)
+				}
+				want, wantRanks := bruteRank(all, fn, n)
+				got := tn.Ranks(nil, ranked)
+				if len(ranked) != len(want) {
+					t.Fatalf("%s n=%d seed %d: %d rows kept, want %d", fn, n, seed, len(ranked), len(want))
+				}
+				for i := range want {
+					if ranked[i][2].I != want[i][2].I || got[i] != wantRanks[i] {
+						t.Fatalf("%s n=%d seed %d: row %d is id %d rank %d, want id %d rank %d",
+							fn, n, seed, i, ranked[i][2].I, got[i], want[i][2].I, wantRanks[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// bruteRank sorts rows by their second value, descending, ties in
+// arrival order, and keeps those ranked at most n by fn.
+func bruteRank(rows []sqlrow.Row, fn string, n int) ([]sqlrow.Row, []int64) {
+	sorted := slices.Clone(rows)
+	slices.SortStableFunc(sorted, func(a, b sqlrow.Row) int { return int(b[1].I - a[1].I) })
+	var kept []sqlrow.Row
+	var ranks []int64
+	for i, r := range sorted {
+		rank := int64(i + 1)
+		switch fn {
+		case Rank:
+			rank = 1
+			for _, o := range sorted {
+				if o[1].I > r[1].I {
+					rank++
+				}
+			}
+		case DenseRank:
+			distinct := map[int64]bool{}
+			for _, o := range sorted {
+				if o[1].I > r[1].I {
+					distinct[o[1].I] = true
+				}
+			}
+			rank = int64(len(distinct)) + 1
+		}
+		if rank <= int64(n) {
+			kept, ranks = append(kept, r), append(ranks, rank)
+		}
+	}
+	return kept, ranks
 }

@@ -16,7 +16,7 @@ func AppendValue(b []byte, v Value) []byte {
 	switch v.T {
 	case Boolean:
 		return append(b, byte(v.I&1))
-	case BigInt:
+	case BigInt, Timestamp:
 		return binary.LittleEndian.AppendUint64(b, uint64(v.I))
 	case Double:
 		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v.F))
@@ -50,13 +50,16 @@ func DecodeValue(b []byte) (Value, int, error) {
 			return Value{}, 0, ErrShort
 		}
 		return Value{T: Boolean, I: int64(b[1] & 1)}, 2, nil
-	case BigInt, Double:
+	case BigInt, Double, Timestamp:
 		if len(b) < 9 {
 			return Value{}, 0, ErrShort
 		}
 		u := binary.LittleEndian.Uint64(b[1:])
-		if t == BigInt {
+		switch t {
+		case BigInt:
 			return Int(int64(u)), 9, nil
+		case Timestamp:
+			return TS(int64(u)), 9, nil
 		}
 		return Float(math.Float64frombits(u)), 9, nil
 	case Varchar:

@@ -18,6 +18,10 @@ const (
 	BigInt  Type = 2
 	Double  Type = 3
 	Varchar Type = 4
+	// Timestamp is a point in time without a time zone, held as
+	// milliseconds since the Unix epoch in I and written as
+	// 2026-12-02 10:00:00.123 (timestamp.go).
+	Timestamp Type = 5
 )
 
 // String returns the type's SQL name.
@@ -31,23 +35,25 @@ func (t Type) String() string {
 		return "DOUBLE"
 	case Varchar:
 		return "VARCHAR"
+	case Timestamp:
+		return "TIMESTAMP"
 	}
 	return "NULL"
 }
 
-// ParseType returns the type a schema names: BOOLEAN, BIGINT, DOUBLE or
-// VARCHAR, case-insensitively.
+// ParseType returns the type a schema names: BOOLEAN, BIGINT, DOUBLE,
+// VARCHAR or TIMESTAMP, case-insensitively.
 func ParseType(s string) (Type, error) {
-	for _, t := range []Type{Boolean, BigInt, Double, Varchar} {
+	for _, t := range []Type{Boolean, BigInt, Double, Varchar, Timestamp} {
 		if strings.EqualFold(s, t.String()) {
 			return t, nil
 		}
 	}
-	return Null, fmt.Errorf("unknown type %q (want BOOLEAN, BIGINT, DOUBLE or VARCHAR)", s)
+	return Null, fmt.Errorf("unknown type %q (want BOOLEAN, BIGINT, DOUBLE, VARCHAR or TIMESTAMP)", s)
 }
 
-// Value is one SQL value. T says which field holds it: I for BIGINT and
-// BOOLEAN (0 or 1), F for DOUBLE, S for VARCHAR; a NULL has T == Null.
+// Value is one SQL value. T says which field holds it: I for BIGINT,
+// TIMESTAMP (milliseconds since the epoch) and BOOLEAN (0 or 1), F for DOUBLE, S for VARCHAR; a NULL has T == Null.
 type Value struct {
 	T Type    `json:"t"`
 	I int64   `json:"i,omitempty"`
@@ -102,6 +108,8 @@ func (v Value) Text() string {
 		return formatFloat(v.F)
 	case Varchar:
 		return v.S
+	case Timestamp:
+		return FormatTimestamp(v.I)
 	}
 	return ""
 }

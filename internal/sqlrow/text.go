@@ -98,6 +98,8 @@ func ParseText(s string, t Type) (Value, error) {
 			return Value{}, fmt.Errorf("%q is not a BOOLEAN", s)
 		}
 		return Bool(b), nil
+	case Timestamp:
+		return ParseTimestamp(s)
 	}
 	return Value{}, fmt.Errorf("no column has type %s", t)
 }
@@ -151,7 +153,7 @@ func fromJSON(x any, t Type) (Value, error) {
 	case nil:
 		return Value{}, nil
 	case json.Number:
-		if t == Varchar || t == Boolean {
+		if t == Varchar || t == Boolean || t == Timestamp {
 			return Value{}, fmt.Errorf("%s is not a %s", x, t)
 		}
 		return ParseText(x.String(), t)
@@ -185,6 +187,10 @@ func AppendJSON(b []byte, names []string, r Row) []byte {
 		case Varchar:
 			j, _ := json.Marshal(v.S)
 			b = append(b, j...)
+		case Timestamp:
+			b = append(b, '"')
+			b = append(b, v.Text()...)
+			b = append(b, '"')
 		case Double:
 			if math.IsInf(v.F, 0) || math.IsNaN(v.F) {
 				b = append(b, "null"...)

@@ -213,9 +213,12 @@ type VertexInput struct {
 
 // SubtaskStatus is one parallel instance of a stage.
 type SubtaskStatus struct {
-	Subtask      int     `json:"subtask"`
-	State        string  `json:"state"`
-	TaskManager  string  `json:"taskManager,omitempty"`
+	Subtask     int    `json:"subtask"`
+	State       string `json:"state"`
+	TaskManager string `json:"taskManager,omitempty"`
+	// Attempt is the attempt the subtask was deployed in: the job's, but
+	// for the subtasks a partial rescale kept running.
+	Attempt      int     `json:"attempt,omitempty"`
 	RecordsIn    int64   `json:"recordsIn"`
 	RecordsOut   int64   `json:"recordsOut"`
 	BackPressure float64 `json:"backPressure"`

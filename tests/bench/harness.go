@@ -101,6 +101,8 @@ func benchmarks() []benchmark {
 		{"nexmark-q9", nexmarkRow("q9")},
 		{"nexmark-q11", nexmarkRow("q11")},
 		{"nexmark-q1-sql", sqlNexmarkRow("q1")},
+		{"nexmark-q5-sql", sqlNexmarkRow("q5")},
+		{"nexmark-q7-sql", sqlNexmarkRow("q7")},
 		{"rescale-1m-keys", benchRescale},
 		{"scheduler-failover", benchSchedulerFailover},
 		{"autoscale-step", benchAutoscaleStep},

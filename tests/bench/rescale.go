@@ -235,7 +235,7 @@ type rescaleEvents struct {
 }
 
 var (
-	rescalingFrom   = regexp.MustCompile(`^rescaling from \S+ to \S+ from checkpoint (\d+)$`)
+	rescalingFrom   = regexp.MustCompile(`^rescaling from \S+ to \S+ from checkpoint (\d+)(?:: partial, .*)?$`)
 	rescaledMessage = regexp.MustCompile(`^rescaled to \S+: (\S+) downtime \((\S+) since the request\)$`)
 )
 
@@ -271,6 +271,9 @@ func readRescale(history []api.Event, since time.Time) (ev rescaleEvents, done b
 			ev.stopped = h.Time
 			if ev.checkpoint, err = strconv.ParseInt(m[1], 10, 64); err != nil {
 				return ev, false, err
+			}
+			if h.State == api.JobDeploying { // a partial rescale deploys at once
+				ev.deploying = h.Time
 			}
 			continue
 		}
@@ -346,6 +349,21 @@ func (w *writeTimes) firstAfterGap(stopped, deploying time.Time) (time.Time, err
 			deploying.Sub(first))
 	}
 	return first, nil
+}
+
+// longestGap returns the longest silence of the output between from and
+// to, counting from from and up to to when nothing was written since.
+func (w *writeTimes) longestGap(from, to time.Time) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	prev, best := from, time.Duration(0)
+	for _, t := range w.times {
+		if t.Before(from) || t.After(to) {
+			continue
+		}
+		best, prev = max(best, t.Sub(prev)), t
+	}
+	return max(best, to.Sub(prev))
 }
 
 // restoreBytes is what the new subtasks read to restore keyed state.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,39 +49,57 @@ type stageDown struct {
 // oneRun is what one rescale of rescale-one-operator measured.
 type oneRun struct {
 	firstOutput time.Duration // request -> first output at the new parallelism
-	schedDown   time.Duration
-	stages      []stageDown
+	// gap is the longest silence of the output from the request to 500 ms
+	// after the rescale was reported done.
+	gap       time.Duration
+	schedDown time.Duration
+	stages    []stageDown
+	// checkpoint is the one restored, restore what the new subtasks read
+	// of it.
+	checkpoint int64
+	restore    restoreBytes
 }
 
 // benchRescaleOneOperator runs the three-stage job with -keys keys,
 // warms it up as rescale-1m-keys does, then rescales only the count
-// operator (operators: {count: 4}), -runs times, back to 2 untimed between.
-// NB: today every stage restarts in a rescale (issue 20 part 1 is not
-// done); the row measures that, per stage, as the job status shows it.
+// operator (operators: {count: 4}), -runs times, back to 2 untimed between:
+// once with partial rescales off (every stage restarts from the rescale's
+// checkpoint) and once on (the generator and the sink are suspended at it
+// and resumed; only the count is redeployed).
 func benchRescaleOneOperator(e *env) (Result, error) {
 	wasm, err := e.wasm("keyedcount")
 	if err != nil {
 		return Result{}, err
 	}
+	runs := map[bool][]oneRun{}
+	for _, partial := range []bool{true, false} {
+		if runs[partial], err = e.rescaleOneMode(wasm, partial); err != nil {
+			return Result{}, fmt.Errorf("partial rescale %t: %w", partial, err)
+		}
+	}
+	return rescaleOneResult(e.cfg.Keys, runs[false], runs[true]), nil
+}
+
+// rescaleOneMode runs the row's job on a mini-cluster of its own, with
+// partial rescales on or off.
+func (e *env) rescaleOneMode(wasm []byte, partial bool) ([]oneRun, error) {
 	dir, err := os.MkdirTemp(e.dir, "rescale-one-")
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	out := &writeTimes{}
 	c, err := minicluster.Start(e.ctx, minicluster.Config{DataDir: dir, TaskManagers: 1, Slots: rescaleTo,
-		Engine: e.engine, Stdout: stdout.NewWriter(out)})
+		Engine: e.engine, Stdout: stdout.NewWriter(out), PartialRescale: partial})
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	runs, err := e.rescaleOneRuns(c, wasm, out)
-	if err = errors.Join(err, c.Close()); err != nil {
-		return Result{}, err
-	}
-	return rescaleOneResult(e.cfg.Keys, runs), nil
+	fmt.Fprintf(e.cfg.Log, "rescale-one: partial rescales %t\n", partial)
+	runs, err := e.rescaleOneRuns(c, dir, wasm, out)
+	return runs, errors.Join(err, c.Close())
 }
 
-func (e *env) rescaleOneRuns(c *minicluster.Cluster, wasm []byte, out *writeTimes) ([]oneRun, error) {
+func (e *env) rescaleOneRuns(c *minicluster.Cluster, dir string, wasm []byte, out *writeTimes) ([]oneRun, error) {
 	id, err := c.Scheduler.Submit(e.ctx, api.Submission{Spec: rescaleOneSpec(e.cfg.Keys), Modules: map[string][]byte{"keyedcount": wasm}})
 	if err != nil {
 		return nil, err
@@ -100,7 +119,7 @@ func (e *env) rescaleOneRuns(c *minicluster.Cluster, wasm []byte, out *writeTime
 				return runs, err
 			}
 		}
-		r, err := rescaleOneOnce(e.ctx, c, id, out)
+		r, err := rescaleOneOnce(e.ctx, c, dir, id, out)
 		if err != nil {
 			return runs, fmt.Errorf("run %d: %w", i+1, err)
 		}
@@ -122,7 +141,7 @@ func rescaleOpTo(ctx context.Context, c *minicluster.Cluster, id string, n int) 
 
 // rescaleOneOnce rescales the count operator to rescaleTo, polling the
 // job's status meanwhile for each stage's downtime.
-func rescaleOneOnce(ctx context.Context, c *minicluster.Cluster, id string, out *writeTimes) (oneRun, error) {
+func rescaleOneOnce(ctx context.Context, c *minicluster.Cluster, dir, id string, out *writeTimes) (oneRun, error) {
 	var r oneRun
 	out.arm()
 	defer out.disarm()
@@ -153,14 +172,17 @@ func rescaleOneOnce(ctx context.Context, c *minicluster.Cluster, id string, out 
 	if got := st.Vertices[1].Parallelism; got != rescaleTo {
 		return r, fmt.Errorf("stage 1 runs at %d after the rescale, want %d", got, rescaleTo)
 	}
-	r.schedDown = ev.down
+	r.schedDown, r.checkpoint = ev.down, ev.checkpoint
+	reported := time.Now()
 	time.Sleep(500 * time.Millisecond)
-	first, err := out.firstAfterGap(ev.stopped, ev.deploying)
+	r.gap = out.longestGap(requested, reported.Add(500*time.Millisecond))
+	first, err := out.firstAfterGap(requested, ev.deploying)
 	if err != nil {
 		return r, err
 	}
 	r.firstOutput = first.Sub(requested)
-	return r, nil
+	r.restore, err = measureRestore(ctx, filepath.Join(dir, "scheduler", "checkpoints"), id, r.checkpoint)
+	return r, err
 }
 
 // trackStages updates each stage's downtime from one poll of the job.
@@ -203,37 +225,55 @@ func (r oneRun) line() string {
 	for i, d := range r.stages {
 		s = append(s, fmt.Sprintf("stage %d: restarted %t, %s not RUNNING", i, d.restarted, d.notRunning.Round(time.Millisecond)))
 	}
-	return fmt.Sprintf("request -> first output %s; scheduler %s downtime; %s", r.firstOutput.Round(time.Millisecond), r.schedDown, strings.Join(s, "; "))
+	return fmt.Sprintf("request -> first output %s; longest output gap %s; scheduler %s downtime; %s; checkpoint %d restored: %s",
+		r.firstOutput.Round(time.Millisecond), r.gap.Round(time.Millisecond), r.schedDown, strings.Join(s, "; "), r.checkpoint, r.restore.line())
 }
 
 // rescaleOneResult sums the runs up: the row's rate is keys per second of
-// overall downtime (request to first output), its ratio the untouched
-// stages' median time not RUNNING over the rescaled stage's (1.0 while
-// every stage restarts; 0 is issue 20 part 1's goal).
-func rescaleOneResult(keys int, runs []oneRun) Result {
-	first := millis(runs, func(r oneRun) time.Duration { return r.firstOutput })
-	down := millis(runs, func(r oneRun) time.Duration { return r.schedDown })
-	perStage := map[string]float64{}
-	restarted := map[string]bool{}
-	for st := range runs[0].stages {
-		perStage[fmt.Sprint(st)] = median(millis(runs, func(r oneRun) time.Duration { return r.stages[st].notRunning }))
-		restarted[fmt.Sprint(st)] = runs[len(runs)-1].stages[st].restarted
+// the partial rescale's output gap, its native rate the whole-job
+// rescale's, and its ratio the partial rescale's gap over the whole-job
+// one's (below 1: shorter).
+func rescaleOneResult(keys int, whole, partial []oneRun) Result {
+	gap := func(runs []oneRun) []float64 { return millis(runs, func(r oneRun) time.Duration { return r.gap }) }
+	first := func(runs []oneRun) []float64 {
+		return millis(runs, func(r oneRun) time.Duration { return r.firstOutput })
 	}
-	untouched := (perStage["0"] + perStage["2"]) / 2
-	res := Result{Name: "rescale-one-operator", RecordsPerSec: float64(keys) / (median(first) / 1000),
-		NativeRecordsPerSec: perStage["1"], Ratio: untouched / perStage["1"],
-		Baseline: "rec/s: keys/downtime; ratio: untouched/rescaled stage down"}
+	down := func(runs []oneRun) []float64 {
+		return millis(runs, func(r oneRun) time.Duration { return r.schedDown })
+	}
+	stages := func(runs []oneRun) (map[string]float64, map[string]bool) {
+		notRunning, restarted := map[string]float64{}, map[string]bool{}
+		for st := range runs[0].stages {
+			notRunning[fmt.Sprint(st)] = median(millis(runs, func(r oneRun) time.Duration { return r.stages[st].notRunning }))
+			for _, r := range runs {
+				restarted[fmt.Sprint(st)] = restarted[fmt.Sprint(st)] || r.stages[st].restarted
+			}
+		}
+		return notRunning, restarted
+	}
+	wNot, wRestarted := stages(whole)
+	pNot, pRestarted := stages(partial)
+	pGap, wGap := median(gap(partial)), median(gap(whole))
+	res := Result{Name: "rescale-one-operator", RecordsPerSec: float64(keys) / (pGap / 1000),
+		NativeRecordsPerSec: float64(keys) / (wGap / 1000), Ratio: pGap / wGap,
+		Baseline: "rec/s: keys/output gap, partial vs whole-job rescale; ratio: partial/whole gap"}
 	res.Extra = map[string]any{
 		"keys": keys, "operator": oneOpUID, "from": rescaleFrom, "to": rescaleTo,
-		"downtime_ms": median(first), "runs_downtime_ms": first, "scheduler_downtime_ms": median(down),
-		"stage_not_running_ms": perStage, "stage_restarted": restarted, "target_total_gap_ms": 500,
-		"every_stage_restarts": true,
-		"note":                 "every stage restarts in a rescale today (issue 20 part 1, rescale only what changes, is not done): the untouched stages' figures are a whole-job restart's",
-		"stage_measures":       "per stage: time some subtask was not RUNNING in the job status, polled every 10 ms",
-		"downtime_measures":    "request -> first stdout-sink write after the longest silence (the sink flushes every 64 KiB)",
-		"machine":              "2 shared cores; figures vary run to run",
+		"partial_output_gap_ms": pGap, "whole_output_gap_ms": wGap,
+		"partial_runs_output_gap_ms": gap(partial), "whole_runs_output_gap_ms": gap(whole),
+		"partial_first_output_ms": median(first(partial)), "whole_first_output_ms": median(first(whole)),
+		"partial_scheduler_downtime_ms": median(down(partial)), "whole_scheduler_downtime_ms": median(down(whole)),
+		"partial_stage_not_running_ms": pNot, "whole_stage_not_running_ms": wNot,
+		"partial_stage_restarted": pRestarted, "whole_stage_restarted": wRestarted,
+		"target_total_gap_ms": 500,
+		"stage_measures":      "per stage: time some subtask was not RUNNING in the job status, polled every 10 ms; a kept stage's tasks are suspended, not stopped, and stay RUNNING",
+		"gap_measures":        "the longest silence of the stdout sink's writes from the request to 500 ms after the rescale was reported (the sink flushes every 64 KiB)",
+		"downtime_measures":   "scheduler downtime: the rescale checkpoint's completion to every new task running (partial: and the kept tasks told to resume); kept tasks are suspended from their barrier to the resume",
+		"machine":             "2 shared cores; figures vary run to run",
 	}
-	res.Summary = fmt.Sprintf("rescale of the count operator alone %d -> %d in a three-stage job (generator x%d | count | stdout x1), %d keys, median of %d: %.0fms request -> first output (target < 500ms); not RUNNING per stage: source %.0fms, count %.0fms, sink %.0fms; EVERY STAGE RESTARTS TODAY (issue 20 part 1 not done), so the untouched stages' downtime is a whole-job restart's; machine shared",
-		rescaleFrom, rescaleTo, rescaleFrom, keys, len(runs), median(first), perStage["0"], perStage["1"], perStage["2"])
+	res.Summary = fmt.Sprintf("rescale of the count operator alone %d -> %d in a three-stage job (generator x%d | count | stdout x1), %d keys, median of %d: "+
+		"partial rescale: output gap %.0fms (target < 500ms), scheduler downtime %.0fms, generator and sink restarted %t/%t; "+
+		"whole-job rescale: output gap %.0fms, scheduler downtime %.0fms; machine shared",
+		rescaleFrom, rescaleTo, rescaleFrom, keys, len(partial), pGap, median(down(partial)), pRestarted["0"], pRestarted["2"], wGap, median(down(whole)))
 	return res
 }

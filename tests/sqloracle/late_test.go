@@ -29,6 +29,7 @@ const (
 	lateMargin  = 50_000 // ms behind the newest row seen beyond which a row is late
 	lateRate    = 200    // rows a second: the watermark trails the newest row by under lateMargin
 	watermarkMs = 1000
+	lateBatch   = 32 // records a source reads at most per batch
 )
 
 var lateQueries = []query{
@@ -69,15 +70,24 @@ func writeLateBids(t *testing.T, path, onTime string) (late int) {
 		all.WriteString(line)
 		// NB: the watermark rule, replayed: a source's watermark is the
 		// newest time read minus the delay minus 1 ms, and it is sent
-		// between batches; a row within the delay of the newest is never
-		// late, and one lateMargin behind is, once a watermark has gone
-		// out since: the pace, lateRate, leaves almost 7 s for that (a
-		// source stalled longer may read the late row in one batch with
-		// the rows before it, ahead of their watermark, and fail this).
+		// between batches, at most once per watermark interval (200 ms);
+		// a row within the delay of the newest is never late, and one
+		// lateMargin behind is, once a watermark has gone out since. Every
+		// late row is behind the first row, and the first is at row 400:
+		// with batches of at most lateBatch rows and lateRate's pace, the
+		// source takes over 1.5 s to read the rows before it, in more
+		// than 12 batches, so a watermark past every late row has gone
+		// out before it, on both of a join's inputs (sent in that order,
+		// into the join's one queue), however the source is scheduled (a
+		// stall only makes that longer): which rows are late is decided by
+		// the file alone.
 		switch behind := newest - ts; {
 		case behind < watermarkMs:
 			kept.WriteString(line)
 		case behind > lateMargin:
+			if ts >= start-watermarkMs-1 { // NB: row 0 is at start or later
+				t.Fatalf("late row %d at %d is not behind every watermark after the first row", i, ts)
+			}
 			late++
 		default:
 			t.Fatalf("row %d is %d ms behind: neither surely on time nor surely late", i, behind)
@@ -114,7 +124,7 @@ func TestLateRowsAreDropped(t *testing.T) {
 		t.Fatalf("%d late rows: the test checks too few", late)
 	}
 	want := runDuckDB(t, node, onTime, lateQueries)
-	cluster := startCluster(t, dir)
+	cluster := startClusterBatch(t, dir, lateBatch)
 	for _, q := range lateQueries {
 		t.Run(q.name, func(t *testing.T) {
 			rows, ok := want.get(q.name)

@@ -170,7 +170,7 @@ func runDuckDB(t *testing.T, node, bids string, qs []query) duckResultsMap {
 	in := struct {
 		Tables  []table `json:"tables"`
 		Queries []q     `json:"queries"`
-	}{Tables: []table{{"bids", bids, bidsColumns}, {"asks", asksFile(t, bids), asksColumns}}}
+	}{Tables: []table{{"bids", bids, bidsColumns}, {"asks", asksFile(t, bids), asksColumns}, {"ticks", ticksFile(t, bids), ticksColumns}}}
 	for _, x := range qs {
 		in.Queries = append(in.Queries, q{x.name, x.duckdb})
 	}
@@ -214,12 +214,18 @@ func (d duckResultsMap) get(name string) ([][]*string, bool) {
 }
 
 func startCluster(t *testing.T, dir string) *minicluster.Cluster {
+	return startClusterBatch(t, dir, 0)
+}
+
+// startClusterBatch starts a cluster whose tasks move at most batch
+// records a batch (0: the task default).
+func startClusterBatch(t *testing.T, dir string, batch int) *minicluster.Cluster {
 	engine, err := udf.NewEngine(context.Background(), udf.Config{CacheDir: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.Close(context.Background()) })
-	c, err := minicluster.Start(context.Background(), minicluster.Config{DataDir: filepath.Join(dir, "data"), Slots: 4, Engine: engine})
+	c, err := minicluster.Start(context.Background(), minicluster.Config{DataDir: filepath.Join(dir, "data"), Slots: 4, Engine: engine, BatchSize: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +245,7 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, fns *sqlFun
 	for i, c := range bidsColumns {
 		cols[i] = c[0] + " " + c[1]
 	}
-	q.floe = asksDDL(t, bids) + q.floe // NB: joins read asks too (asks_test.go)
+	q.floe = asksDDL(t, bids) + ticksDDL(t, bids) + q.floe // NB: joins read asks too (asks_test.go), time queries ticks (ticks_test.go)
 
 	src := fmt.Sprintf("SET parallelism = 2;\n"+
 		"CREATE TABLE bids (%s) WITH (connector = 'file', path = '%s', watermark = 'ts - 1s');\n"+
@@ -401,6 +407,14 @@ func normalize(t *testing.T, rows [][]*string, types []string) []string {
 				if math.IsNaN(f) {
 					vals[j] = "NaN"
 				}
+			case types[j] == "TIMESTAMP":
+				// NB: DuckDB leaves out a zero fraction, Floe writes
+				// milliseconds always.
+				ts, err := time.Parse("2006-01-02 15:04:05", *v)
+				if err != nil {
+					t.Fatalf("row %d value %d: %q is not a TIMESTAMP", i, j, *v)
+				}
+				vals[j] = ts.Format(time.RFC3339Nano)
 			default:
 				vals[j] = strconv.Quote(*v)
 			}

@@ -24,17 +24,26 @@
 //     auction's winning bid at its expiry, then per category
 //     "windowEnd,category,average" at the end of each 10 s window in which
 //     one of its auctions closed, over all its auctions closed so far.
-//   - q5, hot items: sliding windows of 10 s every 2 s.
+//   - q5, hot items: sliding windows of 10 s every 2 s, then per window
+//     end the auctions with the most bids (best.go's top-counts).
 //   - q6, average selling price by seller (q6.go): at each auction's
 //     close with a winner, the average winning price of its seller's last
 //     10 closed auctions, applied in order of expiry by event-time timers.
-//   - q7, highest bid: tumbling windows of 10 s.
+//   - q7, highest bid: tumbling windows of 10 s, each keeping its
+//     highest bids (best.go's max-bids).
 //   - q8, new users: a window join of persons and auctions.
 //   - q9, winning bids (winning.go): each auction's line and its winning
 //     bid, the highest between its start and expiry (both included), the
 //     earliest of equal prices, emitted by an event-time timer at expiry.
+//   - q10, log to file system (q10.go): every bid as "auction,bidder,
+//     price,dateTime", written by the file sink into the bucket
+//     dt=<date>/hm=<hour:minute> of its event time (q10.yaml's buckets),
+//     as Flink's PARTITIONED BY (dt, hm).
 //   - q11, user sessions (q11.go): "bidder,bids,start,end" per session of
 //     a bidder's bids with gaps of at most 10 s, in a session window.
+//   - q12, bids per bidder in processing-time windows (q12.yaml): q11's
+//     counting function in tumbling windows of the task's clock, so only
+//     the totals per bidder are reproducible.
 //   - q13, bounded side input join (q13.go): each bid whose auction id
 //     modulo 10,000 is a key of a side input file, with the key's value;
 //     the file is a second, bounded source, which holds the join's event
@@ -69,11 +78,6 @@
 // longer match. tests/nexmark holds a brute-force form of every query,
 // which the tests in minicluster and tests/cluster compare line for line
 // with these jobs' output.
-//
-// Not here yet: q10 (writing to partitioned files: a sink, not a query);
-// q12 (processing-time windows: which window a bid falls in depends on the
-// wall clock, and a bounded input ends without firing processing-time
-// windows, so no output of a bounded run is deterministic or complete).
 package main
 
 import (

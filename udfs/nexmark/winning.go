@@ -114,12 +114,12 @@ var (
 	// its dateTime and expires, whether it has closed, and its best bid so
 	// far, until closedMillis after its expiry. One value, so that a bid
 	// reads and writes one small state.
-	auctionTimes = floe.NewValueState("auction-times", floe.Bytes)
+	auctionTimes = floe.NewValueState[times]("auction-times", timesCodec{})
 	// openAuction holds an open auction's line without its "A,".
 	openAuction = floe.NewValueState("open-auction", floe.Bytes)
 	// earlyBids holds the bids (encodeBid) that came before their
 	// auction.
-	earlyBids = floe.NewListState("early-bids", floe.Bytes)
+	earlyBids = floe.NewListState[bid]("early-bids", bidCodec{})
 )
 
 // times is what a bid needs of its auction, and the best bid so far.
@@ -186,7 +186,37 @@ func decodeBid(p []byte) (bid, bool) {
 	return bid{int64(le.Uint64(p)), int64(le.Uint64(p[8:])), int64(le.Uint64(p[16:]))}, true
 }
 
-var bidBuf, timesBuf []byte
+// timesCodec stores times as encodeTimes lays them out. Unlike
+// floe.Bytes, whose Decode copies, it decodes in place: a bid reads its
+// auction's times, and a copy each was most of the guest's garbage.
+type timesCodec struct{}
+
+func (timesCodec) Append(dst []byte, t times) []byte { return encodeTimes(dst, t) }
+
+func (timesCodec) Decode(p []byte) (times, error) {
+	t, ok := decodeTimes(p)
+	if !ok {
+		return times{}, errEvent
+	}
+	return t, nil
+}
+
+func (timesCodec) Type() floe.ValueType { return floe.TypeBytes }
+
+// bidCodec stores a bid as encodeBid lays it out, decoded in place.
+type bidCodec struct{}
+
+func (bidCodec) Append(dst []byte, b bid) []byte { return encodeBid(dst, b) }
+
+func (bidCodec) Decode(p []byte) (bid, error) {
+	b, ok := decodeBid(p)
+	if !ok {
+		return bid{}, errEvent
+	}
+	return b, nil
+}
+
+func (bidCodec) Type() floe.ValueType { return floe.TypeBytes }
 
 // q9Auction opens an auction: it takes the bids that came before it into
 // account and sets the timer that closes it.
@@ -197,14 +227,11 @@ func q9Auction(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
 		return errEvent
 	}
 	t := times{start: v[0], end: v[1]}
-	for _, p := range earlyBids.Get(ctx) {
-		if b, ok := decodeBid(p); ok {
-			t.consider(b)
-		}
+	for _, b := range earlyBids.Get(ctx) {
+		t.consider(b)
 	}
 	earlyBids.Clear(ctx)
-	timesBuf = encodeTimes(timesBuf[:0], t)
-	auctionTimes.Put(ctx, timesBuf)
+	auctionTimes.Put(ctx, t)
 	openAuction.Put(ctx, ev[2:])
 	ctx.RegisterEventTimer(t.end)
 	return nil
@@ -222,32 +249,51 @@ func (t *times) consider(b bid) bool {
 
 var bidF [bidFields][]byte
 
+// parseBid reads the bidder, price and dateTime of a bid line
+// "B,auction,bidder,price,channel,url,dateTime": the first four fields
+// from the front, dateTime from the back. It does not scan the channel and
+// the url, most of the line, as split would: q4 and q9 read every bid.
+func parseBid(ev []byte) (bid, bool) {
+	var f [4][]byte
+	rest := ev
+	for i := range f {
+		j := floe.IndexByte(rest, ',')
+		if j < 0 {
+			return bid{}, false
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	k := len(rest) - 1
+	for k >= 0 && rest[k] != ',' {
+		k--
+	}
+	var v [3]int64
+	if len(f[0]) != 1 || f[0][0] != 'B' || k < 0 || !ints(v[:], f[3], rest[k+1:], f[2]) {
+		return bid{}, false
+	}
+	return bid{price: v[0], dateTime: v[1], bidder: v[2]}, true
+}
+
 // winningBid takes a bid into account for its open auction, or keeps it
 // until its auction comes.
 func winningBid(ctx *floe.Context, ev []byte, _ floe.Emitter) error {
-	var v [3]int64
-	if !split(ev, bidF[:]) || !ints(v[:], bidF[3], bidF[6], bidF[2]) {
+	b, ok := parseBid(ev)
+	if !ok {
 		return errEvent
 	}
-	b := bid{price: v[0], dateTime: v[1], bidder: v[2]}
-	p, known := auctionTimes.Get(ctx)
+	t, known := auctionTimes.Get(ctx)
 	if !known {
 		if closed.has(ctx.Key()) {
 			return nil
 		}
 		if b.dateTime > ctx.Watermark() {
-			earlyBids.Append(ctx, encodeBid(bidBuf[:0], b))
+			earlyBids.Append(ctx, b)
 			ctx.RegisterEventTimer(earlyBidTimer(b.dateTime))
 		}
 		return nil
 	}
-	t, ok := decodeTimes(p)
-	if !ok {
-		return errEvent
-	}
 	if t.consider(b) {
-		timesBuf = encodeTimes(timesBuf[:0], t)
-		auctionTimes.Put(ctx, timesBuf)
+		auctionTimes.Put(ctx, t)
 	}
 	return nil
 }
@@ -285,14 +331,10 @@ func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(
 	if closed.has(ctx.Key()) {
 		return nil
 	}
-	p, known := auctionTimes.Get(ctx)
+	at, known := auctionTimes.Get(ctx)
 	if !known {
 		dropEarlyBids(ctx, t.Timestamp)
 		return nil
-	}
-	at, ok := decodeTimes(p)
-	if !ok {
-		return errEvent
 	}
 	switch {
 	case at.closed && t.Timestamp == at.end+int64(closedMillis):
@@ -322,9 +364,9 @@ func closeAuction(ctx *floe.Context, t floe.Timer, emit floe.Emitter, line func(
 func dropEarlyBids(ctx *floe.Context, ts int64) {
 	bids := earlyBids.Get(ctx)
 	earlyBids.Clear(ctx)
-	for _, p := range bids {
-		if b, ok := decodeBid(p); ok && b.dateTime > ts {
-			earlyBids.Append(ctx, p)
+	for _, b := range bids {
+		if b.dateTime > ts {
+			earlyBids.Append(ctx, b)
 		}
 	}
 }

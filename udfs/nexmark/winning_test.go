@@ -116,3 +116,26 @@ func TestClosedAuctions(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBid checks that parseBid, which skips a bid's channel and url,
+// reads what splitting the whole line reads, and refuses lines that are
+// not bids.
+func TestParseBid(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bid
+		ok   bool
+	}{
+		{"B,1000,1001,255,channel-1614,https://www.nexmark.com/gbgz/_klz/_cv/item.htm?query=1&channel_id=1918894080,1704067200019", bid{255, 1704067200019, 1001}, true},
+		{"B,7,3,50,c,u,150", bid{50, 150, 3}, true},
+		{"A,7,3,50,c,u,150", bid{}, false},
+		{"B,7,3,50", bid{}, false},
+		{"B,7,3,x,c,u,150", bid{}, false},
+		{"B,7,3,50,c,u,", bid{}, false},
+	} {
+		got, ok := parseBid([]byte(c.line))
+		if ok != c.ok || got != c.want {
+			t.Errorf("parseBid(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}

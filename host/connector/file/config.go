@@ -64,6 +64,9 @@ type SinkConfig struct {
 	// DefaultFlushInterval. The transactional sink ignores it: its output
 	// appears when a checkpoint completes.
 	FlushInterval time.Duration
+	// Buckets, if its Format is set, writes each record into a
+	// subdirectory named by its event time (bucket.go).
+	Buckets Buckets
 
 	// ticks, set by tests, replaces the ticker of FlushInterval.
 	ticks <-chan time.Time
@@ -78,6 +81,9 @@ func (c SinkConfig) validate() error {
 		return fmt.Errorf("file sink %s: buffer size %d is negative", c.Path, c.BufferSize)
 	case c.FlushInterval < 0:
 		return fmt.Errorf("file sink %s: flush interval %v is negative", c.Path, c.FlushInterval)
+	}
+	if err := c.Buckets.validate(); err != nil {
+		return fmt.Errorf("file sink %s: %w", c.Path, err)
 	}
 	return nil
 }

@@ -54,4 +54,20 @@
 // input that went idle reaches the file too (package linewriter). With
 // checkpoints the transactional sink writes a file per checkpoint, which
 // becomes visible when the checkpoint completes; FlushInterval plays no part.
+//
+// # Buckets
+//
+// With SinkConfig.Buckets the sink writes each record into the bucket
+// directory its event time names (bucket.go): a Go time layout applied to
+// the record's timestamp in UTC, such as "dt=2006-01-02/hm=15:04". A record
+// without a timestamp fails the write. A subtask keeps a file open in at
+// most MaxOpen buckets; writing to one more closes the one written least
+// recently. Without checkpoints a bucket's file is PartName(i), truncated
+// when the run first opens it and appended to when it is reopened. With
+// checkpoints each bucket written in a checkpoint interval gets its own
+// in-progress file (a closed one stays in progress), all sealed by the
+// checkpoint and committed with it; the sink's state names them by their
+// path below the directory, so a restore commits and discards exactly as
+// without buckets. A fresh start (not a restore) removes the subtask's
+// files in every directory below the sink's.
 package file

@@ -26,7 +26,8 @@ func PartName(subtask int) string {
 }
 
 // OpenSink creates the directory of cfg if it is missing, and in it creates
-// or truncates the part file of split's subtask. It fails, naming the path,
+// or truncates the part file of split's subtask (with buckets, the part
+// file in each bucket directory, as records come). It fails, naming the path,
 // if either cannot be created. The sink flushes from a goroutine of its own
 // every flush interval, until Close.
 func OpenSink(cfg SinkConfig, split connector.SplitInfo) (connector.Sink, error) {
@@ -38,6 +39,9 @@ func OpenSink(cfg SinkConfig, split connector.SplitInfo) (connector.Sink, error)
 	}
 	if err := os.MkdirAll(cfg.Path, 0o755); err != nil {
 		return nil, fmt.Errorf("file sink: create directory %s: %w", cfg.Path, err)
+	}
+	if cfg.Buckets.Format != "" {
+		return openBucketSink(cfg, split), nil
 	}
 	path := filepath.Join(cfg.Path, PartName(split.Subtask))
 	f, err := os.Create(path)

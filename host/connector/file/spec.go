@@ -72,6 +72,10 @@ type SinkSpec struct {
 	// file in a job without checkpoints; 0, when the spec leaves it out,
 	// means DefaultFlushInterval.
 	FlushInterval time.Duration
+	// Buckets, when its Format is set, writes each record into the
+	// subdirectory its event time names (spec field buckets: {format,
+	// maxOpen}).
+	Buckets Buckets
 }
 
 // MinFlushInterval is the least flushInterval a spec may set.
@@ -80,6 +84,12 @@ const MinFlushInterval = time.Millisecond
 type rawSink struct {
 	Path          jobspec.Scalar `yaml:"path"`
 	FlushInterval jobspec.Scalar `yaml:"flushInterval"`
+	Buckets       *rawBuckets    `yaml:"buckets"`
+}
+
+type rawBuckets struct {
+	Format  jobspec.Scalar `yaml:"format"`
+	MaxOpen jobspec.Scalar `yaml:"maxOpen"`
 }
 
 func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
@@ -87,6 +97,25 @@ func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 	return &SinkSpec{
 		Path:          path,
 		FlushInterval: s.Duration("flushInterval", r.FlushInterval, 0, MinFlushInterval),
+		Buckets:       parseBuckets(s, r.Buckets),
+	}
+}
+
+// parseBuckets converts a sink's buckets section; absent, it gives none.
+func parseBuckets(s *jobspec.Section, r *rawBuckets) Buckets {
+	if r == nil {
+		return Buckets{}
+	}
+	format, ok := s.Text("buckets.format", r.Format)
+	if ok {
+		if err := CheckBucketFormat(format); err != nil {
+			s.Add("buckets.format", "must be a Go time layout such as \"dt=2006-01-02/hm=15:04\" that gives a relative path: %v", err)
+			format = ""
+		}
+	}
+	return Buckets{
+		Format:  format,
+		MaxOpen: int(s.Integer("buckets.maxOpen", r.MaxOpen, DefaultMaxOpenBuckets, 1, MaxOpenBucketsLimit)),
 	}
 }
 
@@ -94,7 +123,7 @@ func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 // checkpoints is the transactional one, whose output appears when a
 // checkpoint completes, whatever FlushInterval says.
 func (s *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, _ connector.Env) (connector.Sink, error) {
-	cfg := SinkConfig{Path: s.Path, FlushInterval: s.FlushInterval}
+	cfg := SinkConfig{Path: s.Path, FlushInterval: s.FlushInterval, Buckets: s.Buckets}
 	if mode.Checkpointed {
 		return OpenTransactionalSink(cfg, split, mode.Restored)
 	}

@@ -115,3 +115,56 @@ func TestFollowSourceSaysOneSubtaskReads(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSinkBuckets(t *testing.T) {
+	tests := []struct {
+		sink string
+		want file.Buckets
+	}{
+		{"{type: file, uid: out, path: out/}", file.Buckets{}},
+		{`{type: file, uid: out, path: out/, buckets: {format: "dt=2006-01-02/hm=15:04"}}`,
+			file.Buckets{Format: "dt=2006-01-02/hm=15:04", MaxOpen: file.DefaultMaxOpenBuckets}},
+		{`{type: file, uid: out, path: out/, buckets: {format: "2006/01/02/15", maxOpen: 3}}`,
+			file.Buckets{Format: "2006/01/02/15", MaxOpen: 3}},
+	}
+	for _, tt := range tests {
+		job, err := jobspec.Parse([]byte(jobspectest.Spec(okName, okSource, "sink: "+tt.sink)), "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sink, err)
+		}
+		if got := job.Sinks[0].Spec.(*file.SinkSpec).Buckets; got != tt.want {
+			t.Errorf("%s: buckets %+v, want %+v", tt.sink, got, tt.want)
+		}
+	}
+}
+
+func TestSinkBucketsProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		sink []string
+		want []string
+	}{{
+		name: "no format",
+		sink: []string{"sink:", "  type: file", "  uid: out", "  path: out/", "  buckets: {maxOpen: 4}"},
+		want: []string{`line 7: sink.buckets.format: required`},
+	}, {
+		name: "format outside the directory",
+		sink: []string{"sink:", "  type: file", "  uid: out", "  path: out/", "  buckets:", `    format: "../2006"`},
+		want: []string{`line 8: sink.buckets.format: must be a Go time layout such as "dt=2006-01-02/hm=15:04" that gives a relative path: bucket format "../2006" gives "../2024", not a relative path inside the sink's directory`},
+	}, {
+		name: "max open out of range",
+		sink: []string{"sink:", "  type: file", "  uid: out", "  path: out/", "  buckets:", `    format: "2006"`, "    maxOpen: 0"},
+		want: []string{`line 9: sink.buckets.maxOpen: must be an integer from 1 to 1024, got "0"`},
+	}, {
+		name: "unknown field",
+		sink: []string{"sink:", "  type: file", "  uid: out", "  path: out/", "  buckets:", `    format: "2006"`, "    time: processing"},
+		want: []string{`line 9: sink.buckets.time: unknown field (known fields: format, maxOpen)`},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := jobspectest.Spec(append([]string{okName, okSource}, tt.sink...)...)
+			_, err := jobspec.Parse([]byte(spec), "", nil)
+			jobspectest.AssertLines(t, err, tt.want)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -99,5 +100,40 @@ func TestTransactionalSinkShowsOnlyCommittedCheckpoints(t *testing.T) {
 	}
 	if got := visible(t, dir); len(got) != 0 {
 		t.Fatalf("fresh start kept %v", got)
+	}
+}
+
+// TestRestoredSinkNumbersPastCommittedFiles opens a restored sink and
+// writes before any Recover: its new file must not replace a committed one.
+func TestRestoredSinkNumbersPastCommittedFiles(t *testing.T) {
+	for _, buckets := range []Buckets{{}, {Format: "2006"}} {
+		dir := t.TempDir()
+		cfg := SinkConfig{Path: dir, Buckets: buckets}
+		split := connector.SplitInfo{Subtask: 0, Parallelism: 1}
+		for i, v := range []string{"a", "b"} {
+			s, err := OpenTransactionalSink(cfg, split, i > 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b record.Batch
+			b.Append(nil, []byte(v), 0)
+			if err := s.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.PreCommit(int64(i + 1)); err != nil {
+				t.Fatal(err)
+			}
+			if err := errors.Join(s.Commit(int64(i+1)), s.Close()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, lines := range bucketLines(t, dir) {
+			got = append(got, lines...)
+		}
+		sort.Strings(got)
+		if strings.Join(got, ",") != "a,b" {
+			t.Errorf("buckets %+v: committed lines %v, want a,b", buckets, got)
+		}
 	}
 }

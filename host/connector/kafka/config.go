@@ -190,6 +190,9 @@ type SinkConfig struct {
 	// and its timestamp the record's, when it has one.
 	Key   KeyKind
 	Field int
+	// Upsert, when set, writes rows keyed by their primary key instead
+	// (Key must be none): a changelog's deletes become tombstones.
+	Upsert *Upsert
 	// ExactlyOnce writes through Kafka transactions, committed when the
 	// checkpoint that covers them completes. Otherwise records are
 	// flushed at each checkpoint: at least once.
@@ -223,6 +226,10 @@ func (c *SinkConfig) validate() error {
 		return fmt.Errorf("kafka sink %s: an exactly-once sink needs a transactional id prefix", c.Topic)
 	case c.Key == KeyCSV && c.Field < 0:
 		return fmt.Errorf("kafka sink %s: key field %d is negative", c.Topic, c.Field)
+	case c.Upsert != nil && (c.Key != "" && c.Key != KeyNone):
+		return fmt.Errorf("kafka sink %s: an upsert sink's key is its upsert key, not %s", c.Topic, c.Key)
+	case c.Upsert != nil && len(c.Upsert.Key) == 0:
+		return fmt.Errorf("kafka sink %s: an upsert sink needs key fields", c.Topic)
 	case c.TransactionTimeout < 0 || c.DeliveryTimeout < 0 || c.RequestTimeout < 0:
 		return fmt.Errorf("kafka sink %s: negative timeout", c.Topic)
 	}

@@ -64,7 +64,10 @@ func (s *sink) Write(b *record.Batch) error {
 	if err := s.failed.get(); err != nil {
 		return err
 	}
-	recs := s.conv.records(b)
+	recs, err := s.conv.records(b)
+	if err != nil {
+		return err
+	}
 	ctx := s.ctxs.next()
 	for i := range recs {
 		s.cl.Produce(ctx, &recs[i], s.failed.promise)
@@ -177,18 +180,20 @@ func (d *deadlines) release() {
 
 // converter turns Floe records into Kafka records.
 type converter struct {
-	topic string
-	key   KeyKind
-	field int
+	topic  string
+	key    KeyKind
+	field  int
+	upsert *Upsert
 }
 
 func newConverter(cfg SinkConfig) converter {
-	return converter{topic: cfg.Topic, key: cfg.Key, field: cfg.Field}
+	return converter{topic: cfg.Topic, key: cfg.Key, field: cfg.Field, upsert: cfg.Upsert}
 }
 
 // records returns a Kafka record for each record of b, with copies of their
-// bytes in one allocation, as the producer keeps them after Write returns.
-func (c *converter) records(b *record.Batch) []kgo.Record {
+// bytes in one allocation, as the producer keeps them after Write returns;
+// an upsert sink's records that do not read as its rows are an error.
+func (c *converter) records(b *record.Batch) ([]kgo.Record, error) {
 	n := 0
 	for i := range b.Records {
 		n += len(b.Records[i].Value)
@@ -201,11 +206,17 @@ func (c *converter) records(b *record.Batch) []kgo.Record {
 		slab = slab[len(r.Value):]
 		copy(v, r.Value)
 		recs[i] = kgo.Record{Topic: c.topic, Key: c.keyOf(v), Value: v}
+		if c.upsert != nil {
+			var err error
+			if recs[i].Key, recs[i].Value, err = c.upsert.convert(v); err != nil {
+				return nil, fmt.Errorf("kafka sink %s: %w", c.topic, err)
+			}
+		}
 		if r.Timestamp != record.NoTimestamp {
 			recs[i].Timestamp = time.UnixMilli(r.Timestamp)
 		}
 	}
-	return recs
+	return recs, nil
 }
 
 // keyOf returns the Kafka key of a record whose value is v.

@@ -63,6 +63,9 @@ type SinkSpec struct {
 	// value) or KeyCSV (field Field, from 0, of the comma-separated value).
 	Key   KeyKind
 	Field int
+	// Upsert, when set (upsertKey:), keys each row by its primary key
+	// and turns a changelog's deletes (changelog: true) into tombstones.
+	Upsert *Upsert
 	// TransactionalIDPrefix names an exactly-once sink's transactional ids;
 	// by default <job name>-<sink uid>.
 	TransactionalIDPrefix string
@@ -93,6 +96,8 @@ type rawSink struct {
 	Topic                 jobspec.Scalar `yaml:"topic"`
 	Semantic              jobspec.Scalar `yaml:"semantic"`
 	Key                   jobspec.Scalar `yaml:"key"`
+	UpsertKey             jobspec.Scalar `yaml:"upsertKey"`
+	Changelog             jobspec.Scalar `yaml:"changelog"`
 	TransactionalIDPrefix jobspec.Scalar `yaml:"transactionalIdPrefix"`
 	TransactionTimeout    jobspec.Scalar `yaml:"transactionTimeout"`
 	SASL                  *rawSASL       `yaml:"sasl"`
@@ -148,6 +153,7 @@ func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 		Semantic: Semantic(s.Choice("semantic", r.Semantic, "semantic", string(ExactlyOnce), string(ExactlyOnce), string(AtLeastOnce))),
 	}
 	k.Key, k.Field = key(s, "key", r.Key)
+	k.Upsert = upsert(s, r)
 	k.Security = security(s, r.SASL, r.TLS)
 	if topics := topics(s, "topic", r.Topic); len(topics) > 1 {
 		s.Reject("topic", "a sink writes to one topic, got %d", len(topics))
@@ -166,6 +172,23 @@ func parseSink(s *jobspec.Section, r *rawSink) jobspec.SinkSpec {
 	}
 	k.TransactionTimeout = s.Duration("transactionTimeout", r.TransactionTimeout, DefaultTransactionTimeout, time.Second)
 	return k
+}
+
+// upsert parses upsertKey and changelog: nil without an upsert key.
+func upsert(s *jobspec.Section, r *rawSink) *Upsert {
+	if !r.UpsertKey.IsSet() {
+		s.Only("changelog", r.Changelog, "upsertKey")
+		return nil
+	}
+	if r.Key.IsSet() && r.Key.Value() != string(KeyNone) {
+		s.Reject("key", "set either key or upsertKey, not both: an upsert sink's Kafka key is its upsert key")
+	}
+	key, err := ParseUpsertKey(r.UpsertKey.Value())
+	if err != nil {
+		s.Reject("upsertKey", "%v", err)
+		return nil
+	}
+	return &Upsert{Key: key, Ops: s.Bool("changelog", r.Changelog, false)}
 }
 
 // brokers returns the required comma-separated list of host:port at field.
@@ -314,7 +337,7 @@ func (k *SinkSpec) CheckJob(j *jobspec.Job) (string, error) {
 // checkpoints commits with them.
 func (k *SinkSpec) OpenSink(split connector.SplitInfo, mode connector.SinkMode, env connector.Env) (connector.Sink, error) {
 	return OpenSink(SinkConfig{
-		Brokers: k.Brokers, Topic: k.Topic, Key: k.Key, Field: k.Field,
+		Brokers: k.Brokers, Topic: k.Topic, Key: k.Key, Field: k.Field, Upsert: k.Upsert,
 		ExactlyOnce: k.Semantic == ExactlyOnce, TransactionalIDPrefix: k.TransactionalIDPrefix,
 		TransactionTimeout: k.TransactionTimeout, Security: k.Security, Logger: env.Logger,
 	}, split, mode.Checkpointed, mode.Restored)

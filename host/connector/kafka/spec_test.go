@@ -142,6 +142,18 @@ func TestParseReportsKafkaProblems(t *testing.T) {
 			"checkpoints: {interval: 1m, timeout: 4m, minPause: 30s}"),
 		want: []string{`line 3: sink.transactionTimeout: 5m0s is less than checkpoints.interval + minPause + timeout (5m30s)`},
 	}, {
+		name: "upsert sinks",
+		spec: jobspectest.Spec(okName, okIn,
+			"sinks:",
+			"  - {type: kafka, uid: a, brokers: 'b:9092', topic: a, upsertKey: '0,x'}",
+			"  - {type: kafka, uid: b, brokers: 'b:9092', topic: b, upsertKey: '1', key: csv:0}",
+			"  - {type: kafka, uid: c, brokers: 'b:9092', topic: c, changelog: true}"),
+		want: []string{
+			`sinks[0].upsertKey: "0,x" is not a comma-separated list of fields from 0`,
+			`sinks[1].key: set either key or upsertKey, not both`,
+			`sinks[2].changelog: only applies to upsertKey`,
+		},
+	}, {
 		name: "security",
 		spec: jobspectest.Spec(okName,
 			"source: {type: kafka, uid: in, brokers: 'b:9092', topics: in, sasl: {mechanism: GSSAPI, username: u}}",

@@ -116,7 +116,10 @@ func (s *txSink) Write(b *record.Batch) error {
 	if err := s.cur.failed.get(); err != nil {
 		return err
 	}
-	recs := s.conv.records(b)
+	recs, err := s.conv.records(b)
+	if err != nil {
+		return err
+	}
 	ctx := s.cur.ctxs.next()
 	for i := range recs {
 		s.cur.cl.Produce(ctx, &recs[i], s.cur.failed.promise)

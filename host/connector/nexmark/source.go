@@ -56,10 +56,12 @@ func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 // line and its timestamp the event's time. Of the splits it holds, Next
 // always takes the event with the lowest number next, so its records come
 // in event-time order. A source of one kind of event (Config.Stream) takes
-// up to max event numbers and emits those of its kind, so a batch may hold
-// fewer records than the numbers it took, or none; the rate caps the
-// numbers taken, so sources of the three kinds at the same rate keep the
-// pace, and the proportions, of one mixed source.
+// event numbers and emits those of its kind, so a batch may hold fewer
+// records than the numbers it took, or none. At a rate, it takes up to max
+// numbers: the rate caps the numbers taken, so sources of the three kinds
+// at the same rate keep the pace, and the proportions, of one mixed source.
+// Unpaced (rate 0), it takes numbers until the batch is at least half
+// full, so that a batch of auctions or persons is not a few dozen records.
 func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if err := connector.CheckNext(ctx, s.closed, max); err != nil {
 		return err
@@ -74,10 +76,27 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 	if len(s.cfg.Schedule) > 0 {
 		s.limit.SetRate(s.scheduledRate())
 	}
-	n, err := s.limit.Take(ctx, n)
-	if err != nil {
-		return err
+	fill := s.cfg.Stream != 0 && s.cfg.Rate == 0 && len(s.cfg.Schedule) == 0
+	for {
+		var err error
+		if n, err = s.limit.Take(ctx, n); err != nil {
+			return err
+		}
+		s.take(b, n)
+		// NB: each round takes no more numbers than the batch has room
+		// for records, so it never holds more than max.
+		if !fill || b.Len() >= max/2 {
+			return nil
+		}
+		if n = s.remaining(max - b.Len()); n == 0 {
+			return nil
+		}
 	}
+}
+
+// take takes the next n event numbers of the splits and appends the
+// events of the source's kind to b.
+func (s *source) take(b *record.Batch, n int) {
 	for range n {
 		sp := &s.splits[s.lowest()]
 		if n := sp.next(); s.cfg.Stream == 0 || Kind(n) == s.cfg.Stream {
@@ -87,7 +106,6 @@ func (s *source) Next(ctx context.Context, b *record.Batch, max int) error {
 		}
 		sp.emitted++
 	}
-	return nil
 }
 
 // remaining returns how many events, up to max, the splits have left.

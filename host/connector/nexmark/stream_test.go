@@ -3,6 +3,9 @@ package nexmark
 import (
 	"cmp"
 	"context"
+	"errors"
+	"github.com/floe-stream/floe/host/record"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -80,5 +83,51 @@ func TestUnknownStreamRefused(t *testing.T) {
 	_, err := NewSource(Config{Stream: 'X'}, connector.SplitInfo{Subtask: 0, Parallelism: 1})
 	if err == nil || !strings.Contains(err.Error(), "stream 'X'") {
 		t.Errorf("NewSource with stream X = %v, want an error naming it", err)
+	}
+}
+
+// TestOneKindBatchSizes checks how many records a source of one kind puts
+// in a batch: unpaced, every batch but the last is at least half full;
+// paced, a batch takes at most max event numbers, so it holds no more of
+// the kind than max numbers can (of every 50, 1 person, 3 auctions).
+func TestOneKindBatchSizes(t *testing.T) {
+	const max = 64
+	for _, c := range []struct {
+		kind byte
+		per  int // events of the kind per 50
+	}{{'P', 1}, {'A', 3}} {
+		unpaced := batchSizes(t, open(t, Config{Count: 200_000, Stream: c.kind}, connector.SplitInfo{Subtask: 0, Parallelism: 1}), max)
+		// NB: the call that takes the last numbers may return a short
+		// batch, and the next one an empty batch with io.EOF.
+		for i, n := range unpaced[:len(unpaced)-2] {
+			if n < max/2 {
+				t.Fatalf("stream %c unpaced: batch %d of %d holds %d records, want at least %d", c.kind, i, len(unpaced), n, max/2)
+			}
+		}
+		paced := batchSizes(t, open(t, Config{Count: 20_000, Stream: c.kind, Rate: 1e9}, connector.SplitInfo{Subtask: 0, Parallelism: 1}), max)
+		if most := slices.Max(paced); most > (max/50+1)*c.per {
+			t.Errorf("stream %c paced: a batch holds %d records, more than %d event numbers can", c.kind, most, max)
+		}
+	}
+}
+
+// batchSizes reads src to its end in batches of at most max and returns
+// the number of records of each.
+func batchSizes(t *testing.T, src connector.Source, max int) []int {
+	t.Helper()
+	var sizes []int
+	for {
+		var b record.Batch
+		err := src.Next(context.Background(), &b, max)
+		if b.Len() > max {
+			t.Fatalf("Next returned %d records, max %d", b.Len(), max)
+		}
+		sizes = append(sizes, b.Len())
+		if errors.Is(err, io.EOF) {
+			return sizes
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

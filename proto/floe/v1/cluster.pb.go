@@ -1068,6 +1068,11 @@ type Endpoint struct {
 	// exchange with them in process.
 	TaskManagerId string `protobuf:"bytes,2,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
 	RpcAddr       string `protobuf:"bytes,3,opt,name=rpc_addr,json=rpcAddr,proto3" json:"rpc_addr,omitempty"`
+	// attempt is the attempt of the receiving subtask's channels; 0 means
+	// the sender's own. A task a partial rescale kept runs in the attempt
+	// it was deployed in but reads and sends on channels of the attempt it
+	// was resumed in (ResumeTaskRequest.channel_attempt).
+	Attempt       int32 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1121,6 +1126,13 @@ func (x *Endpoint) GetRpcAddr() string {
 		return x.RpcAddr
 	}
 	return ""
+}
+
+func (x *Endpoint) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
 }
 
 type DeployTaskRequest struct {
@@ -1317,7 +1329,10 @@ type CancelTasksRequest struct {
 	// term is the term of the leader that sends the call (see
 	// RegisterResponse.term); a task manager refuses an older one with
 	// FAILED_PRECONDITION.
-	Term          int64 `protobuf:"varint,3,opt,name=term,proto3" json:"term,omitempty"`
+	Term int64 `protobuf:"varint,3,opt,name=term,proto3" json:"term,omitempty"`
+	// tasks, when set, are the only tasks of the attempt to cancel (those of
+	// the stages a partial rescale replaces); the attempt goes on.
+	Tasks         []*TaskID `protobuf:"bytes,4,rep,name=tasks,proto3" json:"tasks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1373,6 +1388,13 @@ func (x *CancelTasksRequest) GetTerm() int64 {
 	return 0
 }
 
+func (x *CancelTasksRequest) GetTasks() []*TaskID {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
 type CancelTasksResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1417,7 +1439,10 @@ type TriggerCheckpointRequest struct {
 	// term is the term of the leader that sends the call (see
 	// RegisterResponse.term); a task manager refuses an older one with
 	// FAILED_PRECONDITION.
-	Term          int64 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
+	Term int64 `protobuf:"varint,4,opt,name=term,proto3" json:"term,omitempty"`
+	// suspend marks the checkpoint of a partial rescale: every task, once
+	// it has taken it, sends nothing more until ResumeTask or a cancel.
+	Suspend       bool `protobuf:"varint,5,opt,name=suspend,proto3" json:"suspend,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1480,6 +1505,13 @@ func (x *TriggerCheckpointRequest) GetTerm() int64 {
 	return 0
 }
 
+func (x *TriggerCheckpointRequest) GetSuspend() bool {
+	if x != nil {
+		return x.Suspend
+	}
+	return false
+}
+
 type TriggerCheckpointResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1516,6 +1548,142 @@ func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
 	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{19}
 }
 
+type ResumeTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Task  *TaskID                `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	// downstream, upstream_parallelism, parallelism and
+	// operator_parallelism are as in DeployTaskRequest, for the job's new
+	// parallelism.
+	Downstream          []*Endpoint      `protobuf:"bytes,2,rep,name=downstream,proto3" json:"downstream,omitempty"`
+	UpstreamParallelism int32            `protobuf:"varint,3,opt,name=upstream_parallelism,json=upstreamParallelism,proto3" json:"upstream_parallelism,omitempty"`
+	Parallelism         int32            `protobuf:"varint,4,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	OperatorParallelism map[string]int32 `protobuf:"bytes,5,rep,name=operator_parallelism,json=operatorParallelism,proto3" json:"operator_parallelism,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// term is the term of the leader that sends the call (see
+	// RegisterResponse.term); a task manager refuses an older one with
+	// FAILED_PRECONDITION.
+	Term int64 `protobuf:"varint,6,opt,name=term,proto3" json:"term,omitempty"`
+	// channel_attempt is the attempt of the task's new channels: its inbox
+	// is registered under it, as the downstream endpoints' are.
+	ChannelAttempt int32 `protobuf:"varint,7,opt,name=channel_attempt,json=channelAttempt,proto3" json:"channel_attempt,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ResumeTaskRequest) Reset() {
+	*x = ResumeTaskRequest{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeTaskRequest) ProtoMessage() {}
+
+func (x *ResumeTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeTaskRequest.ProtoReflect.Descriptor instead.
+func (*ResumeTaskRequest) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ResumeTaskRequest) GetTask() *TaskID {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+func (x *ResumeTaskRequest) GetDownstream() []*Endpoint {
+	if x != nil {
+		return x.Downstream
+	}
+	return nil
+}
+
+func (x *ResumeTaskRequest) GetUpstreamParallelism() int32 {
+	if x != nil {
+		return x.UpstreamParallelism
+	}
+	return 0
+}
+
+func (x *ResumeTaskRequest) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+func (x *ResumeTaskRequest) GetOperatorParallelism() map[string]int32 {
+	if x != nil {
+		return x.OperatorParallelism
+	}
+	return nil
+}
+
+func (x *ResumeTaskRequest) GetTerm() int64 {
+	if x != nil {
+		return x.Term
+	}
+	return 0
+}
+
+func (x *ResumeTaskRequest) GetChannelAttempt() int32 {
+	if x != nil {
+		return x.ChannelAttempt
+	}
+	return 0
+}
+
+type ResumeTaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeTaskResponse) Reset() {
+	*x = ResumeTaskResponse{}
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeTaskResponse) ProtoMessage() {}
+
+func (x *ResumeTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeTaskResponse.ProtoReflect.Descriptor instead.
+func (*ResumeTaskResponse) Descriptor() ([]byte, []int) {
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+}
+
 type NotifyCheckpointRequest struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	JobId        string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
@@ -1531,7 +1699,7 @@ type NotifyCheckpointRequest struct {
 
 func (x *NotifyCheckpointRequest) Reset() {
 	*x = NotifyCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1711,7 @@ func (x *NotifyCheckpointRequest) String() string {
 func (*NotifyCheckpointRequest) ProtoMessage() {}
 
 func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[20]
+	mi := &file_floe_v1_cluster_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1724,7 @@ func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{20}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NotifyCheckpointRequest) GetJobId() string {
@@ -1595,7 +1763,7 @@ type NotifyCheckpointResponse struct {
 
 func (x *NotifyCheckpointResponse) Reset() {
 	*x = NotifyCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1607,7 +1775,7 @@ func (x *NotifyCheckpointResponse) String() string {
 func (*NotifyCheckpointResponse) ProtoMessage() {}
 
 func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[21]
+	mi := &file_floe_v1_cluster_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1620,7 +1788,7 @@ func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{21}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
 }
 
 type AcknowledgeCheckpointRequest struct {
@@ -1635,7 +1803,7 @@ type AcknowledgeCheckpointRequest struct {
 
 func (x *AcknowledgeCheckpointRequest) Reset() {
 	*x = AcknowledgeCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1647,7 +1815,7 @@ func (x *AcknowledgeCheckpointRequest) String() string {
 func (*AcknowledgeCheckpointRequest) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[22]
+	mi := &file_floe_v1_cluster_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1660,7 +1828,7 @@ func (x *AcknowledgeCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{22}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AcknowledgeCheckpointRequest) GetTask() *TaskID {
@@ -1692,7 +1860,7 @@ type AcknowledgeCheckpointResponse struct {
 
 func (x *AcknowledgeCheckpointResponse) Reset() {
 	*x = AcknowledgeCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1704,7 +1872,7 @@ func (x *AcknowledgeCheckpointResponse) String() string {
 func (*AcknowledgeCheckpointResponse) ProtoMessage() {}
 
 func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[23]
+	mi := &file_floe_v1_cluster_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1717,7 +1885,7 @@ func (x *AcknowledgeCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcknowledgeCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*AcknowledgeCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{23}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
 }
 
 type DeclineCheckpointRequest struct {
@@ -1731,7 +1899,7 @@ type DeclineCheckpointRequest struct {
 
 func (x *DeclineCheckpointRequest) Reset() {
 	*x = DeclineCheckpointRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1743,7 +1911,7 @@ func (x *DeclineCheckpointRequest) String() string {
 func (*DeclineCheckpointRequest) ProtoMessage() {}
 
 func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[24]
+	mi := &file_floe_v1_cluster_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1756,7 +1924,7 @@ func (x *DeclineCheckpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointRequest.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{24}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeclineCheckpointRequest) GetTask() *TaskID {
@@ -1788,7 +1956,7 @@ type DeclineCheckpointResponse struct {
 
 func (x *DeclineCheckpointResponse) Reset() {
 	*x = DeclineCheckpointResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1800,7 +1968,7 @@ func (x *DeclineCheckpointResponse) String() string {
 func (*DeclineCheckpointResponse) ProtoMessage() {}
 
 func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[25]
+	mi := &file_floe_v1_cluster_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1813,7 +1981,7 @@ func (x *DeclineCheckpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeclineCheckpointResponse.ProtoReflect.Descriptor instead.
 func (*DeclineCheckpointResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{25}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{27}
 }
 
 type LookupStateRequest struct {
@@ -1827,7 +1995,7 @@ type LookupStateRequest struct {
 
 func (x *LookupStateRequest) Reset() {
 	*x = LookupStateRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1839,7 +2007,7 @@ func (x *LookupStateRequest) String() string {
 func (*LookupStateRequest) ProtoMessage() {}
 
 func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[26]
+	mi := &file_floe_v1_cluster_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1852,7 +2020,7 @@ func (x *LookupStateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateRequest.ProtoReflect.Descriptor instead.
 func (*LookupStateRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{26}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *LookupStateRequest) GetTask() *TaskID {
@@ -1885,7 +2053,7 @@ type LookupStateResponse struct {
 
 func (x *LookupStateResponse) Reset() {
 	*x = LookupStateResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[27]
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1897,7 +2065,7 @@ func (x *LookupStateResponse) String() string {
 func (*LookupStateResponse) ProtoMessage() {}
 
 func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[27]
+	mi := &file_floe_v1_cluster_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1910,7 +2078,7 @@ func (x *LookupStateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LookupStateResponse.ProtoReflect.Descriptor instead.
 func (*LookupStateResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{27}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LookupStateResponse) GetValues() []*StateValue {
@@ -1930,7 +2098,7 @@ type StateValue struct {
 
 func (x *StateValue) Reset() {
 	*x = StateValue{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1942,7 +2110,7 @@ func (x *StateValue) String() string {
 func (*StateValue) ProtoMessage() {}
 
 func (x *StateValue) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[28]
+	mi := &file_floe_v1_cluster_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1955,7 +2123,7 @@ func (x *StateValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StateValue.ProtoReflect.Descriptor instead.
 func (*StateValue) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{28}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StateValue) GetFound() bool {
@@ -1991,7 +2159,7 @@ type FetchLogsRequest struct {
 
 func (x *FetchLogsRequest) Reset() {
 	*x = FetchLogsRequest{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	mi := &file_floe_v1_cluster_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2003,7 +2171,7 @@ func (x *FetchLogsRequest) String() string {
 func (*FetchLogsRequest) ProtoMessage() {}
 
 func (x *FetchLogsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[29]
+	mi := &file_floe_v1_cluster_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2016,7 +2184,7 @@ func (x *FetchLogsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchLogsRequest.ProtoReflect.Descriptor instead.
 func (*FetchLogsRequest) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{29}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *FetchLogsRequest) GetJobId() string {
@@ -2064,7 +2232,7 @@ type FetchLogsResponse struct {
 
 func (x *FetchLogsResponse) Reset() {
 	*x = FetchLogsResponse{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	mi := &file_floe_v1_cluster_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2076,7 +2244,7 @@ func (x *FetchLogsResponse) String() string {
 func (*FetchLogsResponse) ProtoMessage() {}
 
 func (x *FetchLogsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[30]
+	mi := &file_floe_v1_cluster_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2089,7 +2257,7 @@ func (x *FetchLogsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FetchLogsResponse.ProtoReflect.Descriptor instead.
 func (*FetchLogsResponse) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{30}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *FetchLogsResponse) GetLines() []*LogLine {
@@ -2127,7 +2295,7 @@ type LogLine struct {
 
 func (x *LogLine) Reset() {
 	*x = LogLine{}
-	mi := &file_floe_v1_cluster_proto_msgTypes[31]
+	mi := &file_floe_v1_cluster_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2139,7 +2307,7 @@ func (x *LogLine) String() string {
 func (*LogLine) ProtoMessage() {}
 
 func (x *LogLine) ProtoReflect() protoreflect.Message {
-	mi := &file_floe_v1_cluster_proto_msgTypes[31]
+	mi := &file_floe_v1_cluster_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2152,7 +2320,7 @@ func (x *LogLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
 func (*LogLine) Descriptor() ([]byte, []int) {
-	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{31}
+	return file_floe_v1_cluster_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *LogLine) GetSeq() int64 {
@@ -2285,11 +2453,12 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x14FetchArtifactRequest\x12\x16\n" +
 	"\x06sha256\x18\x01 \x01(\tR\x06sha256\"#\n" +
 	"\rArtifactChunk\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data\"g\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\"\x81\x01\n" +
 	"\bEndpoint\x12\x18\n" +
 	"\asubtask\x18\x01 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x02 \x01(\tR\rtaskManagerId\x12\x19\n" +
-	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\"\xa9\x06\n" +
+	"\brpc_addr\x18\x03 \x01(\tR\arpcAddr\x12\x18\n" +
+	"\aattempt\x18\x04 \x01(\x05R\aattempt\"\xa9\x06\n" +
 	"\x11DeployTaskRequest\x12#\n" +
 	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x12\x19\n" +
 	"\bjob_spec\x18\x02 \x01(\fR\ajobSpec\x12>\n" +
@@ -2315,18 +2484,34 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x18OperatorParallelismEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x14\n" +
-	"\x12DeployTaskResponse\"Y\n" +
+	"\x12DeployTaskResponse\"\x80\x01\n" +
 	"\x12CancelTasksRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x12\n" +
-	"\x04term\x18\x03 \x01(\x03R\x04term\"\x15\n" +
-	"\x13CancelTasksResponse\"\x84\x01\n" +
+	"\x04term\x18\x03 \x01(\x03R\x04term\x12%\n" +
+	"\x05tasks\x18\x04 \x03(\v2\x0f.floe.v1.TaskIDR\x05tasks\"\x15\n" +
+	"\x13CancelTasksResponse\"\x9e\x01\n" +
 	"\x18TriggerCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
 	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12\x12\n" +
-	"\x04term\x18\x04 \x01(\x03R\x04term\"\x1b\n" +
-	"\x19TriggerCheckpointResponse\"\x83\x01\n" +
+	"\x04term\x18\x04 \x01(\x03R\x04term\x12\x18\n" +
+	"\asuspend\x18\x05 \x01(\bR\asuspend\"\x1b\n" +
+	"\x19TriggerCheckpointResponse\"\xad\x03\n" +
+	"\x11ResumeTaskRequest\x12#\n" +
+	"\x04task\x18\x01 \x01(\v2\x0f.floe.v1.TaskIDR\x04task\x121\n" +
+	"\n" +
+	"downstream\x18\x02 \x03(\v2\x11.floe.v1.EndpointR\n" +
+	"downstream\x121\n" +
+	"\x14upstream_parallelism\x18\x03 \x01(\x05R\x13upstreamParallelism\x12 \n" +
+	"\vparallelism\x18\x04 \x01(\x05R\vparallelism\x12f\n" +
+	"\x14operator_parallelism\x18\x05 \x03(\v23.floe.v1.ResumeTaskRequest.OperatorParallelismEntryR\x13operatorParallelism\x12\x12\n" +
+	"\x04term\x18\x06 \x01(\x03R\x04term\x12'\n" +
+	"\x0fchannel_attempt\x18\a \x01(\x05R\x0echannelAttempt\x1aF\n" +
+	"\x18OperatorParallelismEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x14\n" +
+	"\x12ResumeTaskResponse\"\x83\x01\n" +
 	"\x17NotifyCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
@@ -2386,7 +2571,7 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x10UpdateTaskStatus\x12\x19.floe.v1.TaskStatusUpdate\x1a!.floe.v1.UpdateTaskStatusResponse\x12H\n" +
 	"\rFetchArtifact\x12\x1d.floe.v1.FetchArtifactRequest\x1a\x16.floe.v1.ArtifactChunk0\x01\x12f\n" +
 	"\x15AcknowledgeCheckpoint\x12%.floe.v1.AcknowledgeCheckpointRequest\x1a&.floe.v1.AcknowledgeCheckpointResponse\x12Z\n" +
-	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xe9\x03\n" +
+	"\x11DeclineCheckpoint\x12!.floe.v1.DeclineCheckpointRequest\x1a\".floe.v1.DeclineCheckpointResponse2\xb0\x04\n" +
 	"\vTaskManager\x12E\n" +
 	"\n" +
 	"DeployTask\x12\x1a.floe.v1.DeployTaskRequest\x1a\x1b.floe.v1.DeployTaskResponse\x12H\n" +
@@ -2394,7 +2579,9 @@ const file_floe_v1_cluster_proto_rawDesc = "" +
 	"\x11TriggerCheckpoint\x12!.floe.v1.TriggerCheckpointRequest\x1a\".floe.v1.TriggerCheckpointResponse\x12_\n" +
 	"\x18NotifyCheckpointComplete\x12 .floe.v1.NotifyCheckpointRequest\x1a!.floe.v1.NotifyCheckpointResponse\x12H\n" +
 	"\vLookupState\x12\x1b.floe.v1.LookupStateRequest\x1a\x1c.floe.v1.LookupStateResponse\x12B\n" +
-	"\tFetchLogs\x12\x19.floe.v1.FetchLogsRequest\x1a\x1a.floe.v1.FetchLogsResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
+	"\tFetchLogs\x12\x19.floe.v1.FetchLogsRequest\x1a\x1a.floe.v1.FetchLogsResponse\x12E\n" +
+	"\n" +
+	"ResumeTask\x12\x1a.floe.v1.ResumeTaskRequest\x1a\x1b.floe.v1.ResumeTaskResponseB2Z0github.com/floe-stream/floe/proto/floe/v1;floev1b\x06proto3"
 
 var (
 	file_floe_v1_cluster_proto_rawDescOnce sync.Once
@@ -2409,7 +2596,7 @@ func file_floe_v1_cluster_proto_rawDescGZIP() []byte {
 }
 
 var file_floe_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_floe_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_floe_v1_cluster_proto_goTypes = []any{
 	(TaskState)(0),                        // 0: floe.v1.TaskState
 	(*RegisterRequest)(nil),               // 1: floe.v1.RegisterRequest
@@ -2432,21 +2619,24 @@ var file_floe_v1_cluster_proto_goTypes = []any{
 	(*CancelTasksResponse)(nil),           // 18: floe.v1.CancelTasksResponse
 	(*TriggerCheckpointRequest)(nil),      // 19: floe.v1.TriggerCheckpointRequest
 	(*TriggerCheckpointResponse)(nil),     // 20: floe.v1.TriggerCheckpointResponse
-	(*NotifyCheckpointRequest)(nil),       // 21: floe.v1.NotifyCheckpointRequest
-	(*NotifyCheckpointResponse)(nil),      // 22: floe.v1.NotifyCheckpointResponse
-	(*AcknowledgeCheckpointRequest)(nil),  // 23: floe.v1.AcknowledgeCheckpointRequest
-	(*AcknowledgeCheckpointResponse)(nil), // 24: floe.v1.AcknowledgeCheckpointResponse
-	(*DeclineCheckpointRequest)(nil),      // 25: floe.v1.DeclineCheckpointRequest
-	(*DeclineCheckpointResponse)(nil),     // 26: floe.v1.DeclineCheckpointResponse
-	(*LookupStateRequest)(nil),            // 27: floe.v1.LookupStateRequest
-	(*LookupStateResponse)(nil),           // 28: floe.v1.LookupStateResponse
-	(*StateValue)(nil),                    // 29: floe.v1.StateValue
-	(*FetchLogsRequest)(nil),              // 30: floe.v1.FetchLogsRequest
-	(*FetchLogsResponse)(nil),             // 31: floe.v1.FetchLogsResponse
-	(*LogLine)(nil),                       // 32: floe.v1.LogLine
-	nil,                                   // 33: floe.v1.DeployTaskRequest.ParamsEntry
-	nil,                                   // 34: floe.v1.DeployTaskRequest.ModuleDigestsEntry
-	nil,                                   // 35: floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	(*ResumeTaskRequest)(nil),             // 21: floe.v1.ResumeTaskRequest
+	(*ResumeTaskResponse)(nil),            // 22: floe.v1.ResumeTaskResponse
+	(*NotifyCheckpointRequest)(nil),       // 23: floe.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),      // 24: floe.v1.NotifyCheckpointResponse
+	(*AcknowledgeCheckpointRequest)(nil),  // 25: floe.v1.AcknowledgeCheckpointRequest
+	(*AcknowledgeCheckpointResponse)(nil), // 26: floe.v1.AcknowledgeCheckpointResponse
+	(*DeclineCheckpointRequest)(nil),      // 27: floe.v1.DeclineCheckpointRequest
+	(*DeclineCheckpointResponse)(nil),     // 28: floe.v1.DeclineCheckpointResponse
+	(*LookupStateRequest)(nil),            // 29: floe.v1.LookupStateRequest
+	(*LookupStateResponse)(nil),           // 30: floe.v1.LookupStateResponse
+	(*StateValue)(nil),                    // 31: floe.v1.StateValue
+	(*FetchLogsRequest)(nil),              // 32: floe.v1.FetchLogsRequest
+	(*FetchLogsResponse)(nil),             // 33: floe.v1.FetchLogsResponse
+	(*LogLine)(nil),                       // 34: floe.v1.LogLine
+	nil,                                   // 35: floe.v1.DeployTaskRequest.ParamsEntry
+	nil,                                   // 36: floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	nil,                                   // 37: floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	nil,                                   // 38: floe.v1.ResumeTaskRequest.OperatorParallelismEntry
 }
 var file_floe_v1_cluster_proto_depIdxs = []int32{
 	8,  // 0: floe.v1.RegisterRequest.tasks:type_name -> floe.v1.TaskStatusUpdate
@@ -2460,45 +2650,51 @@ var file_floe_v1_cluster_proto_depIdxs = []int32{
 	10, // 8: floe.v1.TaskStatusUpdate.states:type_name -> floe.v1.DeclaredState
 	9,  // 9: floe.v1.TaskStatusUpdate.failure:type_name -> floe.v1.Failure
 	5,  // 10: floe.v1.DeployTaskRequest.task:type_name -> floe.v1.TaskID
-	33, // 11: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
-	34, // 12: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
+	35, // 11: floe.v1.DeployTaskRequest.params:type_name -> floe.v1.DeployTaskRequest.ParamsEntry
+	36, // 12: floe.v1.DeployTaskRequest.module_digests:type_name -> floe.v1.DeployTaskRequest.ModuleDigestsEntry
 	14, // 13: floe.v1.DeployTaskRequest.downstream:type_name -> floe.v1.Endpoint
-	35, // 14: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
-	5,  // 15: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 16: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
-	5,  // 17: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
-	29, // 18: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
-	32, // 19: floe.v1.FetchLogsResponse.lines:type_name -> floe.v1.LogLine
-	5,  // 20: floe.v1.LogLine.task:type_name -> floe.v1.TaskID
-	1,  // 21: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
-	3,  // 22: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
-	8,  // 23: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
-	12, // 24: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
-	23, // 25: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
-	25, // 26: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
-	15, // 27: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
-	17, // 28: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
-	19, // 29: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
-	21, // 30: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
-	27, // 31: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
-	30, // 32: floe.v1.TaskManager.FetchLogs:input_type -> floe.v1.FetchLogsRequest
-	2,  // 33: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
-	4,  // 34: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
-	11, // 35: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
-	13, // 36: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
-	24, // 37: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
-	26, // 38: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
-	16, // 39: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
-	18, // 40: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
-	20, // 41: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
-	22, // 42: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
-	28, // 43: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
-	31, // 44: floe.v1.TaskManager.FetchLogs:output_type -> floe.v1.FetchLogsResponse
-	33, // [33:45] is the sub-list for method output_type
-	21, // [21:33] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	37, // 14: floe.v1.DeployTaskRequest.operator_parallelism:type_name -> floe.v1.DeployTaskRequest.OperatorParallelismEntry
+	5,  // 15: floe.v1.CancelTasksRequest.tasks:type_name -> floe.v1.TaskID
+	5,  // 16: floe.v1.ResumeTaskRequest.task:type_name -> floe.v1.TaskID
+	14, // 17: floe.v1.ResumeTaskRequest.downstream:type_name -> floe.v1.Endpoint
+	38, // 18: floe.v1.ResumeTaskRequest.operator_parallelism:type_name -> floe.v1.ResumeTaskRequest.OperatorParallelismEntry
+	5,  // 19: floe.v1.AcknowledgeCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 20: floe.v1.DeclineCheckpointRequest.task:type_name -> floe.v1.TaskID
+	5,  // 21: floe.v1.LookupStateRequest.task:type_name -> floe.v1.TaskID
+	31, // 22: floe.v1.LookupStateResponse.values:type_name -> floe.v1.StateValue
+	34, // 23: floe.v1.FetchLogsResponse.lines:type_name -> floe.v1.LogLine
+	5,  // 24: floe.v1.LogLine.task:type_name -> floe.v1.TaskID
+	1,  // 25: floe.v1.Scheduler.Register:input_type -> floe.v1.RegisterRequest
+	3,  // 26: floe.v1.Scheduler.Heartbeat:input_type -> floe.v1.HeartbeatRequest
+	8,  // 27: floe.v1.Scheduler.UpdateTaskStatus:input_type -> floe.v1.TaskStatusUpdate
+	12, // 28: floe.v1.Scheduler.FetchArtifact:input_type -> floe.v1.FetchArtifactRequest
+	25, // 29: floe.v1.Scheduler.AcknowledgeCheckpoint:input_type -> floe.v1.AcknowledgeCheckpointRequest
+	27, // 30: floe.v1.Scheduler.DeclineCheckpoint:input_type -> floe.v1.DeclineCheckpointRequest
+	15, // 31: floe.v1.TaskManager.DeployTask:input_type -> floe.v1.DeployTaskRequest
+	17, // 32: floe.v1.TaskManager.CancelTasks:input_type -> floe.v1.CancelTasksRequest
+	19, // 33: floe.v1.TaskManager.TriggerCheckpoint:input_type -> floe.v1.TriggerCheckpointRequest
+	23, // 34: floe.v1.TaskManager.NotifyCheckpointComplete:input_type -> floe.v1.NotifyCheckpointRequest
+	29, // 35: floe.v1.TaskManager.LookupState:input_type -> floe.v1.LookupStateRequest
+	32, // 36: floe.v1.TaskManager.FetchLogs:input_type -> floe.v1.FetchLogsRequest
+	21, // 37: floe.v1.TaskManager.ResumeTask:input_type -> floe.v1.ResumeTaskRequest
+	2,  // 38: floe.v1.Scheduler.Register:output_type -> floe.v1.RegisterResponse
+	4,  // 39: floe.v1.Scheduler.Heartbeat:output_type -> floe.v1.HeartbeatResponse
+	11, // 40: floe.v1.Scheduler.UpdateTaskStatus:output_type -> floe.v1.UpdateTaskStatusResponse
+	13, // 41: floe.v1.Scheduler.FetchArtifact:output_type -> floe.v1.ArtifactChunk
+	26, // 42: floe.v1.Scheduler.AcknowledgeCheckpoint:output_type -> floe.v1.AcknowledgeCheckpointResponse
+	28, // 43: floe.v1.Scheduler.DeclineCheckpoint:output_type -> floe.v1.DeclineCheckpointResponse
+	16, // 44: floe.v1.TaskManager.DeployTask:output_type -> floe.v1.DeployTaskResponse
+	18, // 45: floe.v1.TaskManager.CancelTasks:output_type -> floe.v1.CancelTasksResponse
+	20, // 46: floe.v1.TaskManager.TriggerCheckpoint:output_type -> floe.v1.TriggerCheckpointResponse
+	24, // 47: floe.v1.TaskManager.NotifyCheckpointComplete:output_type -> floe.v1.NotifyCheckpointResponse
+	30, // 48: floe.v1.TaskManager.LookupState:output_type -> floe.v1.LookupStateResponse
+	33, // 49: floe.v1.TaskManager.FetchLogs:output_type -> floe.v1.FetchLogsResponse
+	22, // 50: floe.v1.TaskManager.ResumeTask:output_type -> floe.v1.ResumeTaskResponse
+	38, // [38:51] is the sub-list for method output_type
+	25, // [25:38] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_floe_v1_cluster_proto_init() }
@@ -2507,14 +2703,14 @@ func file_floe_v1_cluster_proto_init() {
 		return
 	}
 	file_floe_v1_cluster_proto_msgTypes[5].OneofWrappers = []any{}
-	file_floe_v1_cluster_proto_msgTypes[29].OneofWrappers = []any{}
+	file_floe_v1_cluster_proto_msgTypes[31].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_floe_v1_cluster_proto_rawDesc), len(file_floe_v1_cluster_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

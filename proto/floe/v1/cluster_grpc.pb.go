@@ -355,6 +355,7 @@ const (
 	TaskManager_NotifyCheckpointComplete_FullMethodName = "/floe.v1.TaskManager/NotifyCheckpointComplete"
 	TaskManager_LookupState_FullMethodName              = "/floe.v1.TaskManager/LookupState"
 	TaskManager_FetchLogs_FullMethodName                = "/floe.v1.TaskManager/FetchLogs"
+	TaskManager_ResumeTask_FullMethodName               = "/floe.v1.TaskManager/ResumeTask"
 )
 
 // TaskManagerClient is the client API for TaskManager service.
@@ -386,6 +387,10 @@ type TaskManagerClient interface {
 	// sequence number. The scheduler asks every task manager of the job
 	// when a user asks for its logs; nothing is sent otherwise.
 	FetchLogs(ctx context.Context, in *FetchLogsRequest, opts ...grpc.CallOption) (*FetchLogsResponse, error)
+	// ResumeTask tells a task suspended at a partial rescale's checkpoint to
+	// go on, rewired for the job's new parallelism. It fails with NOT_FOUND
+	// when the task does not run here.
+	ResumeTask(ctx context.Context, in *ResumeTaskRequest, opts ...grpc.CallOption) (*ResumeTaskResponse, error)
 }
 
 type taskManagerClient struct {
@@ -456,6 +461,16 @@ func (c *taskManagerClient) FetchLogs(ctx context.Context, in *FetchLogsRequest,
 	return out, nil
 }
 
+func (c *taskManagerClient) ResumeTask(ctx context.Context, in *ResumeTaskRequest, opts ...grpc.CallOption) (*ResumeTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResumeTaskResponse)
+	err := c.cc.Invoke(ctx, TaskManager_ResumeTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskManagerServer is the server API for TaskManager service.
 // All implementations must embed UnimplementedTaskManagerServer
 // for forward compatibility.
@@ -485,6 +500,10 @@ type TaskManagerServer interface {
 	// sequence number. The scheduler asks every task manager of the job
 	// when a user asks for its logs; nothing is sent otherwise.
 	FetchLogs(context.Context, *FetchLogsRequest) (*FetchLogsResponse, error)
+	// ResumeTask tells a task suspended at a partial rescale's checkpoint to
+	// go on, rewired for the job's new parallelism. It fails with NOT_FOUND
+	// when the task does not run here.
+	ResumeTask(context.Context, *ResumeTaskRequest) (*ResumeTaskResponse, error)
 	mustEmbedUnimplementedTaskManagerServer()
 }
 
@@ -512,6 +531,9 @@ func (UnimplementedTaskManagerServer) LookupState(context.Context, *LookupStateR
 }
 func (UnimplementedTaskManagerServer) FetchLogs(context.Context, *FetchLogsRequest) (*FetchLogsResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method FetchLogs not implemented")
+}
+func (UnimplementedTaskManagerServer) ResumeTask(context.Context, *ResumeTaskRequest) (*ResumeTaskResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method ResumeTask not implemented")
 }
 func (UnimplementedTaskManagerServer) mustEmbedUnimplementedTaskManagerServer() {}
 func (UnimplementedTaskManagerServer) testEmbeddedByValue()                     {}
@@ -642,6 +664,24 @@ func _TaskManager_FetchLogs_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskManager_ResumeTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskManagerServer).ResumeTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskManager_ResumeTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskManagerServer).ResumeTask(ctx, req.(*ResumeTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskManager_ServiceDesc is the grpc.ServiceDesc for TaskManager service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -672,6 +712,10 @@ var TaskManager_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "FetchLogs",
 			Handler:    _TaskManager_FetchLogs_Handler,
+		},
+		{
+			MethodName: "ResumeTask",
+			Handler:    _TaskManager_ResumeTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -113,6 +113,7 @@ type TransferMessage struct {
 	//	*TransferMessage_End
 	//	*TransferMessage_Barrier
 	//	*TransferMessage_Watermark
+	//	*TransferMessage_SuspendBarrier
 	Kind          isTransferMessage_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -200,6 +201,15 @@ func (x *TransferMessage) GetWatermark() *Watermark {
 	return nil
 }
 
+func (x *TransferMessage) GetSuspendBarrier() int64 {
+	if x != nil {
+		if x, ok := x.Kind.(*TransferMessage_SuspendBarrier); ok {
+			return x.SuspendBarrier
+		}
+	}
+	return 0
+}
+
 type isTransferMessage_Kind interface {
 	isTransferMessage_Kind()
 }
@@ -230,6 +240,13 @@ type TransferMessage_Watermark struct {
 	Watermark *Watermark `protobuf:"bytes,5,opt,name=watermark,proto3,oneof"`
 }
 
+type TransferMessage_SuspendBarrier struct {
+	// suspend_barrier is a barrier of a partial rescale's checkpoint: the
+	// sender sends nothing after it until it is rewired, and the receiver,
+	// once it has taken the checkpoint, does the same. It takes a credit.
+	SuspendBarrier int64 `protobuf:"varint,6,opt,name=suspend_barrier,json=suspendBarrier,proto3,oneof"`
+}
+
 func (*TransferMessage_Open) isTransferMessage_Kind() {}
 
 func (*TransferMessage_Batch) isTransferMessage_Kind() {}
@@ -239,6 +256,8 @@ func (*TransferMessage_End) isTransferMessage_Kind() {}
 func (*TransferMessage_Barrier) isTransferMessage_Kind() {}
 
 func (*TransferMessage_Watermark) isTransferMessage_Kind() {}
+
+func (*TransferMessage_SuspendBarrier) isTransferMessage_Kind() {}
 
 type Watermark struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -349,13 +368,14 @@ const file_floe_v1_exchange_proto_rawDesc = "" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12\x14\n" +
 	"\x05stage\x18\x03 \x01(\x05R\x05stage\x12\x18\n" +
 	"\asubtask\x18\x04 \x01(\x05R\asubtask\x12\x16\n" +
-	"\x06sender\x18\x05 \x01(\x05R\x06sender\"\xbf\x01\n" +
+	"\x06sender\x18\x05 \x01(\x05R\x06sender\"\xea\x01\n" +
 	"\x0fTransferMessage\x12(\n" +
 	"\x04open\x18\x01 \x01(\v2\x12.floe.v1.ChannelIDH\x00R\x04open\x12\x16\n" +
 	"\x05batch\x18\x02 \x01(\fH\x00R\x05batch\x12\x12\n" +
 	"\x03end\x18\x03 \x01(\bH\x00R\x03end\x12\x1a\n" +
 	"\abarrier\x18\x04 \x01(\x03H\x00R\abarrier\x122\n" +
-	"\twatermark\x18\x05 \x01(\v2\x12.floe.v1.WatermarkH\x00R\twatermarkB\x06\n" +
+	"\twatermark\x18\x05 \x01(\v2\x12.floe.v1.WatermarkH\x00R\twatermark\x12)\n" +
+	"\x0fsuspend_barrier\x18\x06 \x01(\x03H\x00R\x0esuspendBarrierB\x06\n" +
 	"\x04kind\"=\n" +
 	"\tWatermark\x12\x1c\n" +
 	"\ttimestamp\x18\x01 \x01(\x03R\ttimestamp\x12\x12\n" +
@@ -407,6 +427,7 @@ func file_floe_v1_exchange_proto_init() {
 		(*TransferMessage_End)(nil),
 		(*TransferMessage_Barrier)(nil),
 		(*TransferMessage_Watermark)(nil),
+		(*TransferMessage_SuspendBarrier)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

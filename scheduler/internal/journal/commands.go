@@ -88,6 +88,14 @@ type DeployUnreachable struct {
 	Err         string
 }
 
+// ResumeFailed is lifecycle.Machine.ResumeFailed.
+type ResumeFailed struct {
+	At          time.Time
+	Task        lifecycle.TaskID
+	TaskManager string
+	Err         string
+}
+
 // Ack is lifecycle.Machine.Ack.
 type Ack struct {
 	At    time.Time
@@ -232,6 +240,7 @@ func (Submit) command()            {}
 func (TaskStatus) command()        {}
 func (DeployUnreachable) command() {}
 func (Ack) command()               {}
+func (ResumeFailed) command()      {}
 func (Decline) command()           {}
 func (MetadataWritten) command()   {}
 func (Rescale) command()           {}
@@ -254,7 +263,7 @@ var types = map[string]Command{
 	"written": MetadataWritten{}, "rescale": Rescale{}, "savepoint": Savepoint{}, "unpin": Unpin{},
 	"stop": StopWithSavepoint{}, "cancel": Cancel{}, "module": Module{},
 	"member": Member{}, "dropmodule": DropModule{}, "savepointdone": SavepointDone{},
-	"setautoscaler": SetAutoscaler{}, "autoscale": Autoscale{},
+	"setautoscaler": SetAutoscaler{}, "autoscale": Autoscale{}, "resumefailed": ResumeFailed{},
 }
 
 // names is types inverted.

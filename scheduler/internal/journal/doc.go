@@ -5,7 +5,8 @@
 //
 // Every event of a lifecycle.Machine has a command here — a plain struct
 // with the event's time and its arguments, as data: Register, Heartbeat,
-// LoseTaskManager, Lead, Tick, Submit, TaskStatus, DeployUnreachable, Ack,
+// LoseTaskManager, Lead, Tick, Submit, TaskStatus, DeployUnreachable,
+// ResumeFailed, Ack,
 // Decline, MetadataWritten, Rescale, Savepoint, SavepointDone and Cancel
 // (and Unpin and StopWithSavepoint, which only logs written before
 // SavepointDone hold) — and one more, Module, which changes no job: it replicates

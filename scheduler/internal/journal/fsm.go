@@ -125,6 +125,8 @@ func (f *FSM) apply(c Command) *Result {
 		r.Actions = m.TaskStatus(c.At, c.TaskManager, c.Task, c.State, c.Message, c.States, c.Failure)
 	case DeployUnreachable:
 		r.Actions = m.DeployUnreachable(c.At, c.Task, c.TaskManager, c.Err)
+	case ResumeFailed:
+		r.Actions = m.ResumeFailed(c.At, c.Task, c.TaskManager, c.Err)
 	case Ack:
 		r.Actions = m.Ack(c.At, c.Task, c.ID, c.State)
 	case Decline:

@@ -14,6 +14,11 @@ type Endpoint struct {
 	Subtask     int
 	TaskManager string
 	Addr        string
+	// Attempt is the attempt whose channels the downstream subtask reads:
+	// the job's current one. A task a partial rescale kept (partial.go)
+	// runs under the attempt it was deployed in, but reads and sends on
+	// channels of the attempt it was last resumed in.
+	Attempt int
 }
 
 // Deploy asks task manager TaskManager to run a subtask of an attempt.
@@ -58,6 +63,35 @@ type TriggerCheckpoint struct {
 	Attempt     int
 	ID          int64
 	TaskManager string
+	// Suspend marks the checkpoint of a partial rescale (partial.go): a
+	// task that has taken it and forwarded its barrier reads and emits
+	// nothing more, keeping its instances and state, until a Resume or a
+	// cancel.
+	Suspend bool
+}
+
+// CancelTask asks a task manager to cancel one task: a task of a stage
+// that a partial rescale replaces, suspended at the rescale's checkpoint.
+type CancelTask struct {
+	Task        TaskID
+	TaskManager string
+}
+
+// Resume tells a task suspended at a partial rescale's checkpoint to go
+// on with the job's new plan: Parallelism and OperatorParallelism are the
+// job's new overrides, Downstream its outputs' targets in that plan (with
+// their attempts) and UpstreamParallelism its channels in. If the call
+// fails, the driver feeds ResumeFailed.
+type Resume struct {
+	Task        TaskID
+	TaskManager string
+	// ChannelAttempt is the attempt of the task's new channels: its inbox
+	// is registered under it (see Endpoint.Attempt).
+	ChannelAttempt      int
+	Downstream          []Endpoint
+	UpstreamParallelism int
+	Parallelism         int
+	OperatorParallelism map[string]int
 }
 
 // WriteMetadata asks for a completed checkpoint's metadata to be written;

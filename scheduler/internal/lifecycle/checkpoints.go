@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floe-stream/floe/internal/ckmeta"
+	"github.com/floe-stream/floe/internal/plan"
 	"github.com/floe-stream/floe/scheduler/api"
 	"github.com/floe-stream/floe/scheduler/internal/coordinator"
 )
@@ -37,6 +38,9 @@ type checkpoints struct {
 	// pinned are checkpoints being copied into savepoints: their files
 	// stay until the copy is done.
 	pinned map[int64]*ckmeta.Metadata
+	// stopping is set while stopCheckpoints stops the coordinator: the
+	// checkpoints it aborts end with the attempt.
+	stopping bool
 }
 
 func newCheckpoints(c Checkpointing) *checkpoints {
@@ -62,7 +66,8 @@ func (c *checkpoints) status(id int64) *api.CheckpointStatus {
 
 // restoreFor returns the restore handle of a subtask of the attempt being
 // deployed: its share of the latest completed checkpoint, or nil.
-func (c *checkpoints) restoreFor(j *Job, stage, sub int) ([]byte, error) {
+// ended lists the channels into it whose senders are not deployed.
+func (c *checkpoints) restoreFor(j *Job, stage, sub int, ended []int) ([]byte, error) {
 	md := c.latest()
 	if md == nil {
 		return nil, nil
@@ -71,7 +76,61 @@ func (c *checkpoints) restoreFor(j *Job, stage, sub int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.EndedInputs = ended
 	return ckmeta.Marshal(r)
+}
+
+// done returns, by stage and subtask, the subtasks that the checkpoint the
+// attempt restores recorded as done (ckmeta.Metadata.Done): a restore does
+// not deploy them. It returns nil when there are none, or when every
+// subtask is done, which leaves nothing to run the job's end.
+func (c *checkpoints) done(j *Job) [][]bool {
+	md := c.latest()
+	if md == nil {
+		return nil
+	}
+	out := make([][]bool, len(j.Plan.Stages))
+	n, all := 0, 0
+	for si, st := range j.Plan.Stages {
+		out[si] = make([]bool, st.Parallelism)
+		for sub := range out[si] {
+			out[si][sub] = md.Done(si, sub, st.Parallelism)
+			if out[si][sub] {
+				n++
+			}
+			all++
+		}
+	}
+	if n == 0 || n == all {
+		return nil
+	}
+	return out
+}
+
+// sourceDone records subtask sub of stage si as a finished source, if it
+// is a source, so that checkpoints neither trigger nor wait for it.
+func (j *Job) sourceDone(si, sub int) {
+	if j.Plan.Stages[si].Source == nil {
+		return
+	}
+	if j.finishedSources == nil {
+		j.finishedSources = map[coordinator.Task]bool{}
+	}
+	j.finishedSources[coordinator.Task{Stage: si, Subtask: sub}] = true
+}
+
+// endedInputs returns the channels into subtask sub of stage si whose
+// senders are done.
+func endedInputs(p *plan.Plan, done [][]bool, si, sub int) []int {
+	var out []int
+	for _, e := range p.Stages[si].Inputs {
+		for from, d := range done[e.From] {
+			if d && slices.Contains(p.Targets(e, from), sub) {
+				out = append(out, p.Channel(e, from))
+			}
+		}
+	}
+	return out
 }
 
 // startCheckpoints begins checkpointing a running attempt.
@@ -105,7 +164,9 @@ func (m *Machine) startCheckpoints(j *Job) {
 // stopCheckpoints ends checkpointing of the current attempt.
 func (m *Machine) stopCheckpoints(j *Job, reason string) {
 	if j.ckpt != nil {
+		j.ckpt.stopping = true
 		m.checkpointActions(j, j.ckpt.coord.Stop(reason))
+		j.ckpt.stopping = false
 	}
 }
 
@@ -125,12 +186,7 @@ func (m *Machine) taskEnded(j *Job, id TaskID, state string) {
 		m.checkpointActions(j, j.ckpt.coord.Ending(m.now, t))
 		return
 	}
-	if j.Plan.Stages[id.Stage].Source != nil {
-		if j.finishedSources == nil {
-			j.finishedSources = map[coordinator.Task]bool{}
-		}
-		j.finishedSources[t] = true
-	}
+	j.sourceDone(id.Stage, id.Subtask)
 	m.checkpointActions(j, j.ckpt.coord.Finish(m.now, t))
 }
 
@@ -142,7 +198,9 @@ func (m *Machine) checkpointActions(j *Job, acts []coordinator.Action) {
 			if j.ckpt.status(a.ID) == nil { // not a pending one triggered at an ending task
 				m.recordCheckpoint(j, &api.CheckpointStatus{ID: a.ID, Status: api.CheckpointInProgress, Attempt: j.Attempt, TriggeredAt: m.now})
 			}
-			m.triggerAt(j, a)
+			if r := j.rescale; r == nil || r.failed == "" { // else stopped below
+				m.triggerAt(j, a)
+			}
 		case coordinator.Abort:
 			m.failCheckpoint(j, a.ID, a.Reason)
 		case coordinator.Complete:
@@ -153,6 +211,15 @@ func (m *Machine) checkpointActions(j *Job, acts []coordinator.Action) {
 			}
 			m.emit(WriteMetadata{Job: j.ID, Attempt: j.Attempt, Metadata: md})
 		}
+	}
+	m.fallBackIfFailed(j)
+}
+
+// fallBackIfFailed takes the whole-job path for a partial rescale whose
+// checkpoint failed (rescaleFailed).
+func (m *Machine) fallBackIfFailed(j *Job) {
+	if r := j.rescale; r != nil && r.failed != "" {
+		m.partialFallback(j, fmt.Sprintf("rescale checkpoint %d failed: %s", r.checkpoint, r.failed))
 	}
 }
 
@@ -178,14 +245,15 @@ func (m *Machine) failCheckpoint(j *Job, id int64, reason string) {
 // triggerAt asks the task managers of the tasks a trigger names (running
 // sources and ending tasks) to start a checkpoint.
 func (m *Machine) triggerAt(j *Job, a coordinator.Trigger) {
-	var seen []string
+	var seen []attemptTM
+	suspend := j.rescale != nil && j.rescale.partial && j.rescale.checkpoint == a.ID
 	for _, src := range a.Tasks {
-		id := j.placement[src.Subtask]
-		if _, ok := m.tms[id]; !ok || slices.Contains(seen, id) {
+		at := attemptTM{j.attemptOf(j.Tasks[src.Stage][src.Subtask]), j.placement[src.Subtask]}
+		if _, ok := m.tms[at.tm]; !ok || slices.Contains(seen, at) {
 			continue
 		}
-		seen = append(seen, id)
-		m.emit(TriggerCheckpoint{Job: j.ID, Attempt: j.Attempt, ID: a.ID, TaskManager: id})
+		seen = append(seen, at)
+		m.emit(TriggerCheckpoint{Job: j.ID, Attempt: at.attempt, ID: a.ID, TaskManager: at.tm, Suspend: suspend})
 	}
 }
 
@@ -193,8 +261,7 @@ func (m *Machine) triggerAt(j *Job, a coordinator.Trigger) {
 // snapshot's description (ckmeta.SubtaskState, marshaled).
 func (m *Machine) Ack(now time.Time, task TaskID, id int64, state []byte) []Action {
 	m.begin(now)
-	j, ok := m.jobs[task.Job]
-	if ok && j.ckpt != nil && task.Attempt == j.Attempt {
+	if j, t := m.task(task); t != nil && j.ckpt != nil {
 		m.checkpointActions(j, j.ckpt.coord.Ack(now, id, coordinator.Task{Stage: task.Stage, Subtask: task.Subtask}, state))
 	}
 	return m.end()
@@ -205,8 +272,8 @@ func (m *Machine) Ack(now time.Time, task TaskID, id int64, state []byte) []Acti
 // zero), could not take it.
 func (m *Machine) Decline(now time.Time, task TaskID, id int64, reason string) []Action {
 	m.begin(now)
-	j, ok := m.jobs[task.Job]
-	if ok && j.ckpt != nil && task.Attempt == j.Attempt {
+	// NB: a failed trigger names no task, only the attempt it was for.
+	if j, ok := m.jobs[task.Job]; ok && j.ckpt != nil && j.hasAttempt(task.Attempt) {
 		m.checkpointActions(j, j.ckpt.coord.Decline(now, id, coordinator.Task{Stage: task.Stage, Subtask: task.Subtask}, reason))
 	}
 	return m.end()
@@ -268,6 +335,7 @@ func (m *Machine) MetadataWritten(now time.Time, jobID string, attempt int, md *
 	}
 	if err != nil {
 		m.failCheckpoint(j, md.ID, fmt.Sprintf("writing metadata: %v", err))
+		m.fallBackIfFailed(j)
 		return m.end()
 	}
 	j.ckpt.completed = append(j.ckpt.completed, md)
@@ -334,8 +402,8 @@ func (m *Machine) retire(j *Job) {
 // notifyTasks tells every task manager of the current attempt that
 // checkpoint id is complete.
 func (m *Machine) notifyTasks(j *Job, id int64) {
-	for _, tm := range m.attemptTMs(j) {
-		m.emit(NotifyCheckpoint{Job: j.ID, Attempt: j.Attempt, ID: id, TaskManager: tm})
+	for _, a := range m.attemptTMsOf(j) {
+		m.emit(NotifyCheckpoint{Job: j.ID, Attempt: a.attempt, ID: id, TaskManager: a.tm})
 	}
 }
 

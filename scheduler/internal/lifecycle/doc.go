@@ -53,7 +53,14 @@
 // savepoint stops the job), and any live state ends in CANCELED when the
 // user cancels. A rescale takes a checkpoint while RUNNING; once it is
 // complete the attempt stops and the job goes back to WAITING at the new
-// parallelism, to restore from that checkpoint.
+// parallelism, to restore from that checkpoint. With Config.PartialRescale,
+// a rescale that leaves some stages' parallelism as it was keeps their
+// tasks running, suspended at the rescale's checkpoint, redeploys only
+// the changed stages in a new attempt (the job is DEPLOYING meanwhile)
+// and then resumes the kept tasks, rewired; any failure on the way falls
+// back to the whole-job path (partial.go). The job's tasks may then
+// belong to different attempts: each task's own (Task.Attempt) fences
+// its reports.
 //
 // Every attempt is placed anew on the free slots of fresh task managers
 // (slot i runs subtask i of every stage; see package placement) and

@@ -59,6 +59,10 @@ func (m *Machine) Lead(now time.Time) []Action {
 			m.abandonCheckpoints(j)
 			m.abandonCopies(j)
 		}
+		if partialUnderWay(j) {
+			m.partialFallback(j, "the scheduler's leader changed")
+			continue
+		}
 		if j.State == api.JobDeploying || j.State == api.JobRunning {
 			j.awaiting = m.attemptTMs(j)
 			slices.Sort(j.awaiting)
@@ -79,6 +83,7 @@ func (m *Machine) abandonCheckpoints(j *Job) {
 			m.failCheckpoint(j, st.ID, abandoned)
 		}
 	}
+	m.fallBackIfFailed(j)
 	if md := j.ckpt.latest(); md != nil {
 		j.ckpt.coord.SetNextID(md.ID + 1)
 	}
@@ -152,7 +157,7 @@ func (m *Machine) unreported(j *Job, tm string, mine []Reported) string {
 			if t.TaskManager != tm || taskEnded(t.State) {
 				continue
 			}
-			id := TaskID{Job: j.ID, Attempt: j.Attempt, Stage: si, Subtask: sub}
+			id := j.taskID(si, sub)
 			if !slices.ContainsFunc(mine, func(r Reported) bool { return r.Task == id }) {
 				return fmt.Sprintf("%d/%d", si, sub)
 			}

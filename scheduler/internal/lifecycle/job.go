@@ -99,8 +99,12 @@ type Job struct {
 
 // Task is what the machine knows of one subtask.
 type Task struct {
-	State        string
-	TaskManager  string
+	State       string
+	TaskManager string
+	// Attempt is the attempt the task was deployed in, when not the job's:
+	// a task a partial rescale kept running (partial.go). Zero means the
+	// job's current attempt.
+	Attempt      int `json:",omitempty"`
 	RecordsIn    int64
 	RecordsOut   int64
 	BackPressure float64
@@ -317,13 +321,93 @@ func (m *Machine) maxHistory() int {
 // attempt, with its job, or nil for an unknown or stale one.
 func (m *Machine) task(id TaskID) (*Job, *Task) {
 	j, ok := m.jobs[id.Job]
-	if !ok || id.Attempt != j.Attempt || j.Tasks == nil {
+	if !ok || j.Tasks == nil {
 		return nil, nil
 	}
 	if id.Stage < 0 || id.Stage >= len(j.Tasks) || id.Subtask < 0 || id.Subtask >= len(j.Tasks[id.Stage]) {
 		return nil, nil
 	}
-	return j, j.Tasks[id.Stage][id.Subtask]
+	if t := j.Tasks[id.Stage][id.Subtask]; id.Attempt == j.attemptOf(t) {
+		return j, t
+	}
+	return nil, nil
+}
+
+// attemptOf returns the attempt task t of the job's current attempt was
+// deployed in.
+func (j *Job) attemptOf(t *Task) int {
+	if t.Attempt != 0 {
+		return t.Attempt
+	}
+	return j.Attempt
+}
+
+// TaskAttempt returns the attempt subtask sub of stage si of the current
+// attempt was deployed in: the job's, but for a task a partial rescale
+// kept running.
+func (j *Job) TaskAttempt(si, sub int) int { return j.attemptOf(j.Tasks[si][sub]) }
+
+// taskID names subtask sub of stage si of the job's current attempt.
+func (j *Job) taskID(si, sub int) TaskID {
+	return TaskID{Job: j.ID, Attempt: j.attemptOf(j.Tasks[si][sub]), Stage: si, Subtask: sub}
+}
+
+// attemptTM is a task manager and an attempt whose tasks it runs.
+type attemptTM struct {
+	attempt int
+	tm      string
+}
+
+// attemptTMsOf returns each attempt of the current attempt's tasks (more
+// than one after a partial rescale) with its known task managers, oldest
+// attempt first, then in slot order.
+func (m *Machine) attemptTMsOf(j *Job) []attemptTM {
+	var attempts []int
+	for _, stage := range j.Tasks {
+		for _, t := range stage {
+			if a := j.attemptOf(t); !slices.Contains(attempts, a) {
+				attempts = append(attempts, a)
+			}
+		}
+	}
+	slices.Sort(attempts)
+	var out []attemptTM
+	for _, a := range attempts {
+		for _, tm := range m.attemptTMs(j) {
+			if j.runsOn(a, tm) {
+				out = append(out, attemptTM{a, tm})
+			}
+		}
+	}
+	return out
+}
+
+// hasAttempt reports whether a is the current attempt or the attempt of
+// one of its tasks.
+func (j *Job) hasAttempt(a int) bool {
+	if a == j.Attempt {
+		return true
+	}
+	for _, stage := range j.Tasks {
+		for _, t := range stage {
+			if j.attemptOf(t) == a {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// runsOn reports whether a task of attempt a is placed on task manager tm.
+func (j *Job) runsOn(a int, tm string) bool {
+	for _, stage := range j.Tasks {
+		for _, t := range stage {
+			if t.TaskManager == tm && j.attemptOf(t) == a {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Metrics records a subtask's metrics; a stale subtask's are ignored.
@@ -430,7 +514,7 @@ func (m *Machine) taskStatus(tmID string, id TaskID, state, msg string, states [
 // restart on a deployment that never ran.
 func (m *Machine) DeployUnreachable(now time.Time, id TaskID, tmID, err string) []Action {
 	m.begin(now)
-	if j, ok := m.jobs[id.Job]; ok && j.Attempt == id.Attempt && j.State == api.JobDeploying {
+	if j, t := m.task(id); t != nil && j.State == api.JobDeploying {
 		m.stopCheckpoints(j, "redeploying")
 		m.stopAttempt(j)
 		m.setState(j, api.JobWaiting, fmt.Sprintf("task manager %s unreachable during deployment; placing the job again", tmID))
@@ -484,8 +568,8 @@ func (m *Machine) ran(j *Job) time.Duration {
 
 // stopAttempt cancels the current attempt's tasks and frees its slots.
 func (m *Machine) stopAttempt(j *Job) {
-	for _, id := range m.attemptTMs(j) {
-		m.emit(CancelTasks{Job: j.ID, Attempt: j.Attempt, TaskManager: id})
+	for _, a := range m.attemptTMsOf(j) {
+		m.emit(CancelTasks{Job: j.ID, Attempt: a.attempt, TaskManager: a.tm})
 	}
 	for _, stage := range j.Tasks {
 		for _, t := range stage {

@@ -23,7 +23,8 @@ import (
 // takes at=D, the time of its event as an offset from an epoch, and most
 // take job=ID (default j). Commands:
 //
-//	config heartbeat-interval=D heartbeat-timeout=D
+//	config heartbeat-interval=D heartbeat-timeout=D [max-history=N]
+//	       [partial-rescale]
 //	register slots=N [previous=ID]        a task manager registers (again,
 //	                                      with the id it had); the lines
 //	                                      after it are the tasks it reports:
@@ -50,7 +51,8 @@ import (
 //	ack attempt=N id=N tasks=S/T,...
 //	decline attempt=N id=N task=S/T reason=X
 //	written id=N [err=X]                  the metadata write of checkpoint N
-//	rescale par=N
+//	rescale [par=N] [ops=UID:N,...]       operators are op0, op1, ... by stage
+//	resume-failed attempt=N task=S/T tm=ID err=X
 //	savepoint [trigger=T] [dir=D] [stop]
 //	savepoint-done trigger=T id=N [path=P] [failure=F]
 //	                                      the copy of checkpoint N ended
@@ -112,6 +114,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("max-history") {
 			h.cfg.MaxHistory = intArg(t, d, "max-history")
 		}
+		h.cfg.PartialRescale = d.HasArg("partial-rescale")
 		h.m, h.events, h.states = New(h.cfg), nil, nil
 		return ""
 	case "register":
@@ -209,8 +212,17 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		h.rec(func(m *Machine) { acts = m.MetadataWritten(now, job, md.Attempt, md, werr) })
 	case "rescale":
-		par := intArg(t, d, "par")
-		h.rec(func(m *Machine) { acts, err = m.Rescale(now, job, par, nil) })
+		var par int
+		if d.HasArg("par") {
+			par = intArg(t, d, "par")
+		}
+		ops := opsArg(t, optArg(t, d, "ops"))
+		h.rec(func(m *Machine) { acts, err = m.Rescale(now, job, par, ops) })
+	case "resume-failed":
+		task := tasks(t, d, "task")[0]
+		id := TaskID{Job: job, Attempt: intArg(t, d, "attempt"), Stage: task.Stage, Subtask: task.Subtask}
+		tm, e := strArg(t, d, "tm"), strArg(t, d, "err")
+		h.rec(func(m *Machine) { acts = m.ResumeFailed(now, id, tm, e) })
 	case "savepoint":
 		req := SavepointRequest{Trigger: optArg(t, d, "trigger"), Dir: optArg(t, d, "dir"), Stop: d.HasArg("stop")}
 		var id int64
@@ -525,11 +537,7 @@ func (h *harness) render(acts []Action) string {
 		case Deploy:
 			fmt.Fprintf(&sb, "deploy %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
 			if len(a.Downstream) > 0 {
-				var ds []string
-				for _, e := range a.Downstream {
-					ds = append(ds, fmt.Sprintf("%d@%s", e.Subtask, e.TaskManager))
-				}
-				fmt.Fprintf(&sb, " downstream %s", strings.Join(ds, ","))
+				fmt.Fprintf(&sb, " downstream %s", endpoints(a.Downstream, a.Task.Attempt))
 			}
 			if a.Restore != nil {
 				var r ckmeta.Restore
@@ -537,6 +545,9 @@ func (h *harness) render(acts []Action) string {
 					panic(err)
 				}
 				fmt.Fprintf(&sb, " restoring %d", r.CheckpointID)
+				if len(r.EndedInputs) > 0 {
+					fmt.Fprintf(&sb, " inputs ended %v", r.EndedInputs)
+				}
 			}
 		case CancelTasks:
 			fmt.Fprintf(&sb, "cancel tasks of attempt %d on %s", a.Attempt, a.TaskManager)
@@ -545,6 +556,17 @@ func (h *harness) render(acts []Action) string {
 			}
 		case TriggerCheckpoint:
 			fmt.Fprintf(&sb, "trigger checkpoint %d of attempt %d on %s", a.ID, a.Attempt, a.TaskManager)
+			if a.Suspend {
+				sb.WriteString(", suspending")
+			}
+		case CancelTask:
+			fmt.Fprintf(&sb, "cancel task %d/%d of attempt %d on %s", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager)
+		case Resume:
+			fmt.Fprintf(&sb, "resume %d/%d of attempt %d on %s in attempt %d's channels", a.Task.Stage, a.Task.Subtask, a.Task.Attempt, a.TaskManager, a.ChannelAttempt)
+			if len(a.Downstream) > 0 {
+				fmt.Fprintf(&sb, " downstream %s", endpoints(a.Downstream, a.Task.Attempt))
+			}
+			fmt.Fprintf(&sb, " upstream %d ops %v", a.UpstreamParallelism, a.OperatorParallelism)
 		case WriteMetadata:
 			h.written[a.Metadata.ID] = a.Metadata
 			var subs []string
@@ -578,6 +600,37 @@ func (h *harness) render(acts []Action) string {
 	return sb.String()
 }
 
+// endpoints renders downstream endpoints as SUBTASK@TM, with #ATTEMPT
+// when that is not attempt.
+func endpoints(eps []Endpoint, attempt int) string {
+	var ds []string
+	for _, e := range eps {
+		d := fmt.Sprintf("%d@%s", e.Subtask, e.TaskManager)
+		if e.Attempt != attempt {
+			d += fmt.Sprintf("#%d", e.Attempt)
+		}
+		ds = append(ds, d)
+	}
+	return strings.Join(ds, ",")
+}
+
+// opsArg parses UID:N,... into operators' parallelism; "" is none.
+func opsArg(t *testing.T, s string) map[string]int {
+	if s == "" {
+		return nil
+	}
+	ops := map[string]int{}
+	for _, kv := range strings.Split(s, ",") {
+		uid, n, ok := strings.Cut(kv, ":")
+		v, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			t.Fatalf("bad operator parallelism %q", kv)
+		}
+		ops[uid] = v
+	}
+	return ops
+}
+
 // state prints a job, its tasks, its checkpoints and the task managers'
 // slots.
 func (h *harness) state(id string) string {
@@ -594,6 +647,9 @@ func (h *harness) state(id string) string {
 	for si, stage := range j.Tasks {
 		for sub, t := range stage {
 			fmt.Fprintf(&sb, "  task %d/%d %s on %s", si, sub, t.State, t.TaskManager)
+			if a := j.attemptOf(t); a != j.Attempt {
+				fmt.Fprintf(&sb, " (attempt %d)", a)
+			}
 			if t.RecordsIn != 0 || t.RecordsOut != 0 {
 				fmt.Fprintf(&sb, " records in %d out %d", t.RecordsIn, t.RecordsOut)
 			}

@@ -26,6 +26,12 @@ type Config struct {
 	// restart loop does not grow without bound. 0 means DefaultMaxHistory.
 	// Every machine replaying one log must use the same.
 	MaxHistory int
+	// PartialRescale lets a rescale that changes only some stages keep
+	// the others running (partial.go): the driver and its task managers
+	// carry out Suspend triggers, CancelTask and Resume. Off, every
+	// rescale stops the whole job. Every machine replaying one log must
+	// use the same.
+	PartialRescale bool
 }
 
 // DefaultMaxHistory is Config.MaxHistory's default: days of a job that
@@ -265,15 +271,26 @@ func (m *Machine) place(j *Job) {
 		m.tms[id].Used++
 	}
 	j.Attempt++
+	if j.rescale != nil {
+		j.rescale.partial = false // the whole job is placed again
+	}
 	j.RunningSince = time.Time{}
 	j.finishedSources = nil
 	j.placement = slots
 	j.LastPlacement = slots
 	j.finalSent = false
 	j.Tasks = make([][]*Task, len(j.Plan.Stages))
+	done := j.ckpt.done(j)
 	for si, st := range j.Plan.Stages {
 		for sub := 0; sub < st.Parallelism; sub++ {
-			j.Tasks[si] = append(j.Tasks[si], &Task{State: api.TaskDeploying, TaskManager: slots[sub]})
+			t := &Task{State: api.TaskDeploying, TaskManager: slots[sub]}
+			if done != nil && done[si][sub] {
+				// NB: finished from the start, as the restored checkpoint
+				// recorded it; deployments skips it.
+				t.State = api.TaskFinished
+				j.sourceDone(si, sub)
+			}
+			j.Tasks[si] = append(j.Tasks[si], t)
 		}
 	}
 	msg := fmt.Sprintf("attempt %d on %d slots", j.Attempt, len(slots))
@@ -296,27 +313,51 @@ func (m *Machine) place(j *Job) {
 // deployments builds the Deploy actions of a job's current attempt.
 func (m *Machine) deployments(j *Job) ([]Action, error) {
 	var out []Action
+	done := j.ckpt.done(j)
 	for si, st := range j.Plan.Stages {
-		up := j.Plan.Channels(si)
 		for sub := 0; sub < st.Parallelism; sub++ {
-			restore, err := j.ckpt.restoreFor(j, si, sub)
+			var ended []int
+			if done != nil {
+				if done[si][sub] {
+					continue
+				}
+				ended = endedInputs(j.Plan, done, si, sub)
+			}
+			d, err := m.deployment(j, si, sub, ended)
 			if err != nil {
 				return nil, err
 			}
-			// NB: every stage's subtask n runs in slot n of the attempt.
-			var down []Endpoint
-			for _, e := range st.Outputs {
-				for _, to := range j.Plan.Targets(e, sub) {
-					tm := m.tms[j.placement[to]]
-					down = append(down, Endpoint{Subtask: to, TaskManager: tm.ID, Addr: tm.Addr})
-				}
-			}
-			out = append(out, Deploy{
-				Task:        TaskID{Job: j.ID, Attempt: j.Attempt, Stage: si, Subtask: sub},
-				TaskManager: j.placement[sub], Downstream: down, UpstreamParallelism: up,
-				Parallelism: j.Par, OperatorParallelism: j.OpPar, Restore: restore,
-			})
+			out = append(out, d)
 		}
 	}
 	return out, nil
+}
+
+// deployment builds the Deploy action of subtask sub of stage si,
+// restoring its share of the latest completed checkpoint, with the input
+// channels ended holds already ended (finished upstream subtasks).
+func (m *Machine) deployment(j *Job, si, sub int, ended []int) (Deploy, error) {
+	restore, err := j.ckpt.restoreFor(j, si, sub, ended)
+	if err != nil {
+		return Deploy{}, err
+	}
+	return Deploy{
+		Task: j.taskID(si, sub), TaskManager: j.placement[sub],
+		Downstream: m.downstream(j, si, sub), UpstreamParallelism: j.Plan.Channels(si),
+		Parallelism: j.Par, OperatorParallelism: j.OpPar, Restore: restore,
+	}, nil
+}
+
+// downstream returns the endpoints subtask sub of stage si sends to:
+// the targets of each of its output edges, edge after edge.
+func (m *Machine) downstream(j *Job, si, sub int) []Endpoint {
+	// NB: every stage's subtask n runs in slot n of the attempt.
+	var down []Endpoint
+	for _, e := range j.Plan.Stages[si].Outputs {
+		for _, to := range j.Plan.Targets(e, sub) {
+			tm := m.tms[j.placement[to]]
+			down = append(down, Endpoint{Subtask: to, TaskManager: tm.ID, Addr: tm.Addr, Attempt: j.Attempt})
+		}
+	}
+	return down
 }

@@ -20,6 +20,12 @@ type rescale struct {
 	requested  time.Time
 	stopped    time.Time
 	from       string
+	// partial tells that only the changed stages are redeployed
+	// (partial.go); failed is why its suspend checkpoint failed, until
+	// the fallback to the whole-job path.
+	partial bool
+	changed []int
+	failed  string
 }
 
 // Rescale asks for a running job to run at parallelism par (zero: keep
@@ -58,6 +64,12 @@ func (m *Machine) Rescale(now time.Time, id string, par int, ops map[string]int)
 		return nil, fmt.Errorf("%w: job %s cannot take a checkpoint now", api.ErrConflict, id)
 	}
 	j.rescale = &rescale{par: newPar, ops: newOps, plan: p, checkpoint: trig.ID, requested: now, from: parallelisms(j.Plan)}
+	// NB: a task that has ended cannot be resumed to send its end on the
+	// new channels, which a new subtask would wait for: only a job whose
+	// tasks all run is rescaled partially.
+	if changed, ok := changedStages(j.Plan, p); ok && m.cfg.PartialRescale && j.all(api.TaskRunning) {
+		j.rescale.partial, j.rescale.changed = true, changed
+	}
 	m.setState(j, j.State, fmt.Sprintf("rescaling: taking checkpoint %d", trig.ID))
 	m.checkpointActions(j, []coordinator.Action{trig})
 	m.log.Info("rescaling job", "job", id, "parallelism", newPar, "operators", newOps, "checkpoint", trig.ID)
@@ -71,6 +83,10 @@ func (m *Machine) rescaleAfter(j *Job, id int64) {
 	if r == nil || r.checkpoint != id || j.State != api.JobRunning {
 		return
 	}
+	if r.partial {
+		m.partialAfter(j, id)
+		return
+	}
 	m.stopCheckpoints(j, "rescaling")
 	m.stopAttempt(j)
 	j.Par, j.OpPar, j.Plan, j.Slots = r.par, r.ops, r.plan, maxParallelism(r.plan)
@@ -78,8 +94,15 @@ func (m *Machine) rescaleAfter(j *Job, id int64) {
 	m.setState(j, api.JobWaiting, fmt.Sprintf("rescaling from %s to %s from checkpoint %d", r.from, parallelisms(r.plan), id))
 }
 
-// rescaleFailed abandons a rescale whose checkpoint did not complete.
+// rescaleFailed abandons a rescale whose checkpoint did not complete. A
+// partial rescale's tasks may be suspended at its barrier: unless the
+// attempt is being stopped anyway, the job falls back to the whole-job
+// path once the coordinator's actions are carried out (checkpointActions).
 func (m *Machine) rescaleFailed(j *Job, id int64, reason string) {
+	if r := j.rescale; r != nil && r.checkpoint == id && r.partial && r.stopped.IsZero() && !j.ckpt.stopping {
+		r.failed = reason
+		return
+	}
 	if r := j.rescale; r != nil && r.checkpoint == id {
 		j.rescale = nil
 		m.setState(j, j.State, fmt.Sprintf("rescale abandoned: checkpoint %d failed: %s", id, reason))
@@ -92,9 +115,14 @@ func (m *Machine) rescaled(j *Job) {
 	if r == nil || r.stopped.IsZero() {
 		return
 	}
+	if r.partial {
+		m.resumeKept(j)
+	}
 	j.rescale = nil
 	j.Stats.Rescales++
 	j.Stats.LastRescaleDowntime = m.now.Sub(r.stopped)
+	// NB: clients parse this message (the CLI, the benchmarks): a partial
+	// rescale says so in its DEPLOYING message instead.
 	m.setState(j, api.JobRunning, fmt.Sprintf("rescaled to %s: %s downtime (%s since the request)",
 		parallelisms(j.Plan), m.now.Sub(r.stopped).Round(time.Millisecond), m.now.Sub(r.requested).Round(time.Millisecond)))
 }

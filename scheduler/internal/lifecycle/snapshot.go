@@ -90,6 +90,8 @@ type rescaleState struct {
 	Requested  time.Time
 	Stopped    time.Time
 	From       string
+	Partial    bool  `json:",omitempty"`
+	Changed    []int `json:",omitempty"`
 }
 
 // stateVersion is the version of what MarshalState writes.
@@ -137,7 +139,7 @@ func jobToState(j *Job) jobState {
 		s.Exceptions = &x
 	}
 	if r := j.rescale; r != nil {
-		s.Rescale = &rescaleState{Par: r.par, Ops: r.ops, Checkpoint: r.checkpoint, Requested: r.requested, Stopped: r.stopped, From: r.from}
+		s.Rescale = &rescaleState{Par: r.par, Ops: r.ops, Checkpoint: r.checkpoint, Requested: r.requested, Stopped: r.stopped, From: r.from, Partial: r.partial, Changed: r.changed}
 	}
 	return s
 }
@@ -230,7 +232,7 @@ func jobFromState(s jobState, submission func(string) (Submission, error)) (*Job
 		j.ckpt = c
 	}
 	if r := s.Rescale; r != nil {
-		j.rescale = &rescale{par: r.Par, ops: r.Ops, checkpoint: r.Checkpoint, requested: r.Requested, stopped: r.Stopped, from: r.From}
+		j.rescale = &rescale{par: r.Par, ops: r.Ops, checkpoint: r.Checkpoint, requested: r.Requested, stopped: r.Stopped, from: r.From, partial: r.Partial, changed: r.Changed}
 		if r.Stopped.IsZero() { // not stopped yet: its plan is the one it will take
 			if j.rescale.plan, err = j.replan(r.Par, r.Ops); err != nil {
 				return nil, fmt.Errorf("lifecycle: state of job %s: planning its rescale: %w", s.ID, err)

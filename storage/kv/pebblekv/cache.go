@@ -1,6 +1,7 @@
 package pebblekv
 
 import (
+	"hash/maphash"
 	"strings"
 	"unsafe"
 )
@@ -29,7 +30,7 @@ const (
 const maxKeptValueCap = 256
 
 // entryOverhead is what a cache entry costs besides its key and value
-// bytes: the entry itself, its slot in the index map at the map's usual
+// bytes: the entry itself, its words in the index at the index's usual
 // load, and its place in the free and dirty lists. Measured with
 // TestEntryOverhead.
 const entryOverhead = 80
@@ -38,7 +39,8 @@ const entryOverhead = 80
 type entry struct {
 	key   string
 	val   []byte
-	slot  int32 // slot is the entry's index in cache.entries.
+	hash  uint64 // hash is the key's, with the cache's seed.
+	slot  int32  // slot is the entry's index in cache.entries.
 	flags uint8
 }
 
@@ -54,7 +56,8 @@ func (e *entry) keyBytes() []byte {
 // NB: insert may move the entries, so an *entry is valid only until the
 // next insert.
 type cache struct {
-	index    map[string]int32
+	seed     maphash.Seed
+	index    index
 	entries  []entry
 	free     []int32
 	dirty    []int32 // dirty lists the slots of dirty entries in no order.
@@ -67,7 +70,7 @@ type cache struct {
 	maxBytes int64
 	// last is the slot of the latest lookup or insert, or -1. State is
 	// mostly read, modified and written back, so the write's lookup is
-	// usually of the same key and can skip the hash map.
+	// usually of the same key and can skip the index.
 	last int32
 	// changed lists the slots of the entries that got flagChanged, in no
 	// order; a slot may repeat or have been reused since, so only entries
@@ -78,9 +81,20 @@ type cache struct {
 }
 
 // newCache returns a cache that holds at most capacity entries and, unless
-// maxBytes is 0, about maxBytes bytes.
-func newCache(capacity int, maxBytes int64) cache {
-	return cache{index: make(map[string]int32), capacity: capacity, maxBytes: maxBytes, last: -1}
+// maxBytes is 0, about maxBytes bytes. It hashes keys with seed.
+func newCache(capacity int, maxBytes int64, seed maphash.Seed) cache {
+	return cache{seed: seed, capacity: capacity, maxBytes: maxBytes, last: -1}
+}
+
+// hash returns the hash of key.
+func (c *cache) hash(key []byte) uint64 { return maphash.Bytes(c.seed, key) }
+
+// len returns the number of cached entries.
+func (c *cache) len() int { return c.index.n }
+
+// find returns the slot of key, or -1.
+func (c *cache) find(key []byte) int32 {
+	return c.index.find(c.hash(key), unsafe.String(unsafe.SliceData(key), len(key)), c.entries)
 }
 
 // lookup returns the entry for key, or nil, and marks it referenced.
@@ -91,8 +105,8 @@ func (c *cache) lookup(key []byte) *entry {
 			return e
 		}
 	}
-	i, ok := c.index[string(key)]
-	if !ok {
+	i := c.find(key)
+	if i < 0 {
 		return nil
 	}
 	c.last = i
@@ -103,7 +117,7 @@ func (c *cache) lookup(key []byte) *entry {
 
 // full reports whether inserting a new key needs an eviction first.
 func (c *cache) full() bool {
-	return len(c.index) >= c.capacity || (c.maxBytes > 0 && c.bytes >= c.maxBytes)
+	return c.len() >= c.capacity || (c.maxBytes > 0 && c.bytes >= c.maxBytes)
 }
 
 // setValue makes v the value of e, keeping track of the memory of its
@@ -128,9 +142,10 @@ func (c *cache) insert(key []byte) *entry {
 	}
 	e := &c.entries[i]
 	e.key = string(key)
+	e.hash = c.hash(key)
 	e.slot = i
 	e.flags = flagUsed | flagRef
-	c.index[e.key] = i
+	c.index.add(e.hash, i, c.entries)
 	c.bytes += entryOverhead + int64(len(e.key))
 	c.last = i
 	return e
@@ -181,7 +196,7 @@ func (c *cache) markChanged(e *entry) {
 // remove frees slot i, keeping a small value buffer for the next user.
 func (c *cache) remove(i int32) {
 	e := &c.entries[i]
-	delete(c.index, e.key)
+	c.index.remove(e.hash, i)
 	if e.flags&flagChanged != 0 {
 		if c.removed == nil {
 			c.removed = map[string]struct{}{}
@@ -200,7 +215,7 @@ func (c *cache) remove(i int32) {
 
 // forget drops the cached state of key, if any. The entry must be clean.
 func (c *cache) forget(key []byte) {
-	if i, ok := c.index[string(key)]; ok {
+	if i := c.find(key); i >= 0 {
 		c.remove(i)
 	}
 }

@@ -2,6 +2,7 @@ package pebblekv
 
 import (
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestEntryOverhead(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	c := newCache(n, 0)
+	c := newCache(n, 0, maphash.MakeSeed())
 	for _, k := range keys {
 		e := c.insert(k)
 		c.setValue(e, val)
@@ -40,12 +41,12 @@ func TestEntryOverhead(t *testing.T) {
 // zero when every entry is removed and that the cache reports itself
 // full at its byte bound.
 func TestCacheBytesTracksEntries(t *testing.T) {
-	c := newCache(1000, 10*(entryOverhead+4+8))
+	c := newCache(1000, 10*(entryOverhead+4+8), maphash.MakeSeed())
 	for i := 0; !c.full(); i++ {
 		e := c.insert(fmt.Appendf(nil, "k%03d", i))
 		c.setValue(e, make([]byte, 1000)[:8])
 	}
-	if n := len(c.index); n != 10 {
+	if n := c.len(); n != 10 {
 		t.Errorf("cache full after %d entries, want 10", n)
 	}
 	e := c.lookup([]byte("k000"))

@@ -56,7 +56,7 @@ func (s *Store) Changes(fn func(key, value []byte, present bool) error) error {
 // the cache. If k is cached again and changed, its entry reports it.
 func (s *Store) reportRemoved(k string, fn func(key, value []byte, present bool) error) error {
 	key := []byte(k)
-	if i, ok := s.cache.index[k]; ok {
+	if i := s.cache.find(key); i >= 0 {
 		e := &s.cache.entries[i]
 		if e.flags&flagChanged != 0 {
 			return nil

@@ -53,9 +53,10 @@ type keyFilter struct {
 	off      bool
 }
 
-// newKeyFilter returns an empty filter of at most maxBytes.
-func newKeyFilter(maxBytes int64) keyFilter {
-	return keyFilter{seed: maphash.MakeSeed(), maxBytes: maxBytes}
+// newKeyFilter returns an empty filter of at most maxBytes that hashes
+// keys with seed.
+func newKeyFilter(maxBytes int64, seed maphash.Seed) keyFilter {
+	return keyFilter{seed: seed, maxBytes: maxBytes}
 }
 
 // mayContain reports whether key may have been added. False means it was
@@ -75,7 +76,10 @@ func (f *keyFilter) mayContain(key []byte) bool {
 
 // add records key, growing the filter or turning it off when its last part
 // is full.
-func (f *keyFilter) add(key []byte) {
+func (f *keyFilter) add(key []byte) { f.addHash(maphash.Bytes(f.seed, key)) }
+
+// addHash records the key whose hash with the filter's seed is h.
+func (f *keyFilter) addHash(h uint64) {
 	if f.off {
 		return
 	}
@@ -86,7 +90,7 @@ func (f *keyFilter) add(key []byte) {
 		}
 		n++
 	}
-	f.parts[n-1].add(maphash.Bytes(f.seed, key))
+	f.parts[n-1].add(h)
 }
 
 // grow adds a part, or turns the filter off and reports false if that

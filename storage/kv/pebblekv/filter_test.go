@@ -2,6 +2,7 @@ package pebblekv
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // few keys that were never added are.
 func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
 	const n = 3*filterFirstKeys + 12345 // Three parts, the last partly full.
-	f := newKeyFilter(0)
+	f := newKeyFilter(0, maphash.MakeSeed())
 	for i := range n {
 		f.add(fmt.Appendf(nil, "k%d", i))
 	}
@@ -38,7 +39,7 @@ func TestKeyFilterHasNoFalseNegatives(t *testing.T) {
 // TestKeyFilterTurnsOffPastItsCap checks that a filter that reaches its
 // memory cap says maybe for every key instead of growing.
 func TestKeyFilterTurnsOffPastItsCap(t *testing.T) {
-	f := newKeyFilter(filterFirstKeys * filterBitsPerKey / 8 * 2) // Room for the first part only.
+	f := newKeyFilter(filterFirstKeys*filterBitsPerKey/8*2, maphash.MakeSeed()) // Room for the first part only.
 	for i := range filterFirstKeys + 1 {
 		f.add(fmt.Appendf(nil, "k%d", i))
 	}

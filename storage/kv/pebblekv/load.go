@@ -64,7 +64,7 @@ func (l *loader) Set(key, value []byte) error {
 		s.cache.forget(key)
 	} else {
 		// NB: an absent key may still have an entry that says so.
-		if len(s.cache.index) > 0 {
+		if s.cache.len() > 0 {
 			s.cache.forget(key)
 		}
 		s.addToFilter(key)

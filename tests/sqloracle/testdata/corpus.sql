@@ -313,6 +313,109 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
   SELECT *, ROW_NUMBER() OVER (PARTITION BY auction, channel ORDER BY ts DESC, bidder DESC) AS rn FROM bids
 ) AS d WHERE d.rn = 1;
 
+-- RANK() and DENSE_RANK() over a table retract: a row is identified by
+-- all its values, rank included (a row whose rank changes is deleted and
+-- upserted again), so the key is every column.
+
+-- name: topn-rank-per-auction-ties
+-- key: 1, 2, 3, 4, 5
+-- sink: auction BIGINT, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price / 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT auction, price, bidder, ts, rk FROM (
+  SELECT auction, price, bidder, ts, RANK() OVER (PARTITION BY auction ORDER BY price // 100 DESC NULLS LAST) AS rk FROM bids
+) WHERE rk <= 2;
+
+-- name: topn-dense-rank-channel-where
+-- key: 1, 2, 3, 4, 5
+-- sink: channel VARCHAR, price BIGINT, bidder BIGINT, ts BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price / 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+-- duckdb:
+SELECT channel, price, bidder, ts, rk FROM (
+  SELECT channel, price, bidder, ts, DENSE_RANK() OVER (PARTITION BY channel ORDER BY price // 50 NULLS LAST) AS rk FROM bids WHERE auction < 20
+) WHERE rk <= 3 AND bidder % 2 = 0;
+
+-- A window Top-N ranks each window's rows once, when the window fires: its
+-- rows are appended, and RANK() and DENSE_RANK() keep every tie (sort keys
+-- of price / 100 make many), so the result is DuckDB's whatever the order
+-- rows arrive in.
+
+-- name: window-topn-rank-tumble-ties
+-- sink: channel VARCHAR, ws BIGINT, bidder BIGINT, price BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_start, bidder, price, rk FROM (
+  SELECT channel, window_start, bidder, price,
+         RANK() OVER (PARTITION BY TUMBLE(ts, INTERVAL '5' SECOND), channel ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+-- duckdb:
+SELECT channel, ws, bidder, price, rk FROM (
+  SELECT channel, ts // 5000 * 5000 AS ws, bidder, price,
+         RANK() OVER (PARTITION BY ts // 5000 * 5000, channel ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids
+) WHERE rk <= 2;
+
+-- name: window-topn-dense-rank-hop
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, rk BIGINT
+INSERT INTO out SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, window_end AS we,
+         DENSE_RANK() OVER (PARTITION BY HOP(ts, INTERVAL '2' SECOND, INTERVAL '6' SECOND) ORDER BY price / 100 DESC NULLS LAST) AS rk
+  FROM bids WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+-- duckdb:
+SELECT we, auction, bidder, rk FROM (
+  SELECT auction, bidder, ts // 2000 * 2000 - k * 2000 + 6000 AS we,
+         DENSE_RANK() OVER (PARTITION BY ts // 2000 * 2000 - k * 2000 ORDER BY price // 100 DESC NULLS LAST) AS rk
+  FROM bids, range(0, 3) r(k) WHERE channel <> 'baidu'
+) WHERE rk <= 3;
+
+-- name: window-topn-lowest-tumble-end-where
+-- sink: we BIGINT, auction BIGINT, bidder BIGINT, price BIGINT
+INSERT INTO out SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, TUMBLE_END(ts, INTERVAL '10' SECOND) AS we,
+         RANK() OVER (PARTITION BY auction, TUMBLE(ts, INTERVAL '10' SECOND) ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+-- duckdb:
+SELECT we, auction, bidder, price FROM (
+  SELECT auction, bidder, price, ts // 10000 * 10000 + 10000 AS we,
+         RANK() OVER (PARTITION BY auction, ts // 10000 ORDER BY price NULLS LAST) AS rk
+  FROM bids WHERE auction < 5
+) WHERE rk = 1 AND price IS NOT NULL;
+
+-- name: window-topn-row-number-over-tumble-count
+-- sink: ws BIGINT, auction BIGINT, n BIGINT, rn BIGINT
+INSERT INTO out SELECT window_start, auction, n, rn FROM (
+  SELECT window_start, window_end, auction, n,
+         ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, window_start, window_end, COUNT(*) AS n FROM bids GROUP BY auction, TUMBLE(ts, INTERVAL '10' SECOND))
+) WHERE rn <= 3;
+-- duckdb:
+SELECT ws, auction, n, rn FROM (
+  SELECT ws, auction, n, ROW_NUMBER() OVER (PARTITION BY ws ORDER BY n DESC, auction) AS rn
+  FROM (SELECT auction, ts // 10000 * 10000 AS ws, COUNT(*) AS n FROM bids GROUP BY auction, ws)
+) WHERE rn <= 3;
+
+-- name: window-topn-rank-over-hop-max-per-channel
+-- sink: channel VARCHAR, we BIGINT, auction BIGINT, hi BIGINT, rk BIGINT
+INSERT INTO out SELECT channel, window_end, auction, hi, rk FROM (
+  SELECT channel, auction, hi, window_start, window_end,
+         RANK() OVER (PARTITION BY window_start, window_end, channel ORDER BY hi / 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, HOP_START(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_start,
+               HOP_END(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND) AS window_end, MAX(price) AS hi
+        FROM bids GROUP BY channel, auction, HOP(ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)) AS g
+) WHERE rk <= 1;
+-- duckdb:
+SELECT channel, we, auction, hi, rk FROM (
+  SELECT channel, auction, hi, we,
+         RANK() OVER (PARTITION BY ws, channel ORDER BY hi // 100 DESC NULLS LAST) AS rk
+  FROM (SELECT channel, auction, ts // 5000 * 5000 - k * 5000 AS ws, ts // 5000 * 5000 - k * 5000 + 10000 AS we, MAX(price) AS hi
+        FROM bids, range(0, 2) r(k) GROUP BY channel, auction, ws, we)
+) WHERE rk <= 1;
+
 -- Updating queries (GROUP BY without a window) write a changelog: each
 -- row is op (upsert or delete), then the sink's columns; "-- key:" names
 -- the columns (from 1) that identify a row, and the test compares the table
@@ -322,6 +425,45 @@ INSERT INTO out SELECT auction, channel, bidder, ts FROM (
 -- key: 1
 -- sink: auction BIGINT, n BIGINT, total BIGINT, mean DOUBLE, bidders BIGINT
 INSERT INTO out SELECT auction, COUNT(*), SUM(price), AVG(price), COUNT(DISTINCT bidder) FROM bids GROUP BY auction;
+
+-- name: updating-group-of-group-histogram
+-- key: 1
+-- sink: n BIGINT, auctions BIGINT, total BIGINT
+INSERT INTO out SELECT n, COUNT(*), SUM(n) FROM (
+  SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction
+) GROUP BY n;
+
+-- name: updating-group-of-group-avg-of-max
+-- key: 1
+-- sink: channel VARCHAR, mean DOUBLE, k BIGINT
+INSERT INTO out SELECT channel, AVG(hi), COUNT(hi) FROM (
+  SELECT channel, bidder % 5 AS b, MAX(price) AS hi FROM bids GROUP BY channel, bidder % 5
+) AS g WHERE b <> 2 GROUP BY channel HAVING COUNT(*) > 1;
+
+-- name: updating-group-over-interval-join
+-- key: 1
+-- sink: auction BIGINT, pairs BIGINT, hi BIGINT, spread DOUBLE
+INSERT INTO out SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '2' SECOND WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+-- duckdb:
+SELECT a.auction, COUNT(*), MAX(b.price), AVG(b.price - a.price) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 2000 WHERE a.bidder < b.bidder
+GROUP BY a.auction HAVING COUNT(*) > 2 AND MIN(a.price) < 900;
+
+-- name: updating-count-star-alone
+-- key: 1
+-- sink: one BIGINT, n BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids;
+
+-- name: updating-count-over-interval-join
+-- key: 1
+-- sink: one BIGINT, pairs BIGINT
+INSERT INTO out SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts;
+-- duckdb:
+SELECT 1, COUNT(*) FROM bids a JOIN bids b
+ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts;
 
 -- name: updating-having-deletes
 -- key: 1, 2
@@ -701,3 +843,129 @@ RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel WHERE b.pric
 SELECT a.auction, a.bidder, c.seller, b.bidder FROM bids a
 JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 500
 RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 500 WHERE b.price > 700;
+
+-- name: tvf-tumble
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, n BIGINT, total BIGINT
+INSERT INTO out SELECT auction, window_start, window_end, COUNT(*), SUM(price)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+WHERE price > 100 GROUP BY window_start, window_end, auction;
+-- duckdb:
+SELECT auction, ts // 10000 * 10000 AS ws, ts // 10000 * 10000 + 10000, COUNT(*), SUM(price) FROM bids WHERE price > 100 GROUP BY auction, ws;
+
+-- name: tvf-hop-alias
+-- sink: channel VARCHAR, ws BIGINT, we BIGINT, hi BIGINT
+INSERT INTO out SELECT b.channel, window_start, window_end, MAX(b.price)
+FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND)) AS b
+GROUP BY b.channel, window_start, window_end;
+-- duckdb:
+SELECT channel, ts // 2000 * 2000 - k * 2000 AS ws, ts // 2000 * 2000 - k * 2000 + 6000, MAX(price)
+FROM bids, range(0, 3) r(k) GROUP BY channel, ws;
+
+-- name: tvf-session
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, n BIGINT
+INSERT INTO out SELECT bidder, window_start, window_end, COUNT(*)
+FROM TABLE(SESSION(TABLE bids PARTITION BY bidder, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+GROUP BY bidder, window_start, window_end;
+-- duckdb:
+SELECT bidder, MIN(ts), MAX(ts) + 2000, COUNT(*) FROM (
+  SELECT *, SUM(CASE WHEN d IS NULL OR d > 2000 THEN 1 ELSE 0 END) OVER (PARTITION BY bidder ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid
+  FROM (SELECT *, ts - LAG(ts) OVER (PARTITION BY bidder ORDER BY ts) AS d FROM bids)) GROUP BY bidder, sid;
+
+-- The time queries read ticks (sym VARCHAR, price BIGINT, ts TIMESTAMP(3),
+-- WATERMARK FOR ts AS ts - INTERVAL '1' SECOND), ticks_test.go.
+
+-- name: time-extract
+-- sink: sym VARCHAR, y BIGINT, mo BIGINT, d BIGINT, h BIGINT, mi BIGINT, s BIGINT, ms BIGINT, dow BIGINT, doy BIGINT, q BIGINT
+INSERT INTO out SELECT sym, EXTRACT(YEAR FROM ts), EXTRACT(MONTH FROM ts), EXTRACT(DAY FROM ts), EXTRACT(HOUR FROM ts), EXTRACT(MINUTE FROM ts),
+  EXTRACT(SECOND FROM ts), EXTRACT(MILLISECOND FROM ts), EXTRACT(DOW FROM ts), EXTRACT(DOY FROM ts), EXTRACT(QUARTER FROM ts) FROM ticks;
+
+-- name: time-format
+-- sink: sym VARCHAR, a VARCHAR, b VARCHAR
+INSERT INTO out SELECT sym, DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss.SSS'), DATE_FORMAT(ts, 'dd/MM/yy H''h''') FROM ticks WHERE price > 250;
+-- duckdb:
+SELECT sym, strftime(ts, '%Y-%m-%d %H:%M:%S.%g'), strftime(ts, '%d/%m/%y %-Hh') FROM ticks WHERE price > 250;
+
+-- name: time-interval-arithmetic
+-- sink: sym VARCHAR, a TIMESTAMP, b TIMESTAMP, c BIGINT
+INSERT INTO out SELECT sym, ts + INTERVAL '1' MINUTE, ts - INTERVAL '1500 milliseconds', ts - DATE_TRUNC('hour', ts)
+FROM ticks WHERE ts < TIMESTAMP '2026-04-01 00:30:00' AND ts + INTERVAL '1' HOUR >= TIMESTAMP '2026-03-31 22:45:00';
+-- duckdb:
+SELECT sym, ts + INTERVAL '1' MINUTE, ts - INTERVAL '1500 milliseconds', epoch_ms(ts) - epoch_ms(date_trunc('hour', ts))
+FROM ticks WHERE ts < TIMESTAMP '2026-04-01 00:30:00' AND ts + INTERVAL '1' HOUR >= TIMESTAMP '2026-03-31 22:45:00';
+
+-- name: time-casts
+-- sink: ms BIGINT, back TIMESTAMP, txt VARCHAR, parsed TIMESTAMP, bad TIMESTAMP
+INSERT INTO out SELECT CAST(ts AS BIGINT), TO_TIMESTAMP(CAST(ts AS BIGINT) + 1), DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss'),
+  CAST(DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss') AS TIMESTAMP), TO_TIMESTAMP(sym) FROM ticks;
+-- duckdb:
+SELECT epoch_ms(ts), epoch_ms(epoch_ms(ts) + 1), strftime(ts, '%Y-%m-%d %H:%M:%S'),
+  CAST(strftime(ts, '%Y-%m-%d %H:%M:%S') AS TIMESTAMP), TRY_CAST(sym AS TIMESTAMP) FROM ticks;
+
+-- name: time-from-bigint
+-- sink: auction BIGINT, ts TIMESTAMP, s BIGINT, day VARCHAR
+INSERT INTO out SELECT auction, TO_TIMESTAMP(ts), EXTRACT(SECOND FROM TO_TIMESTAMP(ts)), DATE_FORMAT(TO_TIMESTAMP(ts), 'yyyyMMdd') FROM bids WHERE price > 900;
+-- duckdb:
+SELECT auction, epoch_ms(ts), extract(second FROM epoch_ms(ts)), strftime(epoch_ms(ts), '%Y%m%d') FROM bids WHERE price > 900;
+
+-- name: time-tvf-tumble-timestamp
+-- sink: sym VARCHAR, ws TIMESTAMP, we TIMESTAMP, n BIGINT, lo TIMESTAMP, hi TIMESTAMP
+INSERT INTO out SELECT sym, window_start, window_end, COUNT(*), MIN(ts), MAX(ts)
+FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' MINUTE)) GROUP BY window_start, window_end, sym;
+-- duckdb:
+SELECT sym, time_bucket(INTERVAL '10 minutes', ts) AS ws, time_bucket(INTERVAL '10 minutes', ts) + INTERVAL '10 minutes', COUNT(*), MIN(ts), MAX(ts)
+FROM ticks GROUP BY sym, ws;
+
+-- name: time-hop-trunc-key
+-- sink: h TIMESTAMP, ws TIMESTAMP, n BIGINT, total BIGINT
+INSERT INTO out SELECT DATE_TRUNC('hour', ts), HOP_START(ts, INTERVAL '5' MINUTE, INTERVAL '15' MINUTE), COUNT(*), SUM(price)
+FROM ticks GROUP BY DATE_TRUNC('hour', ts), HOP(ts, INTERVAL '5' MINUTE, INTERVAL '15' MINUTE);
+-- duckdb:
+SELECT date_trunc('hour', ts) AS h, time_bucket(INTERVAL '5 minutes', ts) - k * INTERVAL '5 minutes' AS ws, COUNT(*), SUM(price)
+FROM ticks, range(0, 3) r(k) GROUP BY h, ws;
+
+-- name: time-window-topn-tumble
+-- sink: sym VARCHAR, we TIMESTAMP, price BIGINT, ts TIMESTAMP, rk BIGINT
+INSERT INTO out SELECT sym, window_end, price, ts, rk FROM (
+  SELECT sym, window_end, price, ts, RANK() OVER (PARTITION BY sym, TUMBLE(ts, INTERVAL '10' MINUTE) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+-- duckdb:
+SELECT sym, we, price, ts, rk FROM (
+  SELECT sym, time_bucket(INTERVAL '10 minutes', ts) + INTERVAL '10 minutes' AS we, price, ts,
+         RANK() OVER (PARTITION BY sym, time_bucket(INTERVAL '10 minutes', ts) ORDER BY price DESC NULLS LAST) AS rk FROM ticks
+) WHERE rk <= 2;
+
+-- name: time-window-topn-over-tvf-count
+-- sink: ws TIMESTAMP, sym VARCHAR, n BIGINT, rk BIGINT
+INSERT INTO out SELECT window_start, sym, n, rk FROM (
+  SELECT sym, n, window_start, window_end, DENSE_RANK() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rk
+  FROM (SELECT sym, window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '10' MINUTE))
+        GROUP BY sym, window_start, window_end)
+) WHERE rk <= 2;
+-- duckdb:
+SELECT ws, sym, n, rk FROM (
+  SELECT sym, n, ws, DENSE_RANK() OVER (PARTITION BY ws ORDER BY n DESC) AS rk
+  FROM (SELECT sym, time_bucket(INTERVAL '10 minutes', ts) AS ws, COUNT(*) AS n FROM ticks GROUP BY sym, ws)
+) WHERE rk <= 2;
+
+-- name: time-updating-per-day
+-- sink: d TIMESTAMP, n BIGINT, last TIMESTAMP, mon BIGINT
+-- key: 1
+INSERT INTO out SELECT DATE_TRUNC('day', ts), COUNT(*), MAX(ts), MIN(EXTRACT(MONTH FROM ts)) FROM ticks GROUP BY DATE_TRUNC('day', ts);
+-- duckdb:
+SELECT date_trunc('day', ts), COUNT(*), MAX(ts), MIN(extract(month FROM ts)) FROM ticks GROUP BY date_trunc('day', ts);
+
+-- name: time-interval-join
+-- sink: sym VARCHAR, a TIMESTAMP, b TIMESTAMP, gap BIGINT
+INSERT INTO out SELECT x.sym, x.ts, y.ts, y.ts - x.ts FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+-- duckdb:
+SELECT x.sym, x.ts, y.ts, epoch_ms(y.ts) - epoch_ms(x.ts) FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND y.ts BETWEEN x.ts AND x.ts + INTERVAL '90' SECOND WHERE x.price > y.price;
+
+-- name: time-window-join
+-- sink: sym VARCHAR, ws TIMESTAMP, we TIMESTAMP, a BIGINT, b BIGINT
+INSERT INTO out SELECT x.sym, window_start, window_end, x.price, y.price FROM ticks x JOIN ticks y
+  ON x.sym = y.sym AND TUMBLE(x.ts, INTERVAL '2' MINUTE) = TUMBLE(y.ts, INTERVAL '2' MINUTE) WHERE x.price < y.price - 400;
+-- duckdb:
+SELECT x.sym, time_bucket(INTERVAL '2 minutes', x.ts) AS ws, time_bucket(INTERVAL '2 minutes', x.ts) + INTERVAL '2 minutes', x.price, y.price
+FROM ticks x JOIN ticks y ON x.sym = y.sym AND time_bucket(INTERVAL '2 minutes', x.ts) = time_bucket(INTERVAL '2 minutes', y.ts) WHERE x.price < y.price - 400;

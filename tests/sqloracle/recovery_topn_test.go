@@ -1,0 +1,38 @@
+package sqloracle
+
+import "testing"
+
+// TestWindowTopNAndRetractionsSurviveALostTaskManager loses, after two
+// completed checkpoints, the task manager that runs the first subtask of
+// a window Top-N's ranking window, and then of a GROUP BY over a GROUP
+// BY's retractions: restored from a checkpoint, each must still write
+// exactly DuckDB's rows (the second once its changelog is applied).
+func TestWindowTopNAndRetractionsSurviveALostTaskManager(t *testing.T) {
+	for _, q := range []query{{
+		name: "window-topn",
+		sink: "channel VARCHAR, ws BIGINT, bidder BIGINT, price BIGINT, rk BIGINT",
+		floe: "INSERT INTO out SELECT channel, window_start, bidder, price, rk FROM (SELECT channel, window_start, bidder, price, " +
+			"RANK() OVER (PARTITION BY TUMBLE(ts, INTERVAL '5' SECOND), channel ORDER BY price / 100 DESC NULLS LAST) AS rk FROM bids) WHERE rk <= 2;",
+		duckdb: "SELECT channel, ws, bidder, price, rk FROM (SELECT channel, ts // 5000 * 5000 AS ws, bidder, price, " +
+			"RANK() OVER (PARTITION BY ts // 5000 * 5000, channel ORDER BY price // 100 DESC NULLS LAST) AS rk FROM bids) WHERE rk <= 2",
+	}, {
+		name:   "group-of-group",
+		sink:   "n BIGINT, auctions BIGINT, total BIGINT",
+		floe:   "INSERT INTO out SELECT n, COUNT(*), SUM(n) FROM (SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction) GROUP BY n;",
+		duckdb: "SELECT n, COUNT(*), SUM(n) FROM (SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction) GROUP BY n",
+		key:    []int{0},
+	}} {
+		t.Run(q.name, func(t *testing.T) {
+			j := startCheckpointed(t, q)
+			st := j.waitCheckpoints(t, 2)
+			// NB: vertex 1 is the first stage after a keyBy: the ranking
+			// window, or the inner GROUP BY.
+			victim := st.Vertices[1].Subtasks[0].TaskManager
+			j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
+			st = j.finish(t)
+			if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
+				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
+			}
+		})
+	}
+}
