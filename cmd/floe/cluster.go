@@ -66,7 +66,7 @@ func schedulerCommand(stdout, stderr io.Writer) *cobra.Command {
 	ckptStorage := fs.String("checkpoint-storage", "", "default checkpoint storage of jobs: file:///path or s3://bucket/prefix (S3 endpoint and credentials from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION; task managers need the same); default file://DATA-DIR/checkpoints")
 	s3 := s3Flags(fs)
 	retention := fs.Duration("state-retention", scheduler.DefaultStateRetention, "how long a finished job's queryable state stays queryable")
-	partial := fs.Bool("partial-rescale", false, "keep the stages a rescale does not change running, suspended at its checkpoint, instead of restarting the whole job (docs/rescaling.md)")
+	partial := fs.Bool("partial-rescale", true, "keep the stages a rescale does not change running, suspended at its checkpoint, instead of restarting the whole job; --partial-rescale=false restarts the whole job (docs/rescaling.md)")
 	haAddr := fs.String("ha-addr", "", "this scheduler's Raft address HOST:PORT in a group of schedulers (with --ha-peers); empty runs a single scheduler whose jobs are kept in --data-dir")
 	haPeers := fs.String("ha-peers", "", "the Raft addresses of every scheduler of the group, this one included, comma-separated: H1:P1,H2:P2,H3:P3")
 	haElection := fs.Duration("ha-election-timeout", 0, "how long followers wait for the leader before electing another (default 1s)")

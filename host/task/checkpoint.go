@@ -232,7 +232,10 @@ func (t *Task) snapshot(ctx context.Context, id int64, alignStart time.Time) err
 	}
 	var snap *keyedSnapshot
 	if t.state != nil {
-		if snap, err = t.captureState(id); err != nil {
+		// NB: a partial rescale's checkpoint is full, so that the stage it
+		// redeploys restores one snapshot, not a chain of deltas, each
+		// of which rewrites most keys when they are spread (RATIONALE.md).
+		if snap, err = t.captureState(id, suspend); err != nil {
 			t.ckpt.broken.Store(true)
 			t.ckpt.cfg.Decline(id, err.Error())
 			return nil
@@ -291,12 +294,12 @@ type keyedSnapshot struct {
 }
 
 // captureState is the synchronous part of a snapshot: it takes the state
-// out of the store (state.Backend.TakeSnapshot), full when there is no
-// chain to build on, the chain is long, or a snapshot failed; a delta
-// otherwise. finishSnapshot writes it while records flow.
-func (t *Task) captureState(id int64) (*keyedSnapshot, error) {
+// out of the store (state.Backend.TakeSnapshot), full when asked, when
+// there is no chain to build on, the chain is long, or a snapshot failed;
+// a delta otherwise. finishSnapshot writes it while records flow.
+func (t *Task) captureState(id int64, full bool) (*keyedSnapshot, error) {
 	c := t.ckpt
-	full := c.sinceFull == 0 || c.sinceFull >= maxChain || c.broken.Swap(false)
+	full = c.broken.Swap(false) || full || c.sinceFull == 0 || c.sinceFull >= maxChain
 	t.stateGate.lock()
 	capture, err := t.state.TakeSnapshot(full)
 	t.stateGate.unlock()

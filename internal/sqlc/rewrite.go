@@ -24,6 +24,8 @@ import (
 //     columns kept in the tvf.
 //   - CREATE TABLE t (..., p AS PROCTIME()) loses the computed column;
 //     flinkSyntax.proctimes holds its name, by the table name's offset.
+//   - PRIMARY KEY (k) NOT ENFORCED loses NOT ENFORCED: PostgreSQL parses
+//     the key (upsert.go).
 
 // flinkSyntax is what the rewrite took out of the script.
 type flinkSyntax struct {
@@ -110,6 +112,11 @@ func rewrite(src string) (string, flinkSyntax, error) {
 			}
 		case t.tok == pg.Token_ASCII_59: // ;
 			tableAt, depth = -1, 0
+		case tableAt >= 0 && t.tok == pg.Token_NOT && i+1 < len(toks) && toks[i+1].text == "enforced":
+			// PRIMARY KEY (...) NOT ENFORCED: Flink's keys are never
+			// enforced, and Floe's neither; the key stays.
+			blank(t.start, toks[i+1].end)
+			i++
 		case t.tok == pg.Token_TABLE && i > 0 && toks[i-1].tok == pg.Token_CREATE && i+1 < len(toks):
 			name := i + 1
 			if toks[name].tok == pg.Token_IF_P && name+3 < len(toks) { // IF NOT EXISTS

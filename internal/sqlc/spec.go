@@ -61,12 +61,16 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 	var sinkOrder []*Table
 	added := map[*Table]bool{}
 	inserts := map[*Table]int{}
+	changelog := map[*Table]bool{}
 	for _, q := range c.queries {
 		read := []*Table{q.source}
 		if q.join != nil {
 			read = append(append(read, q.join.right), q.join.more...)
 		}
 		for _, t := range read {
+			if t.Connector == upsertKafka {
+				return nil, nil, nil, c.errAt(t.at, "table %s is an upsert-kafka table: a sink only; reading one is not supported", t.Name)
+			}
 			if !added[t] {
 				added[t] = true
 				doc.Sources = append(doc.Sources, sourceNode(t))
@@ -118,11 +122,18 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 		}
 		if sinkInputs[q.sink] == nil {
 			sinkOrder = append(sinkOrder, q.sink)
+			changelog[q.sink] = q.writesChangelog()
+		} else if q.sink.Connector == upsertKafka && changelog[q.sink] != q.writesChangelog() {
+			return nil, nil, nil, c.errAt(q.sink.at, "table %s: its queries must all write updating results or all append, for its upsert sink", q.sink.Name)
 		}
 		sinkInputs[q.sink] = append(sinkInputs[q.sink], input)
 	}
 	for _, t := range sinkOrder {
-		doc.Sinks = append(doc.Sinks, sinkNode(t, sinkInputs[t]))
+		n := sinkNode(t, sinkInputs[t])
+		if t.Connector == upsertKafka {
+			upsertSink(&n, t, changelog[t])
+		}
+		doc.Sinks = append(doc.Sinks, n)
 	}
 	sinks = sinkOrder
 	for _, t := range c.order {

@@ -42,6 +42,10 @@ type Table struct {
 	view bool
 	// procTime names the table's PROCTIME() column, or is "" (flink.go).
 	procTime string
+	// primaryKey holds the columns of its PRIMARY KEY, none without one
+	// (upsert.go); primaryKeyAt is the key's offset.
+	primaryKey   []int
+	primaryKeyAt int
 }
 
 // nexmarkEvents are the kinds of events of a nexmark stream: the prefix of
@@ -104,7 +108,12 @@ func (t *Table) columnNames() string {
 // createTable reads a CREATE TABLE statement.
 func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 	t := &Table{Name: s.Relation.Relname, EventTime: -1, at: at}
+	var keys []*pg.Constraint
 	for _, e := range s.TableElts {
+		if k := e.GetConstraint(); k != nil && k.Contype == pg.ConstrType_CONSTR_PRIMARY {
+			keys = append(keys, k)
+			continue
+		}
 		cd := e.GetColumnDef()
 		if cd == nil {
 			return nil, c.errAt(at, "CREATE TABLE %s: only columns and WATERMARK FOR col AS col - INTERVAL '5' SECOND are supported in the column list", t.Name)
@@ -117,6 +126,15 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 			return nil, c.errAt(int(cd.TypeName.Location), "column %q: %v", cd.Colname, err)
 		}
 		t.Columns = append(t.Columns, sqlprog.Column{Name: cd.Colname, Type: typ})
+		for _, n := range cd.Constraints {
+			if k := n.GetConstraint(); k != nil && k.Contype == pg.ConstrType_CONSTR_PRIMARY {
+				k.Keys = []*pg.Node{pg.MakeStrNode(cd.Colname)}
+				keys = append(keys, k)
+			}
+		}
+	}
+	if err := c.primaryKey(t, keys); err != nil {
+		return nil, err
 	}
 	if len(t.Columns) == 0 {
 		return nil, c.errAt(at, "CREATE TABLE %s: a table needs columns", t.Name)
@@ -150,7 +168,10 @@ func (c *compiler) createTable(s *pg.CreateStmt, at int) (*Table, error) {
 		return nil, c.errAt(t.eventAt, "option event: only for a nexmark table")
 	}
 	if t.Connector == "" {
-		return nil, c.errAt(at, "CREATE TABLE %s: WITH (connector = '...') is required (file, nexmark, generator, kafka or stdout)", t.Name)
+		return nil, c.errAt(at, "CREATE TABLE %s: WITH (connector = '...') is required (file, nexmark, generator, kafka, upsert-kafka or stdout)", t.Name)
+	}
+	if err := c.checkPrimaryKey(t); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

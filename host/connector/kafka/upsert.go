@@ -24,9 +24,11 @@ type Upsert struct {
 	Ops bool
 }
 
-// The ops of a changelog line.
+// The ops of a changelog line: an updating GROUP BY's upsert and delete,
+// and an outer join's insert, which a keyed table takes as an upsert.
 const (
 	opUpsert = "upsert"
+	opInsert = "insert"
 	opDelete = "delete"
 )
 
@@ -50,11 +52,11 @@ func (u *Upsert) convert(v []byte) (key, value []byte, err error) {
 	if u.Ops {
 		op, rest, found := bytes.Cut(v, []byte{','})
 		switch string(op) {
-		case opUpsert:
+		case opUpsert, opInsert:
 		case opDelete:
 			del = true
 		default:
-			return nil, nil, fmt.Errorf("upsert sink: record %s does not start with the op upsert or delete", strconv.Quote(excerpt.Cut(string(v), 200)))
+			return nil, nil, fmt.Errorf("upsert sink: record %s does not start with the op upsert, insert or delete", strconv.Quote(excerpt.Cut(string(v), 200)))
 		}
 		if !found {
 			return nil, nil, fmt.Errorf("upsert sink: record %s has no row after its op", strconv.Quote(excerpt.Cut(string(v), 200)))

@@ -23,10 +23,11 @@ func TestUpsertConvert(t *testing.T) {
 		{name: "row", u: Upsert{Key: []int{0}}, in: "apple,412,998", key: "apple", value: "apple,412,998"},
 		{name: "two key fields", u: Upsert{Key: []int{2, 0}}, in: "apple,412,998", key: "998,apple", value: "apple,412,998"},
 		{name: "upsert", u: Upsert{Key: []int{0}, Ops: true}, in: "upsert,apple,412", key: "apple", value: "apple,412"},
+		{name: "insert", u: Upsert{Key: []int{0}, Ops: true}, in: "insert,apple,3", key: "apple", value: "apple,3"},
 		{name: "delete", u: Upsert{Key: []int{1}, Ops: true}, in: "delete,apple,412", key: "412", tombstone: true},
 		{name: "quoted key", u: Upsert{Key: []int{0}, Ops: true}, in: `upsert,"a,""b""",1`, key: `"a,""b"""`, value: `"a,""b""",1`},
 		{name: "empty key field", u: Upsert{Key: []int{1}}, in: "a,,c", key: "", value: "a,,c"},
-		{name: "bad op", u: Upsert{Key: []int{0}, Ops: true}, in: "insert,a", err: `record "insert,a" does not start with the op upsert or delete`},
+		{name: "bad op", u: Upsert{Key: []int{0}, Ops: true}, in: "replace,a", err: `record "replace,a" does not start with the op upsert, insert or delete`},
 		{name: "too few fields", u: Upsert{Key: []int{3}}, in: "a,b", err: `record "a,b" has 2 fields, the key wants field 3`},
 		{name: "open quote", u: Upsert{Key: []int{0}}, in: `"a,b`, err: "an unterminated quoted field"},
 	}
