@@ -9,14 +9,22 @@ import (
 )
 
 // Pair is one joined pair, as a Combiner gets it. Right is nil and
-// HasRight false for a left outer join's left row that found no match.
+// HasRight false for a left outer join's left row that found no match;
+// Left is nil and NoLeft true for a right outer join's right row that
+// found none (outer.go). Retract marks the retraction of a lone row's
+// earlier pair, which only a retracting outer interval join emits. A
+// window join's pair has its window's first instant in WindowStart (its
+// Timestamp is the window's last).
 type Pair struct {
-	Key       []byte
-	KeyGroup  uint16
-	Left      []byte
-	Right     []byte
-	HasRight  bool
-	Timestamp int64
+	Key         []byte
+	KeyGroup    uint16
+	Left        []byte
+	Right       []byte
+	HasRight    bool
+	NoLeft      bool
+	Retract     bool
+	Timestamp   int64
+	WindowStart int64
 }
 
 // Combiner turns joined pairs into output records. The operators hand it

@@ -12,7 +12,9 @@
 // reaches l.ts + Upper, a right row once it reaches r.ts - Lower (an
 // event-time timer per key and cleanup time). A record at or behind the
 // watermark is late: it is dropped and counted, or sent to the late side
-// output.
+// output. An outer interval join (outer.go) also emits each row of its
+// outer sides that matched nothing alone: once the watermark passes its
+// interval, or at once, retracted by its first match (Retract).
 //
 // A Window assigns the records of both inputs to the windows of a
 // window.Spec (tumbling, sliding or session, sessions merging across both

@@ -27,6 +27,13 @@ type IntervalConfig struct {
 	UpperOf func(left []byte) (until int64, ok bool)
 	// LateOutput names the side output of late records; "" drops them.
 	LateOutput string
+	// Outer keeps the rows of its sides that match nothing (outer.go).
+	Outer Outer
+	// Retract, with Outer, emits an outer row alone as soon as it
+	// arrives unmatched and retracts that pair when its first match
+	// arrives (an updating result); without it, an outer row is emitted
+	// alone once the watermark passes its interval unmatched.
+	Retract bool
 }
 
 // ErrNoTimestamp is returned for a record without event time.
@@ -119,8 +126,10 @@ func isLate(ts, wm int64) bool { return wm != record.NoTimestamp && ts <= wm }
 
 // buffered is a row of the other side, as one key's batch matches it.
 type buffered struct {
-	ts    int64
-	value []byte
+	ts      int64
+	value   []byte
+	mk      []byte // the row's map key, for an outer row's matched mark
+	matched bool
 }
 
 // addKey matches the records idx of in, all of one key and of side s,
@@ -137,7 +146,11 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 		case rs == s:
 			seqs[ts] = max(seqs[ts], n+1)
 		default:
-			other = append(other, buffered{ts, bytes.Clone(v)})
+			b := buffered{ts: ts, value: bytes.Clone(v)}
+			if o.cfg.Outer.has(s.other()) {
+				b.mk, b.matched, b.value = bytes.Clone(mk), v[0] == 1, b.value[1:]
+			}
+			other = append(other, b)
 		}
 		return nil
 	})
@@ -151,13 +164,19 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 			lo, hi = r.Timestamp-o.cfg.Upper, r.Timestamp-o.cfg.Lower
 		}
 		from, _ := slices.BinarySearchFunc(other, lo, func(b buffered, t int64) int { return cmp.Compare(b.ts, t) })
+		matched := false
 		until := o.until(s, r.Timestamp, r.Value)
-		for _, b := range other[from:] {
+		for j := range other[from:] {
+			b := &other[from+j]
 			if b.ts > hi {
 				break
 			}
 			if b.ts > until || (s == Right && o.until(Left, b.ts, b.value) < r.Timestamp) {
 				continue // NB: past the left row's own upper bound
+			}
+			matched = true
+			if err := o.firstMatch(s.other(), r, b); err != nil {
+				return err
 			}
 			p := Pair{Key: r.Key, KeyGroup: r.KeyGroup, HasRight: true, Timestamp: max(b.ts, r.Timestamp)}
 			if s == Left {
@@ -168,12 +187,14 @@ func (o *Interval) addKey(s Side, in *record.Batch, idx []int) error {
 			o.pairs = append(o.pairs, p)
 		}
 		cleanup := o.cleanupTime(s, r.Timestamp, r.Value)
-		if isLate(cleanup, o.watermark) {
+		expired := isLate(cleanup, o.watermark)
+		o.arrived(s, r, matched, expired)
+		if expired {
 			continue // no record of the other side can still match it
 		}
 		seq := seqs[r.Timestamp]
 		seqs[r.Timestamp] = seq + 1
-		if err := o.rows.Put(r.KeyGroup, r.Key, intervalKey(s, r.Timestamp, seq), r.Value); err != nil {
+		if err := o.rows.Put(r.KeyGroup, r.Key, intervalKey(s, r.Timestamp, seq), o.stored(s, r.Value, matched)); err != nil {
 			return err
 		}
 		if err := o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, cleanup); err != nil {
@@ -220,16 +241,19 @@ func (o *Interval) emit(ctx context.Context, out *record.Batch) error {
 	return err
 }
 
-// FireTimer deletes the rows of key whose cleanup time is at or before ts.
-func (o *Interval) FireTimer(_ context.Context, _ udf.TimeDomain, ts int64, kg uint16, key []byte, _ *record.Batch) error {
+// FireTimer deletes the rows of key whose cleanup time is at or before ts,
+// and emits those of an outer side that matched nothing alone, unless the
+// join retracts (outer.go).
+func (o *Interval) FireTimer(ctx context.Context, _ udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
 	var drop [][]byte
 	err := o.rows.Iter(kg, key, func(mk, v []byte) error {
 		s, rts, _, err := decodeIntervalKey(mk)
 		if err != nil {
 			return err
 		}
-		if o.cleanupTime(s, rts, v) <= ts {
+		if o.cleanupTime(s, rts, o.unmarked(s, v)) <= ts {
 			drop = append(drop, bytes.Clone(mk))
+			o.expired(s, kg, key, rts, v)
 		}
 		return nil
 	})
@@ -241,7 +265,7 @@ func (o *Interval) FireTimer(_ context.Context, _ udf.TimeDomain, ts int64, kg u
 			return err
 		}
 	}
-	return nil
+	return o.emit(ctx, out)
 }
 
 func lateOutputs(name string) []string {

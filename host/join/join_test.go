@@ -109,6 +109,9 @@ func (h *harness) state(t *testing.T) string {
 	}) {
 		err := h.rows.Iter(keygroup.Of([]byte(k), 128), []byte(k), func(mk, v []byte) error {
 			if len(mk) == 17 && mk[0] <= 1 && h.interval() {
+				if h.op.(*Interval).cfg.Outer.has(Side(mk[0])) {
+					v = append([]byte(fmt.Sprintf("[matched=%d] ", v[0])), v[1:]...)
+				}
 				s, ts, seq, err := decodeIntervalKey(mk)
 				if err != nil {
 					return err
@@ -134,7 +137,7 @@ func (h *harness) interval() bool { _, ok := h.op.(*Interval); return ok }
 
 // TestScripts runs the scripts in testdata:
 //
-//	interval lower=N upper=N [late=NAME]
+//	interval lower=N upper=N [late=NAME outer=left|right|full retract]
 //	window kind=K [size=N slide=N gap=N join=inner|leftOuter lateness=N late=NAME]
 //	left, right      lines "key@ts value", a batch of that input
 //	watermark T      advance event time to T, firing due timers
@@ -156,10 +159,16 @@ func TestScripts(t *testing.T) {
 						cfg.Upper, _ = strconv.ParseInt(a.Vals[0], 10, 64)
 					case "late":
 						cfg.LateOutput = a.Vals[0]
+					case "outer":
+						if cfg.Outer, err = ParseOuter(a.Vals[0]); err != nil {
+							return okOr(err)
+						}
+					case "retract":
+						cfg.Retract = true
 					}
 				}
 				h, err = newHarness(t, func(rows udf.MapState, q *timer.Queue) (joiner, error) {
-					return NewInterval(cfg, Concat{Sep: []byte("|")}, rows, q)
+					return NewInterval(cfg, signed{}, rows, q)
 				})
 				return okOr(err)
 			case "window":
@@ -214,4 +223,19 @@ func okOr(err error) string {
 		return "error: " + err.Error()
 	}
 	return "ok"
+}
+
+// signed is Concat with "|" that writes a retraction with a leading "-",
+// so that scripts and brute-force tests see a retracting join's changelog.
+type signed struct{}
+
+func (signed) Combine(ctx context.Context, pairs []Pair, out *record.Batch) error {
+	for _, p := range pairs {
+		v := string(p.Left) + "|" + string(p.Right)
+		if p.Retract {
+			v = "-" + v
+		}
+		out.AppendKeyed(p.Key, []byte(v), p.Timestamp, p.KeyGroup)
+	}
+	return nil
 }

@@ -267,12 +267,12 @@ func (o *Window) pair(kg uint16, key []byte, x loaded) {
 			continue
 		}
 		if !matched && o.cfg.Kind == LeftOuter {
-			o.pairs = append(o.pairs, Pair{Key: key, KeyGroup: kg, Left: l.value, Timestamp: ts})
+			o.pairs = append(o.pairs, Pair{Key: key, KeyGroup: kg, Left: l.value, Timestamp: ts, WindowStart: x.w.Start})
 			continue
 		}
 		for _, r := range x.rows {
 			if r.side == Right {
-				o.pairs = append(o.pairs, Pair{Key: key, KeyGroup: kg, Left: l.value, Right: r.value, HasRight: true, Timestamp: ts})
+				o.pairs = append(o.pairs, Pair{Key: key, KeyGroup: kg, Left: l.value, Right: r.value, HasRight: true, Timestamp: ts, WindowStart: x.w.Start})
 			}
 		}
 	}

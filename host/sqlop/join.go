@@ -11,7 +11,8 @@ import (
 
 // JoinRows is the join.Combiner of a SQL join: each pair becomes the
 // joined row of sqlprog.JoinRows, with the pair's key, key group and
-// timestamp. It is used by one task goroutine.
+// timestamp; an outer join's lone row has NULLs for the other side, and a
+// retracting one's rows end with the retraction flag. It is used by one task goroutine.
 type JoinRows struct {
 	Spec *sqlprog.JoinRows
 	v    []byte
@@ -23,21 +24,40 @@ var nullValue = sqlrow.AppendValue(nil, sqlrow.Value{})
 func (j *JoinRows) Combine(_ context.Context, pairs []join.Pair, out *record.Batch) error {
 	for _, p := range pairs {
 		j.v = append(j.v[:0], p.Left...)
+		if p.NoLeft {
+			j.v = appendNulls(j.v, j.Spec.Left)
+		}
 		if p.HasRight {
 			j.v = append(j.v, p.Right...)
 		} else {
-			for range j.Spec.Right {
-				j.v = append(j.v, nullValue...)
-			}
+			j.v = appendNulls(j.v, j.Spec.Right)
 		}
-		if w := j.Spec.Window; w > 0 {
+		if w := j.Spec.Window; w > 0 || j.Spec.Session {
 			end := p.Timestamp + 1 // NB: a window join's pair is at the window's last instant
-			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end-w))
+			start := end - w
+			if j.Spec.Session {
+				start = p.WindowStart
+			}
+			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(start))
 			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(end))
+		}
+		if j.Spec.Changelog {
+			flag := int64(0)
+			if p.Retract {
+				flag = 1
+			}
+			j.v = sqlrow.AppendValue(j.v, sqlrow.Int(flag))
 		}
 		out.AppendKeyed(p.Key, j.v, p.Timestamp, p.KeyGroup)
 	}
 	return nil
+}
+
+func appendNulls(v []byte, n int) []byte {
+	for range n {
+		v = append(v, nullValue...)
+	}
+	return v
 }
 
 // Until returns, for a join whose left rows bound their own interval

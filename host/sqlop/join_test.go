@@ -27,6 +27,14 @@ func TestJoinRows(t *testing.T) {
 			sqlrow.Row{sqlrow.Int(7), sqlrow.Str("a"), sqlrow.Int(7), sqlrow.Float(2.5), sqlrow.Int(10_000), sqlrow.Int(20_000)}},
 		{"window, unmatched", sqlprog.JoinRows{Right: 2, Window: 10_000}, join.Pair{Left: left, Timestamp: 9_999},
 			sqlrow.Row{sqlrow.Int(7), sqlrow.Str("a"), {}, {}, sqlrow.Int(0), sqlrow.Int(10_000)}},
+		{"session bounds", sqlprog.JoinRows{Right: 2, Session: true}, join.Pair{Left: left, Right: right, HasRight: true, Timestamp: 19_999, WindowStart: 12_345},
+			sqlrow.Row{sqlrow.Int(7), sqlrow.Str("a"), sqlrow.Int(7), sqlrow.Float(2.5), sqlrow.Int(12_345), sqlrow.Int(20_000)}},
+		{"unmatched right", sqlprog.JoinRows{Right: 2, Left: 2, Outer: "right"}, join.Pair{Right: right, HasRight: true, NoLeft: true, Timestamp: 5},
+			sqlrow.Row{{}, {}, sqlrow.Int(7), sqlrow.Float(2.5)}},
+		{"retraction", sqlprog.JoinRows{Right: 2, Left: 2, Outer: "full", Changelog: true}, join.Pair{Left: left, Retract: true, Timestamp: 5},
+			sqlrow.Row{sqlrow.Int(7), sqlrow.Str("a"), {}, {}, sqlrow.Int(1)}},
+		{"changelog insert", sqlprog.JoinRows{Right: 2, Outer: "left", Changelog: true}, join.Pair{Left: left, Right: right, HasRight: true, Timestamp: 5},
+			sqlrow.Row{sqlrow.Int(7), sqlrow.Str("a"), sqlrow.Int(7), sqlrow.Float(2.5), sqlrow.Int(0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out record.Batch

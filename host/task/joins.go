@@ -72,7 +72,15 @@ func (t *Task) joinOperator(ctx context.Context, op *jobspec.Operator) (Operator
 	}
 	var core joinCore
 	if op.Type == jobspec.OperatorIntervalJoin {
-		core, err = join.NewInterval(join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput, UpperOf: sqlop.Until(j.SQL)}, fn, rows, q)
+		cfg := join.IntervalConfig{Lower: j.Lower.Milliseconds(), Upper: j.Upper.Milliseconds(), LateOutput: j.LateOutput, UpperOf: sqlop.Until(j.SQL)}
+		if j.SQL != nil {
+			// NB: only a SQL join is outer: its rows hold the NULLs.
+			cfg.Outer, err = join.ParseOuter(j.SQL.Outer)
+			cfg.Retract = j.SQL.Changelog
+		}
+		if err == nil {
+			core, err = join.NewInterval(cfg, fn, rows, q)
+		}
 	} else {
 		w := op.Window
 		core, err = join.NewWindow(join.WindowConfig{

@@ -152,5 +152,9 @@ func (b *builder) joinSQL(path string, r *rawOperator, j *Join) {
 		b.p.reject(path+".sql", "%v", err)
 		return
 	}
+	if rows.Outer != "" && r.Between == nil {
+		b.p.reject(path+".sql", "outer: only an intervalJoin (a windowJoin's join: says leftOuter)")
+		return
+	}
 	j.SQL = rows
 }

@@ -30,6 +30,10 @@ import (
 type joinPlan struct {
 	right *Table
 	sides [2][]operator
+	// more and moreSides are the later tables of a chain of joins and
+	// their operators (multijoin.go).
+	more      []*Table
+	moreSides [][]operator
 }
 
 // joinStep is the join operator's configuration.
@@ -39,6 +43,7 @@ type joinStep struct {
 	kind         string        // window join: inner or leftOuter
 	window       windowSpec
 	rows         sqlprog.JoinRows
+	link         int // the join's place in a chain of joins (multijoin.go)
 
 	// until is the left table's column, counting from 1, that bounds an
 	// interval join from above per row (joinbound.go); 0 for none.
@@ -61,6 +66,9 @@ func isJoin(sel *pg.SelectStmt) bool {
 // interval joins are often written.
 func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	je, where := sel.FromClause[0].GetJoinExpr(), sel.WhereClause
+	if je != nil && je.Larg.GetJoinExpr() != nil {
+		return c.chainJoin(q, sel, je, where)
+	}
 	if je == nil {
 		je = &pg.JoinExpr{Jointype: pg.JoinType_JOIN_INNER, Larg: sel.FromClause[0], Rarg: sel.FromClause[1], Quals: where}
 		if je.Quals == nil {
@@ -86,6 +94,10 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 			sides[i].alias = rv.Alias.Aliasname
 		}
 	}
+	outer := outerSides(je.Jointype)
+	if je.Jointype == pg.JoinType_JOIN_RIGHT {
+		sides[0], sides[1] = sides[1], sides[0] // NB: a RIGHT JOIN is the LEFT JOIN of the other order
+	}
 	if sides[0].alias == sides[1].alias {
 		return c.errAt(location(je.Rarg), "both sides of the join are called %s: give one an alias (FROM %s a JOIN %s b ON ...)", sides[0].alias, sides[0].t.Name, sides[1].t.Name)
 	}
@@ -93,8 +105,8 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	switch {
 	case je.IsNatural || len(je.UsingClause) > 0:
 		return c.errAt(loc, "NATURAL and USING joins are not supported: write JOIN ... ON a.k = b.k")
-	case je.Jointype != pg.JoinType_JOIN_INNER && je.Jointype != pg.JoinType_JOIN_LEFT:
-		return c.errAt(loc, "only JOIN (inner) and LEFT JOIN are supported")
+	case je.Jointype != pg.JoinType_JOIN_INNER && outer == "":
+		return c.errAt(loc, "only JOIN (inner), LEFT, RIGHT and FULL JOIN are supported")
 	case je.Quals == nil:
 		return c.errAt(loc, "a join needs ON a.k = b.k AND a time bound (a CROSS JOIN is not supported)")
 	case len(sel.GroupClause) > 0 || sel.HavingClause != nil || c.hasAggregate(sel.TargetList):
@@ -104,7 +116,6 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 	if err != nil {
 		return err
 	}
-	left := je.Jointype == pg.JoinType_JOIN_LEFT
 	q.source = sides[0].t
 	step := &on.step
 	switch {
@@ -112,20 +123,15 @@ func (c *compiler) joinQuery(q *query, sel *pg.SelectStmt) error {
 		return c.errAt(location(je.Quals), "a join needs at least one equality of a left and a right expression in ON (a.k = b.k)")
 	case !on.timed && c.props.stateTTL == 0:
 		return c.errAt(location(je.Quals), "a join needs a time bound in ON: b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts + INTERVAL '5' SECOND, or TUMBLE(a.ts, size) = TUMBLE(b.ts, size); or, for a regular join, SET state_ttl = '1h' before the query")
-	case !on.timed && left:
-		return c.errAt(loc, "a regular LEFT JOIN is not supported yet (its unmatched rows would need retracting): LEFT JOIN takes a window")
+	case outer != "" && on.rest != nil:
+		return c.errAt(on.restAt, "an outer join's ON holds only key equalities and the time bound: move this condition to WHERE or the SELECT list")
 	case !on.timed:
 		if err := c.regularJoin(sides, step); err != nil {
 			return err
 		}
-	case left && step.interval:
-		return c.errAt(loc, "LEFT JOIN with a time interval is not supported yet (an interval join is inner; a window join may be LEFT)")
-	case left && on.rest != nil:
-		return c.errAt(on.restAt, "a LEFT JOIN's ON holds only key equalities and the window: move this condition to WHERE or the SELECT list")
 	}
-	step.kind = "inner"
-	if left {
-		step.kind = "leftOuter"
+	if err := c.outerStep(outer, !on.timed, on, loc); err != nil {
+		return err
 	}
 	return c.joinOps(q, sel, where, sides, on)
 }
@@ -378,9 +384,6 @@ func (c *compiler) joinWindow(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (bo
 		if windowFns[name] == "" {
 			return false, nil
 		}
-		if name == "session" {
-			return false, c.errAt(int(f.Location), "a window join takes TUMBLE or HOP windows (SESSION is not supported in joins yet)")
-		}
 		if len(f.Args) == 0 {
 			return false, c.errAt(int(f.Location), "%s needs the event-time column first", strings.ToUpper(name))
 		}
@@ -404,6 +407,7 @@ func (c *compiler) joinWindow(a *pg.A_Expr, sides [2]rowScope, st *joinStep) (bo
 	}
 	st.window = ws[0]
 	st.rows.Window = ws[0].size.Milliseconds()
+	st.rows.Session = ws[0].kind == "session"
 	return true, nil
 }
 
@@ -416,7 +420,7 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 	for i, s := range sides {
 		p := &sqlprog.Program{In: s.t.Format, Prefix: s.t.Prefix, Columns: s.t.Columns, Out: sqlprog.FormatRow}
 		// NB: a NULL key joins nothing; a LEFT JOIN's left row with one is kept, unmatched.
-		if i == 1 || on.step.kind == "inner" {
+		if !on.step.keepsNulls(i) {
 			var notNull []*sqlexpr.Expr
 			for _, key := range on.keys[i] {
 				e, _ := sqlexpr.New(sqlexpr.OpNotNull, "", 0, key)
@@ -440,15 +444,21 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 		plan.sides[i] = []operator{{kind: "sql", suffix: name + "-pre", prog: p}, {kind: "keyBy", suffix: name + "-key", keys: k}}
 	}
 	on.step.rows.Right = k + len(sides[1].t.Columns)
+	if on.step.rows.Outer == "full" {
+		on.step.rows.Left = k + len(sides[0].t.Columns)
+	}
 	if on.step.until > 0 {
 		on.step.rows.Until = k + on.step.until
 	}
-	if on.step.rows.Window > 0 {
+	if on.step.rows.Window > 0 || on.step.rows.Session {
 		js.bounds = len(columns)
 		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt},
 			sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)+1), Type: sqlrow.BigInt})
 	}
-	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink)}
+	if on.step.rows.Changelog {
+		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt})
+	}
+	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink), Retracts: on.step.rows.Changelog}
 	conds := append([]*pg.Node{}, on.rest...)
 	if where != nil {
 		conds = append(conds, where)
@@ -536,9 +546,10 @@ func (s *joinScope) call(c *compiler, f *pg.FuncCall) (*sqlexpr.Expr, bool, erro
 // inputs.
 func (p *joinPlan) branches(ops *[]specOperator, q *query, prefix string) []string {
 	var ends []string
-	for i, t := range []*Table{q.source, p.right} {
+	sides := append([][]operator{p.sides[0], p.sides[1]}, p.moreSides...)
+	for i, t := range append([]*Table{q.source, p.right}, p.more...) {
 		input := uidPart(t.Name)
-		for _, op := range p.sides[i] {
+		for _, op := range sides[i] {
 			so := specOperator{Type: op.kind, UID: prefix + "-" + op.suffix, Input: input}
 			if op.kind == "sql" {
 				so.SQL = op.prog.String()

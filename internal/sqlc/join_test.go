@@ -63,15 +63,21 @@ func TestJoinErrors(t *testing.T) {
 	tests := []struct{ name, query, want string }{
 		{"no time bound", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction;",
 			"line 6, column 69: a join needs a time bound in ON"},
-		{"regular left", "SET state_ttl = '1h';\nINSERT INTO o SELECT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction;",
-			"line 7, column 54: a regular LEFT JOIN is not supported yet"},
 		{"bad ttl", "SET state_ttl = 'forever';", "line 6, column 17: SET state_ttl: want a duration such as '1h' or '30s', got \"forever\""},
 		{"no key", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND);",
 			"line 6, column 93: a join needs at least one equality"},
-		{"left interval", "INSERT INTO o SELECT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND;",
-			"line 6, column 54: LEFT JOIN with a time interval is not supported yet"},
+		{"full window", "INSERT INTO o SELECT b.auction FROM bids b FULL JOIN asks a ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND);",
+			"line 6, column 54: a FULL window join is not supported yet"},
+		{"distinct regular outer", "SET state_ttl = '1h';\nINSERT INTO o SELECT DISTINCT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction;",
+			"line 7, column 31: SELECT DISTINCT over a regular outer join is not supported yet"},
+		{"group regular outer", "SET state_ttl = '1h';\nINSERT INTO o SELECT COUNT(*) FROM bids b LEFT JOIN asks a ON a.auction = b.auction GROUP BY b.auction;",
+			"GROUP BY over a regular outer join is not supported yet: its result is updating"},
+		{"group regular outer chain", "SET state_ttl = '1h';\nINSERT INTO o SELECT SUM(c.price) FROM bids b JOIN asks a ON a.auction = b.auction FULL JOIN bids c ON c.auction = a.seller GROUP BY b.auction;",
+			"GROUP BY over a regular outer join is not supported yet: its result is updating"},
+		{"top-n regular outer", "SET state_ttl = '1h';\nINSERT INTO o SELECT auction FROM (SELECT b.auction, ROW_NUMBER() OVER (PARTITION BY b.auction ORDER BY a.price DESC) AS rn FROM bids b LEFT JOIN asks a ON a.auction = b.auction) WHERE rn = 1;",
+			"a Top-N over a regular outer join is not supported yet: its result is updating"},
 		{"left residual", "INSERT INTO o SELECT b.auction FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND) AND a.price > 3;",
-			"line 6, column 172: a LEFT JOIN's ON holds only key equalities and the window"},
+			"line 6, column 172: an outer join's ON holds only key equalities and the time bound"},
 		{"ambiguous", "INSERT INTO o SELECT auction FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts;",
 			`line 6, column 22: column "auction" is in both tables: write b.auction or a.auction`},
 		{"windows differ", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '2' SECOND);",
@@ -89,7 +95,7 @@ func TestJoinErrors(t *testing.T) {
 		{"three tables", "INSERT INTO o SELECT b.auction FROM bids b, asks a, bids c WHERE a.auction = b.auction;",
 			"line 6, column 53: a query reads one table or joins two"},
 		{"join of joins", "INSERT INTO o SELECT b.auction FROM bids b JOIN asks a ON a.auction = b.auction JOIN bids c ON c.auction = b.auction;",
-			"a join reads two tables by name (a join of joins or of subqueries is not supported yet)"},
+			"line 6, column 69: a join needs a time bound in ON, or, for a regular join, SET state_ttl"},
 		{"unknown qualifier", "INSERT INTO o SELECT c.auction FROM bids b JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts;",
 			`line 6, column 22: unknown table "c" (the join reads b and a)`},
 	}
@@ -127,5 +133,33 @@ func TestCommaJoinIsAnInnerJoin(t *testing.T) {
 	_, err = Compile(head+"INSERT INTO o SELECT b.auction FROM bids b, asks a;", Options{})
 	if err == nil || !strings.Contains(err.Error(), "line 6, column 45: FROM a, b joins the two tables") {
 		t.Errorf("a cross join: %v", err)
+	}
+}
+
+// TestGroupOverOuterIntervalJoin compiles a GROUP BY over an outer
+// interval join, whose result is appended, and an outer interval join
+// whose upper bound is a column of the left table (joinbound.go).
+func TestGroupOverOuterIntervalJoin(t *testing.T) {
+	head := bidsTable + asksTable + "CREATE TABLE o (a BIGINT, n BIGINT) WITH (connector = 'stdout');\n"
+	for _, q := range []string{
+		"INSERT INTO o SELECT b.auction, COUNT(a.seller) FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND GROUP BY b.auction;",
+		"INSERT INTO o SELECT b.auction, a.seller FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.price;",
+	} {
+		j, err := Compile(head+q, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		job, err := jobspec.Parse(j.Spec, "/", nil)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, j.Spec)
+		}
+		if _, err := plan.Build(job); err != nil {
+			t.Fatal(err)
+		}
+		for _, op := range job.Operators {
+			if op.Join != nil && (op.Join.SQL == nil || op.Join.SQL.Outer != "left" || op.Join.SQL.Changelog) {
+				t.Errorf("%s: join %+v, want an appended left outer join", q, op.Join.SQL)
+			}
+		}
 	}
 }

@@ -122,6 +122,9 @@ func (c *compiler) joinInsert(sel *pg.SelectStmt, sink *Table) (*query, error) {
 	if err := c.joinQuery(q, sel); err != nil {
 		return nil, err
 	}
+	if distinct && q.retracting() {
+		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a regular outer join is not supported yet: its result is updating")
+	}
 	if distinct {
 		return q, c.distinctJoin(q, int(sel.TargetList[0].GetResTarget().Location))
 	}

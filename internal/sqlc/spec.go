@@ -65,7 +65,7 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 	for _, q := range c.queries {
 		read := []*Table{q.source}
 		if q.join != nil {
-			read = append(read, q.join.right)
+			read = append(append(read, q.join.right), q.join.more...)
 		}
 		for _, t := range read {
 			if t.Connector == upsertKafka {
@@ -112,7 +112,7 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 			case "sqlTopN":
 				so.SQL = op.topN.String()
 			case "intervalJoin", "windowJoin":
-				op.join.fill(&so, joinInputs)
+				op.join.fill(&so, op.join.inputs(joinInputs, input))
 			}
 			doc.Operators = append(doc.Operators, so)
 			input = so.UID

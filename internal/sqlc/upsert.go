@@ -60,13 +60,14 @@ func (c *compiler) checkPrimaryKey(t *Table) error {
 }
 
 // writesChangelog tells whether q's rows carry an op first: the last
-// operator is a program that writes a changelog.
+// operator is a program that writes a changelog, or a regular outer
+// join's that writes its inserts and deletes (outerjoin.go).
 func (q *query) writesChangelog() bool {
 	if len(q.ops) == 0 {
 		return false
 	}
 	last := q.ops[len(q.ops)-1]
-	return last.kind == "sql" && last.prog != nil && last.prog.Changelog
+	return last.kind == "sql" && last.prog != nil && (last.prog.Changelog || last.prog.Retracts)
 }
 
 // upsertSink sets sink node n, of an upsert-kafka table t, to a kafka

@@ -71,3 +71,27 @@ func TestUpsertKafkaErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUpsertKafkaOuterJoin compiles a regular outer join, whose result is
+// a changelog of inserts and deletes, into an upsert-kafka table: its
+// rows carry their op (changelog: true), so a delete is a tombstone.
+func TestUpsertKafkaOuterJoin(t *testing.T) {
+	src := bidsTable + asksTable + `
+CREATE TABLE o (auction BIGINT PRIMARY KEY NOT ENFORCED, seller BIGINT)
+  WITH (connector = 'upsert-kafka', brokers = 'k:9092', topic = 'o');
+SET state_ttl = '1h';
+INSERT INTO o SELECT b.auction, a.seller FROM bids b LEFT JOIN asks a ON a.auction = b.auction;
+`
+	j, err := Compile(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := jobspec.Parse(j.Spec, "/", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, j.Spec)
+	}
+	k, ok := job.Sinks[0].Spec.(*kafka.SinkSpec)
+	if !ok || k.Upsert == nil || !k.Upsert.Ops || !slices.Equal(k.Upsert.Key, []int{0}) {
+		t.Fatalf("sink %+v, want an upsert kafka sink keyed by field 0 reading ops\n%s", job.Sinks[0].Spec, j.Spec)
+	}
+}

@@ -49,6 +49,11 @@ type Program struct {
 	// row that WHERE keeps is written as an upsert, each it does not as a
 	// delete, with the op first (a CSV field, or the JSON member "op").
 	Changelog bool `json:"changelog,omitempty"`
+	// Retracts makes the output the changelog of a retracting outer join
+	// (JoinRows.Changelog), whose input rows end with a BIGINT, 1 for the
+	// retraction of an earlier row and 0 else: each row that WHERE keeps
+	// is written as an insert or a delete, with the op first.
+	Retracts bool `json:"retracts,omitempty"`
 	// Returns, when set, makes the program a call of a scalar Wasm
 	// function (call.go): Select computes the function's arguments and
 	// the operator writes its input row with the function's result, of
@@ -68,6 +73,7 @@ type Program struct {
 const (
 	OpUpsert = "upsert"
 	OpDelete = "delete"
+	OpInsert = "insert"
 )
 
 // ParseProgram reads a program from its JSON form and checks it.
@@ -118,6 +124,9 @@ func (p *Program) Check() error {
 	}
 	if p.Changelog && p.Out == FormatRow {
 		return fmt.Errorf("changelog: only for text records (out: csv or json)")
+	}
+	if err := p.checkRetracts(); err != nil {
+		return err
 	}
 	if p.Prefix != "" && p.In == FormatRow {
 		return fmt.Errorf("prefix: only for text records (in: csv or json)")
@@ -194,6 +203,9 @@ func (p *Program) Decode(dst sqlrow.Row, v []byte) (sqlrow.Row, error) {
 // when WHERE does not hold.
 func (p *Program) Run(in sqlrow.Row, out []byte) ([]byte, bool, error) {
 	op := OpUpsert
+	if p.Retracts {
+		op = retractOp(in)
+	}
 	if p.Where != nil {
 		ok, err := p.Where.Eval(in)
 		if err != nil {
@@ -214,7 +226,7 @@ func (p *Program) Run(in sqlrow.Row, out []byte) ([]byte, bool, error) {
 		row = make(sqlrow.Row, 0, len(p.Select)+1)
 	}
 	names := p.Names
-	if p.Changelog {
+	if p.Changelog || p.Retracts {
 		row = append(row, sqlrow.Str(op))
 		names = append([]string{"op"}, names...)
 	}

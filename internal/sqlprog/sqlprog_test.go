@@ -150,6 +150,68 @@ func TestProgram(t *testing.T) {
 	}
 }
 
+// TestRetracts runs a retracting join's last program: the op comes from
+// the row's last value, and WHERE drops inserts and deletes alike.
+func TestRetracts(t *testing.T) {
+	cols := []Column{{"a", sqlrow.BigInt}, {"_op", sqlrow.BigInt}}
+	gt, _ := sqlexpr.New(sqlexpr.OpGt, "", 0, sqlexpr.Col(0, sqlrow.BigInt), sqlexpr.Lit(sqlrow.Int(1)))
+	p := &Program{In: FormatCSV, Columns: cols, Where: gt, Select: []*sqlexpr.Expr{sqlexpr.Col(0, sqlrow.BigInt)},
+		Names: []string{"a"}, Out: FormatCSV, Retracts: true}
+	back, err := ParseProgram(p.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ in, out string }{
+		{"2,0", "insert,2"},
+		{"2,1", "delete,2"},
+		{"1,1", ""},
+		{"1,0", ""},
+	} {
+		in, err := back.Decode(nil, []byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, ok, err := back.Run(in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(out)) != tt.out || ok != (tt.out != "") {
+			t.Errorf("%s: got %q %v, want %q", tt.in, out, ok, tt.out)
+		}
+	}
+	for name, mutate := range map[string]func(*Program){
+		"with changelog": func(p *Program) { p.Changelog = true },
+		"rows out":       func(p *Program) { p.Out = FormatRow },
+		"no BIGINT flag": func(p *Program) { p.Columns = []Column{cols[0], {"s", sqlrow.Varchar}} },
+	} {
+		bad := *p
+		mutate(&bad)
+		if err := bad.Check(); err == nil {
+			t.Errorf("%s: passed Check", name)
+		}
+	}
+}
+
+// TestJoinRowsOuter checks the outer fields of a join's rows.
+func TestJoinRowsOuter(t *testing.T) {
+	for _, tt := range []struct {
+		j  JoinRows
+		ok bool
+	}{
+		{JoinRows{Right: 1, Outer: "left", Changelog: true}, true},
+		{JoinRows{Right: 1, Left: 2, Outer: "full"}, true},
+		{JoinRows{Right: 1, Outer: "full"}, false},
+		{JoinRows{Right: 1, Outer: "middle"}, false},
+		{JoinRows{Right: 1, Changelog: true}, false},
+		{JoinRows{Right: 1, Outer: "left", Window: 10}, false},
+	} {
+		_, err := ParseJoinRows(tt.j.String())
+		if (err == nil) != tt.ok {
+			t.Errorf("%+v: error %v", tt.j, err)
+		}
+	}
+}
+
 // TestCountDistinct counts distinct values across two accumulators that
 // share some, with NULLs, which do not count.
 func TestCountDistinct(t *testing.T) {

@@ -214,12 +214,18 @@ func (d duckResultsMap) get(name string) ([][]*string, bool) {
 }
 
 func startCluster(t *testing.T, dir string) *minicluster.Cluster {
+	return startClusterBatch(t, dir, 0)
+}
+
+// startClusterBatch starts a cluster whose tasks move at most batch
+// records a batch (0: the task default).
+func startClusterBatch(t *testing.T, dir string, batch int) *minicluster.Cluster {
 	engine, err := udf.NewEngine(context.Background(), udf.Config{CacheDir: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.Close(context.Background()) })
-	c, err := minicluster.Start(context.Background(), minicluster.Config{DataDir: filepath.Join(dir, "data"), Slots: 4, Engine: engine})
+	c, err := minicluster.Start(context.Background(), minicluster.Config{DataDir: filepath.Join(dir, "data"), Slots: 4, Engine: engine, BatchSize: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,10 +283,27 @@ func runFloe(t *testing.T, c *minicluster.Cluster, dir, bids string, fns *sqlFun
 // finalTable applies a changelog (rows of op, then the sink's columns),
 // in order, to an empty table keyed by the columns key, and returns the
 // rows left. Each key's changes come from one subtask, in order, and so
-// lie in one part file in order.
+// lie in one part file in order. A retracting join's changelog (insert
+// and delete) is a multiset of whole rows instead: an insert adds a copy,
+// a delete removes one, and must find one.
 func finalTable(t *testing.T, changes [][]*string, key []int) (rows [][]*string, deletes int) {
 	table := map[string][]*string{}
+	copies := map[string]int{}
+	retracting := slices.ContainsFunc(changes, func(c []*string) bool { return len(c) > 0 && c[0] != nil && *c[0] == "insert" })
 	for _, c := range changes {
+		if retracting && len(c) > 0 && c[0] != nil && *c[0] == "insert" {
+			copies[strings.Join(show(c[1:]), "\x00")]++
+			table[strings.Join(show(c[1:]), "\x00")] = c[1:]
+			continue
+		}
+		if full := strings.Join(show(c[1:]), "\x00"); retracting && len(c) > 0 && c[0] != nil && *c[0] == "delete" {
+			if copies[full] == 0 {
+				t.Fatalf("a delete of a row not inserted: %v", show(c))
+			}
+			copies[full]--
+			deletes++
+			continue
+		}
 		if len(c) == 0 || c[0] == nil {
 			t.Fatalf("a changelog row without an op: %v", show(c))
 		}
@@ -300,8 +323,14 @@ func finalTable(t *testing.T, changes [][]*string, key []int) (rows [][]*string,
 			t.Fatalf("a changelog row with op %q: %v", *c[0], show(c))
 		}
 	}
-	for _, r := range table {
-		rows = append(rows, r)
+	for id, r := range table {
+		n := 1
+		if retracting {
+			n = copies[id]
+		}
+		for range n {
+			rows = append(rows, r)
+		}
 	}
 	return rows, deletes
 }

@@ -19,6 +19,18 @@ var (
 		duckdb: "SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a JOIN bids b " +
 			"ON a.auction = b.auction AND b.ts BETWEEN a.ts - 1000 AND a.ts + 1000 WHERE a.bidder < b.bidder",
 	}
+	// outerJoinQuery is a regular LEFT JOIN: its changelog of inserts and
+	// deletes is applied (key marks it updating), and the matched marks
+	// of its buffered rows must survive the restore.
+	outerJoinQuery = query{
+		name: "checkpointed-outer-join",
+		sink: "auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT",
+		floe: "SET state_ttl = '400ms';\nINSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b " +
+			"ON b.auction = a.auction + 1 WHERE a.price > 300;",
+		duckdb: "SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b " +
+			"ON b.auction = a.auction + 1 AND abs(b.ts - a.ts) <= 400 WHERE a.price > 300",
+		key: []int{0},
+	}
 	topNQuery = query{
 		name: "checkpointed-topn",
 		sink: "auction BIGINT, price BIGINT, bidder BIGINT, rn BIGINT",
@@ -49,7 +61,7 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 	for _, tc := range []struct {
 		q      query
 		vertex string
-	}{{joinQuery, "-join"}, {topNQuery, "-topn"}} {
+	}{{joinQuery, "-join"}, {outerJoinQuery, "-join"}, {topNQuery, "-topn"}} {
 		t.Run(tc.q.name, func(t *testing.T) {
 			j := startCheckpointed(t, tc.q)
 			st := j.waitCheckpoints(t, 2)
@@ -63,20 +75,25 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 	}
 }
 
-// TestSQLJoinRescales rescales the join 2 -> 4 while it runs: both sides'
-// buffered rows move by key group and the output is still exactly
+// TestSQLJoinRescales rescales the join (and a regular LEFT JOIN, whose
+// buffered rows carry their matched marks) 2 -> 4 while it runs: both
+// sides' buffered rows move by key group and the output is still exactly
 // DuckDB's.
 func TestSQLJoinRescales(t *testing.T) {
-	j := startCheckpointed(t, joinQuery)
-	j.waitCheckpoints(t, 1)
-	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
-		t.Fatal(err)
-	}
-	st := j.finish(t)
-	if !historyHas(st, "rescaled to ") {
-		t.Errorf("no rescale in the history: %+v", st.History)
-	}
-	if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
-		t.Errorf("the join runs %d subtasks, want 4", n)
+	for _, q := range []query{joinQuery, outerJoinQuery} {
+		t.Run(q.name, func(t *testing.T) {
+			j := startCheckpointed(t, q)
+			j.waitCheckpoints(t, 1)
+			if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
+				t.Fatal(err)
+			}
+			st := j.finish(t)
+			if !historyHas(st, "rescaled to ") {
+				t.Errorf("no rescale in the history: %+v", st.History)
+			}
+			if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
+				t.Errorf("the join runs %d subtasks, want 4", n)
+			}
+		})
 	}
 }

@@ -685,6 +685,165 @@ ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '200 millisec
 SELECT DISTINCT a.bidder, b.bidder FROM bids a JOIN bids b
 ON a.auction = b.auction AND b.ts BETWEEN a.ts AND a.ts + 200 WHERE a.bidder < 5;
 
+-- Outer joins (docs/sql.md, "Outer joins"). A regular outer join's result
+-- is updating: a changelog of inserts and deletes (a row alone, with
+-- NULLs, is deleted when its first match arrives), applied as a multiset
+-- before comparing; its state TTL is event time, the rows at most the TTL
+-- apart join. Outer interval and window joins are appended. Whether a LEFT
+-- join deletes depends on which side's batches the join gets first, so
+-- only the FULL join, where the first of any matching rows to arrive is
+-- alone first, requires deletes (-deletes).
+
+-- name: regular-left-join
+-- key: 1
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, d BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, a.ts - b.ts FROM bids b LEFT JOIN asks a ON a.auction = b.auction;
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller, a.ts - b.ts FROM bids b LEFT JOIN asks a ON a.auction = b.auction AND abs(a.ts - b.ts) <= 500;
+
+-- name: regular-left-self-join
+-- key: 1
+-- sink: auction BIGINT, b1 BIGINT, b2 BIGINT, d BIGINT
+SET state_ttl = '400ms';
+INSERT INTO out SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1 WHERE a.price > 300;
+-- duckdb:
+SELECT a.auction, a.bidder, b.bidder, b.ts - a.ts FROM bids a LEFT JOIN bids b ON b.auction = a.auction + 1 AND abs(b.ts - a.ts) <= 400 WHERE a.price > 300;
+
+-- name: regular-right-join
+-- key: 1
+-- sink: auction BIGINT, seller BIGINT, bidder BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT a.auction, a.seller, b.bidder FROM bids b RIGHT JOIN asks a ON a.auction = b.auction WHERE a.seller < 20;
+-- duckdb:
+SELECT a.auction, a.seller, b.bidder FROM bids b RIGHT JOIN asks a ON a.auction = b.auction AND abs(a.ts - b.ts) <= 500 WHERE a.seller < 20;
+
+-- name: regular-full-join-null-keys-deletes
+-- key: 1
+-- sink: bidder BIGINT, seller BIGINT, price BIGINT
+SET state_ttl = '3s';
+INSERT INTO out SELECT b.bidder, a.seller, COALESCE(b.price, a.price) FROM bids b FULL OUTER JOIN asks a ON a.price = b.price
+WHERE b.channel IS NULL OR b.channel <> 'baidu';
+-- duckdb: NULL prices join nothing, and are kept on both sides
+SELECT b.bidder, a.seller, COALESCE(b.price, a.price) FROM bids b FULL OUTER JOIN asks a ON a.price = b.price AND abs(a.ts - b.ts) <= 3000
+WHERE b.channel IS NULL OR b.channel <> 'baidu';
+
+-- name: interval-left-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT
+INSERT INTO out SELECT b.auction, b.bidder, a.seller FROM bids b LEFT JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - INTERVAL '200 milliseconds' AND b.ts + INTERVAL '300 milliseconds';
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller FROM bids b LEFT JOIN asks a
+ON a.auction = b.auction AND a.ts BETWEEN b.ts - 200 AND b.ts + 300;
+
+-- name: interval-right-join
+-- sink: auction BIGINT, seller BIGINT, bidder BIGINT, d BIGINT
+INSERT INTO out SELECT a.auction, a.seller, b.bidder, b.ts - a.ts FROM bids b RIGHT JOIN asks a
+ON b.auction = a.auction AND b.ts BETWEEN a.ts AND a.ts + INTERVAL '1' SECOND WHERE a.price > 100;
+-- duckdb:
+SELECT a.auction, a.seller, b.bidder, b.ts - a.ts FROM bids b RIGHT JOIN asks a
+ON b.auction = a.auction AND b.ts BETWEEN a.ts AND a.ts + 1000 WHERE a.price > 100;
+
+-- name: interval-full-join-null-keys
+-- sink: seller BIGINT, bidder BIGINT, price BIGINT
+INSERT INTO out SELECT a.seller, b.bidder, a.price FROM bids b FULL JOIN asks a
+ON a.price = b.price AND b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts;
+-- duckdb:
+SELECT a.seller, b.bidder, a.price FROM bids b FULL JOIN asks a
+ON a.price = b.price AND b.ts BETWEEN a.ts - 5000 AND a.ts;
+
+-- name: window-right-join
+-- sink: auction BIGINT, ws BIGINT, seller BIGINT, bidder BIGINT
+INSERT INTO out SELECT a.auction, window_start, a.seller, b.bidder FROM bids b RIGHT JOIN asks a
+ON a.auction = b.auction AND TUMBLE(a.ts, INTERVAL '1' SECOND) = TUMBLE(b.ts, INTERVAL '1' SECOND);
+-- duckdb:
+SELECT a.auction, a.ts // 1000 * 1000, a.seller, b.bidder FROM bids b RIGHT JOIN asks a
+ON a.auction = b.auction AND a.ts // 1000 = b.ts // 1000;
+
+-- name: session-window-join
+-- sink: auction BIGINT, ws BIGINT, we BIGINT, bid BIGINT, ask BIGINT
+INSERT INTO out SELECT b.auction, window_start, window_end, b.price, a.price FROM bids b JOIN asks a
+ON a.auction = b.auction AND SESSION(b.ts, INTERVAL '300 milliseconds') = SESSION(a.ts, INTERVAL '300 milliseconds')
+WHERE b.price > 800;
+-- duckdb: a key's sessions over both tables' rows: rows 300 ms or more apart are in different sessions
+WITH u AS (SELECT auction AS k, ts FROM bids UNION ALL SELECT auction, ts FROM asks),
+g AS (SELECT k, ts, CASE WHEN ts - lag(ts) OVER (PARTITION BY k ORDER BY ts) < 300 THEN 0 ELSE 1 END AS fresh FROM u),
+n AS (SELECT k, ts, SUM(fresh) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM g),
+s AS (SELECT k, MIN(ts) AS st, MAX(ts) + 300 AS en FROM n GROUP BY k, sid)
+SELECT b.auction, s.st, s.en, b.price, a.price FROM s
+JOIN bids b ON b.auction = s.k AND b.ts >= s.st AND b.ts < s.en
+JOIN asks a ON a.auction = s.k AND a.ts >= s.st AND a.ts < s.en
+WHERE b.price > 800;
+
+-- name: session-window-left-join
+-- sink: bidder BIGINT, ws BIGINT, we BIGINT, other BIGINT
+INSERT INTO out SELECT a.bidder, window_start, window_end, b.bidder FROM bids a LEFT JOIN bids b
+ON b.bidder = a.bidder + 1 AND SESSION(a.ts, INTERVAL '1' SECOND) = SESSION(b.ts, INTERVAL '1' SECOND)
+WHERE a.price > 700;
+-- duckdb: one table joined with itself: key k's sessions over the left rows of bidder k - 1 and the right rows of bidder k
+WITH u AS (SELECT bidder + 1 AS k, ts FROM bids UNION ALL SELECT bidder, ts FROM bids),
+g AS (SELECT k, ts, CASE WHEN ts - lag(ts) OVER (PARTITION BY k ORDER BY ts) < 1000 THEN 0 ELSE 1 END AS fresh FROM u),
+n AS (SELECT k, ts, SUM(fresh) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS sid FROM g),
+s AS (SELECT k, MIN(ts) AS st, MAX(ts) + 1000 AS en FROM n GROUP BY k, sid)
+SELECT a.bidder, s.st, s.en, b.bidder FROM s
+JOIN bids a ON a.bidder + 1 = s.k AND a.ts >= s.st AND a.ts < s.en
+LEFT JOIN bids b ON b.bidder = s.k AND b.ts >= s.st AND b.ts < s.en
+WHERE a.price > 700;
+
+-- Joins of more than two tables: a chain of inner joins, each keyed on its
+-- own ON's keys. The later joins are regular ones, whose left rows are
+-- joined rows at the latest of their tables' event times.
+
+-- name: three-table-interval-then-regular-join
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, other BIGINT
+SET state_ttl = '300ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND
+JOIN bids c ON c.auction = a.seller WHERE c.price > b.price;
+-- duckdb:
+SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + 1000
+JOIN bids c ON c.auction = a.seller AND abs(c.ts - greatest(a.ts, b.ts)) <= 300 WHERE c.price > b.price;
+
+-- name: four-table-regular-join
+-- sink: auction BIGINT, b1 BIGINT, seller BIGINT, b2 BIGINT, s2 BIGINT
+SET state_ttl = '1s';
+INSERT INTO out SELECT a.auction, a.bidder, c.seller, b.bidder, d.seller FROM bids a
+JOIN asks c ON c.auction = a.auction
+JOIN bids b ON b.auction = c.seller AND b.channel = a.channel
+JOIN asks d ON d.auction = b.auction AND d.price % 7 = c.price % 7
+WHERE a.price > 500 AND b.bidder <> a.bidder;
+-- duckdb: NULL channels and prices join nothing
+SELECT a.auction, a.bidder, c.seller, b.bidder, d.seller FROM bids a
+JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 1000
+JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 1000
+JOIN asks d ON d.auction = b.auction AND d.price % 7 = c.price % 7 AND abs(d.ts - greatest(a.ts, c.ts, b.ts)) <= 1000
+WHERE a.price > 500 AND b.bidder <> a.bidder;
+
+-- name: three-table-chain-full-join-deletes
+-- key: 1
+-- sink: auction BIGINT, bidder BIGINT, seller BIGINT, other BIGINT
+SET state_ttl = '300ms';
+INSERT INTO out SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + INTERVAL '1' SECOND AND a.price > b.price
+FULL JOIN bids c ON c.auction = a.seller;
+-- duckdb: the inner join's condition drops its rows before the FULL join sees them
+SELECT b.auction, b.bidder, a.seller, c.bidder FROM bids b
+JOIN asks a ON a.auction = b.auction AND a.ts BETWEEN b.ts AND b.ts + 1000 AND a.price > b.price
+FULL JOIN bids c ON c.auction = a.seller AND abs(c.ts - greatest(a.ts, b.ts)) <= 300;
+
+-- name: three-table-chain-right-join
+-- key: 1
+-- sink: auction BIGINT, b1 BIGINT, seller BIGINT, b2 BIGINT
+SET state_ttl = '500ms';
+INSERT INTO out SELECT a.auction, a.bidder, c.seller, b.bidder FROM bids a
+JOIN asks c ON c.auction = a.auction
+RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel WHERE b.price > 700;
+-- duckdb:
+SELECT a.auction, a.bidder, c.seller, b.bidder FROM bids a
+JOIN asks c ON c.auction = a.auction AND abs(c.ts - a.ts) <= 500
+RIGHT JOIN bids b ON b.auction = c.seller AND b.channel = a.channel AND abs(b.ts - greatest(a.ts, c.ts)) <= 500 WHERE b.price > 700;
+
 -- name: tvf-tumble
 -- sink: auction BIGINT, ws BIGINT, we BIGINT, n BIGINT, total BIGINT
 INSERT INTO out SELECT auction, window_start, window_end, COUNT(*), SUM(price)
