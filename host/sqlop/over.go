@@ -1,0 +1,169 @@
+package sqlop
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/timer"
+	"github.com/floe-stream/floe/host/udf"
+	"github.com/floe-stream/floe/internal/sqlprog"
+	"github.com/floe-stream/floe/internal/sqlrow"
+)
+
+// Over runs SQL aggregates over a ROWS frame (sqlprog.Over): it keeps each
+// partition's rows that the watermark has not passed (pending) and the
+// arguments of its last rows (the frame) in keyed state, with an
+// event-time timer at each pending row's time. When the watermark passes
+// a time, the partition's rows due are applied in ORDER BY order (ties in
+// the order they arrived): each joins the frame and is emitted with the
+// aggregates over it, stamped with its time. A row whose time the
+// watermark has already passed is late: dropped and counted, as Flink's
+// row-based OVER does. It is used by one task goroutine.
+type Over struct {
+	uid            string
+	over           *sqlprog.Over
+	sort           *sqlprog.TopN
+	pending, frame udf.ValueState
+	timers         *timer.Queue
+	wm             int64
+	late           int64
+	row            sqlrow.Row
+}
+
+// NewOver returns the operator uid, its rows in the keyed states
+// uid/pending and uid/frame and its timers in q.
+func NewOver(uid string, over *sqlprog.Over, state udf.Keyed, q *timer.Queue) (*Over, error) {
+	pending, err := state.Value(uid + "/pending")
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: %w", uid, err)
+	}
+	frame, err := state.Value(uid + "/frame")
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: %w", uid, err)
+	}
+	return &Over{uid: uid, over: over, sort: over.Sort(), pending: pending, frame: frame, timers: q, wm: record.NoTimestamp}, nil
+}
+
+// Process keeps each row of the batch until the watermark passes its time.
+func (o *Over) Process(ctx context.Context, in, out *record.Batch) error {
+	for i := range in.Records {
+		r := &in.Records[i]
+		row, err := sqlrow.DecodeRow(o.row, r.Value, len(o.over.Input))
+		if err != nil {
+			return fmt.Errorf("sql over %s: a record: %w", o.uid, err)
+		}
+		o.row = row
+		t := row[o.over.Time]
+		if t.IsNull() || (o.wm != record.NoTimestamp && t.I <= o.wm) {
+			o.late++
+			continue
+		}
+		b, _, err := o.pending.Get(r.KeyGroup, r.Key)
+		if err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+		if err := o.pending.Put(r.KeyGroup, r.Key, append(slices.Clip(b), r.Value...)); err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+		if err := o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, t.I); err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+	}
+	return nil
+}
+
+// FireTimer applies the partition's rows due at ts and appends their
+// output rows to out.
+func (o *Over) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uint16, key []byte, out *record.Batch) error {
+	if d != udf.EventTime {
+		return nil
+	}
+	rows, err := o.load(o.pending, kg, key, len(o.over.Input))
+	if err != nil {
+		return err
+	}
+	var due, rest []sqlrow.Row
+	for _, row := range rows {
+		if row[o.over.Time].I <= ts {
+			due = append(due, row)
+		} else {
+			rest = append(rest, row)
+		}
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(due, func(a, b sqlrow.Row) int {
+		switch {
+		case o.sort.Before(a, b):
+			return -1
+		case o.sort.Before(b, a):
+			return 1
+		}
+		return 0
+	})
+	frame, err := o.load(o.frame, kg, key, len(o.over.Aggs))
+	if err != nil {
+		return err
+	}
+	var buf []byte
+	for _, row := range due {
+		frame = append(frame, o.over.Args(nil, row))
+		if n := o.over.Frame(); len(frame) > n {
+			frame = frame[len(frame)-n:]
+		}
+		res, err := o.over.Results(row, frame)
+		if err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+		buf = sqlrow.AppendRow(buf[:0], res)
+		out.AppendKeyed(key, buf, row[o.over.Time].I, kg)
+	}
+	if err := o.store(o.frame, kg, key, frame); err != nil {
+		return err
+	}
+	return o.store(o.pending, kg, key, rest)
+}
+
+// load returns the rows of n values each that st holds for key.
+func (o *Over) load(st udf.ValueState, kg uint16, key []byte, n int) ([]sqlrow.Row, error) {
+	b, ok, err := st.Get(kg, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	rows, err := decodeRows(b, n)
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: its state: %w", o.uid, err)
+	}
+	return rows, nil
+}
+
+// store writes rows under key in st, or deletes the key for none.
+func (o *Over) store(st udf.ValueState, kg uint16, key []byte, rows []sqlrow.Row) error {
+	var err error
+	if len(rows) == 0 {
+		err = st.Delete(kg, key)
+	} else {
+		var b []byte
+		for _, row := range rows {
+			b = sqlrow.AppendRow(b, row)
+		}
+		err = st.Put(kg, key, b)
+	}
+	if err != nil {
+		return fmt.Errorf("sql over %s: %w", o.uid, err)
+	}
+	return nil
+}
+
+// SetWatermark tells the operator the task's watermark: rows at or behind
+// it are late.
+func (o *Over) SetWatermark(wm int64) { o.wm = wm }
+
+// Late returns how many rows came after the watermark passed their time.
+func (o *Over) Late() int64 { return o.late }
+
+// Close implements the task's Operator; the state is the task's.
+func (o *Over) Close(context.Context) error { return nil }
