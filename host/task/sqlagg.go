@@ -49,6 +49,13 @@ func closeAggregates(ctx context.Context, fns []window.Function) error {
 
 // sqlGroup opens a sqlGroup operator and its Wasm aggregates.
 func (t *Task) sqlGroup(ctx context.Context, spec *jobspec.Operator) (Operator, error) {
+	if spec.SQLAggregation.FinalAt != nil {
+		q, err := t.queue(spec.UID)
+		if err != nil {
+			return nil, err
+		}
+		return sqlop.NewFinalGroup(spec.UID, spec.SQLAggregation, t.state, q)
+	}
 	fns, err := t.sqlAggregates(ctx, spec, spec.SQLAggregation)
 	if err != nil {
 		return nil, err

@@ -387,7 +387,7 @@ func (t *Task) open(ctx context.Context) error {
 			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
 				t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
 			}
-		case windowOp, joinOp, *sqlop.Over:
+		case windowOp, joinOp, *sqlop.Over, *sqlop.FinalGroup:
 			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o.(timerTarget), q: t.queues[spec.UID]})
 		}
 		t.ops = append(t.ops, op)
