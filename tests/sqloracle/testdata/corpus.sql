@@ -836,3 +836,11 @@ INSERT INTO out SELECT ts, auction,
   SUM(price) OVER (ORDER BY ts, auction, bidder, price, channel ROWS BETWEEN 4 PRECEDING AND CURRENT ROW),
   MAX(price) OVER (ORDER BY ts, auction, bidder, price, channel ROWS BETWEEN CURRENT ROW AND CURRENT ROW)
 FROM bids;
+
+-- name: over-ticks-timestamp-order
+-- sink: sym VARCHAR, ts TIMESTAMP, lo BIGINT, a DOUBLE, n BIGINT
+INSERT INTO out SELECT sym, ts,
+  MIN(price) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),
+  AVG(price) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW),
+  COUNT(*) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW)
+FROM ticks WHERE EXTRACT(HOUR FROM ts) <> 3;
