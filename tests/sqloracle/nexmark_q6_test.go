@@ -28,7 +28,7 @@ FROM (
 // TestNexmarkQ6InSQL runs Nexmark q6 written in SQL at parallelism 2 and
 // compares its rows, appended and never updated, with tests/nexmark's
 // brute force over the same events (the reference udfs/nexmark/q6.yaml is
-// held to as well, in minicluster's TestNexmarkJoins).
+// held to as well, in minicluster's TestNexmarkJoinQueries).
 func TestNexmarkQ6InSQL(t *testing.T) {
 	events, err := nexmark.Parse(nexmark.Generate(nexmarkEvents, nexmarkRate, 0))
 	if err != nil {
