@@ -13,7 +13,8 @@ import (
 )
 
 // Over runs SQL aggregates over a ROWS frame (sqlprog.Over): it keeps each
-// partition's rows that the watermark has not passed (pending) and the
+// partition's rows that the watermark has not passed (pending, a list
+// appended to) and the
 // arguments of its last rows (the frame) in keyed state, with an
 // event-time timer at each pending row's time. When the watermark passes
 // a time, the partition's rows due are applied in ORDER BY order (ties in
@@ -22,20 +23,21 @@ import (
 // watermark has already passed is late: dropped and counted, as Flink's
 // row-based OVER does. It is used by one task goroutine.
 type Over struct {
-	uid            string
-	over           *sqlprog.Over
-	sort           *sqlprog.TopN
-	pending, frame udf.ValueState
-	timers         *timer.Queue
-	wm             int64
-	late           int64
-	row            sqlrow.Row
+	uid     string
+	over    *sqlprog.Over
+	sort    *sqlprog.TopN
+	pending udf.ListState
+	frame   udf.ValueState
+	timers  *timer.Queue
+	wm      int64
+	late    int64
+	row     sqlrow.Row
 }
 
-// NewOver returns the operator uid, its rows in the keyed states
-// uid/pending and uid/frame and its timers in q.
+// NewOver returns the operator uid, its rows in the keyed list state
+// uid/pending and value state uid/frame, and its timers in q.
 func NewOver(uid string, over *sqlprog.Over, state udf.Keyed, q *timer.Queue) (*Over, error) {
-	pending, err := state.Value(uid + "/pending")
+	pending, err := state.List(uid + "/pending")
 	if err != nil {
 		return nil, fmt.Errorf("sql over %s: %w", uid, err)
 	}
@@ -60,11 +62,7 @@ func (o *Over) Process(ctx context.Context, in, out *record.Batch) error {
 			o.late++
 			continue
 		}
-		b, _, err := o.pending.Get(r.KeyGroup, r.Key)
-		if err != nil {
-			return fmt.Errorf("sql over %s: %w", o.uid, err)
-		}
-		if err := o.pending.Put(r.KeyGroup, r.Key, append(slices.Clip(b), r.Value...)); err != nil {
+		if err := o.pending.Append(r.KeyGroup, r.Key, r.Value); err != nil {
 			return fmt.Errorf("sql over %s: %w", o.uid, err)
 		}
 		if err := o.timers.Register(r.KeyGroup, r.Key, udf.EventTime, t.I); err != nil {
@@ -80,17 +78,23 @@ func (o *Over) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uin
 	if d != udf.EventTime {
 		return nil
 	}
-	rows, err := o.load(o.pending, kg, key, len(o.over.Input))
-	if err != nil {
-		return err
-	}
-	var due, rest []sqlrow.Row
-	for _, row := range rows {
-		if row[o.over.Time].I <= ts {
+	var due []sqlrow.Row
+	var rest [][]byte
+	err := o.pending.Get(kg, key, func(elem []byte) error {
+		// NB: DecodeRow copies what it reads, so the state's slice may go.
+		row, err := sqlrow.DecodeRow(nil, elem, len(o.over.Input))
+		switch {
+		case err != nil:
+			return err
+		case row[o.over.Time].I <= ts:
 			due = append(due, row)
-		} else {
-			rest = append(rest, row)
+		default:
+			rest = append(rest, slices.Clone(elem))
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sql over %s: its pending rows: %w", o.uid, err)
 	}
 	if len(due) == 0 {
 		return nil
@@ -124,7 +128,20 @@ func (o *Over) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uin
 	if err := o.store(o.frame, kg, key, frame); err != nil {
 		return err
 	}
-	return o.store(o.pending, kg, key, rest)
+	return o.keep(kg, key, rest)
+}
+
+// keep leaves only rest, encoded rows, pending for key.
+func (o *Over) keep(kg uint16, key []byte, rest [][]byte) error {
+	if err := o.pending.Clear(kg, key); err != nil {
+		return fmt.Errorf("sql over %s: %w", o.uid, err)
+	}
+	for _, b := range rest {
+		if err := o.pending.Append(kg, key, b); err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+	}
+	return nil
 }
 
 // load returns the rows of n values each that st holds for key.
