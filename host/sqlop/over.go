@@ -14,7 +14,8 @@ import (
 
 // Over runs SQL aggregates over a ROWS frame (sqlprog.Over): it keeps each
 // partition's rows that the watermark has not passed (pending, a list
-// appended to) and the
+// appended to), the accumulator of its UNBOUNDED PRECEDING aggregates
+// (running) and the
 // arguments of its last rows (the frame) in keyed state, with an
 // event-time timer at each pending row's time. When the watermark passes
 // a time, the partition's rows due are applied in ORDER BY order (ties in
@@ -28,10 +29,13 @@ type Over struct {
 	sort    *sqlprog.TopN
 	pending udf.ListState
 	frame   udf.ValueState
-	timers  *timer.Queue
-	wm      int64
-	late    int64
-	row     sqlrow.Row
+	running udf.ValueState
+	// agg is the over's Running aggregation, or nil.
+	agg    *sqlprog.Aggregation
+	timers *timer.Queue
+	wm     int64
+	late   int64
+	row    sqlrow.Row
 }
 
 // NewOver returns the operator uid, its rows in the keyed list state
@@ -45,7 +49,12 @@ func NewOver(uid string, over *sqlprog.Over, state udf.Keyed, q *timer.Queue) (*
 	if err != nil {
 		return nil, fmt.Errorf("sql over %s: %w", uid, err)
 	}
-	return &Over{uid: uid, over: over, sort: over.Sort(), pending: pending, frame: frame, timers: q, wm: record.NoTimestamp}, nil
+	running, err := state.Value(uid + "/running")
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: %w", uid, err)
+	}
+	return &Over{uid: uid, over: over, sort: over.Sort(), pending: pending, frame: frame, running: running,
+		agg: over.Running(), timers: q, wm: record.NoTimestamp}, nil
 }
 
 // Process keeps each row of the batch until the watermark passes its time.
@@ -112,13 +121,23 @@ func (o *Over) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uin
 	if err != nil {
 		return err
 	}
+	acc, err := o.runningAcc(kg, key)
+	if err != nil {
+		return err
+	}
 	var buf []byte
 	for _, row := range due {
-		frame = append(frame, o.over.Args(nil, row))
+		args := o.over.Args(nil, row)
+		frame = append(frame, args)
 		if n := o.over.Frame(); len(frame) > n {
 			frame = frame[len(frame)-n:]
 		}
-		res, err := o.over.Results(row, frame)
+		if o.agg != nil {
+			if err := o.agg.Add(acc, args); err != nil {
+				return fmt.Errorf("sql over %s: %w", o.uid, err)
+			}
+		}
+		res, err := o.over.Results(row, frame, acc)
 		if err != nil {
 			return fmt.Errorf("sql over %s: %w", o.uid, err)
 		}
@@ -128,7 +147,32 @@ func (o *Over) FireTimer(ctx context.Context, d udf.TimeDomain, ts int64, kg uin
 	if err := o.store(o.frame, kg, key, frame); err != nil {
 		return err
 	}
+	if o.agg != nil {
+		if err := o.running.Put(kg, key, sqlrow.AppendRow(nil, acc)); err != nil {
+			return fmt.Errorf("sql over %s: %w", o.uid, err)
+		}
+	}
 	return o.keep(kg, key, rest)
+}
+
+// runningAcc returns the accumulator of the unbounded aggregates for key,
+// a new one if it has none, or nil when the over has none.
+func (o *Over) runningAcc(kg uint16, key []byte) (sqlrow.Row, error) {
+	if o.agg == nil {
+		return nil, nil
+	}
+	b, ok, err := o.running.Get(kg, key)
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: %w", o.uid, err)
+	}
+	if !ok {
+		return o.agg.NewAcc(), nil
+	}
+	acc, err := sqlrow.DecodeRow(nil, b, o.agg.AccLen())
+	if err != nil {
+		return nil, fmt.Errorf("sql over %s: its running accumulator: %w", o.uid, err)
+	}
+	return acc, nil
 }
 
 // keep leaves only rest, encoded rows, pending for key.

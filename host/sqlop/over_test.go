@@ -50,17 +50,19 @@ type overRow struct {
 }
 
 // TestOverMatchesBruteForce feeds rows (k VARCHAR, t BIGINT, x BIGINT) of
-// three keys, four rows to a t, shuffled within each batch, to SUM(x) over 2
-// PRECEDING, COUNT(*) over 1 and MAX(x) over the current row, ordered by
-// t then x, in batches with a watermark a second behind after each (a new
-// operator over the same state each time, as after a restore), plus a late
-// row. The output must be, row for row, a brute force's over each key's
-// rows sorted by (t, x), each stamped with its t, and the late row
+// three keys, four rows to a t, shuffled within each batch, to SUM(x) over
+// 2 PRECEDING, COUNT(*) over 1, MAX(x) over the current row, and MIN(x)
+// and COUNT(*) over UNBOUNDED PRECEDING, ordered by t then x, in batches,
+// the watermark after each just behind the next one's first t (a new
+// operator over the same state each time, as after a restore), plus a
+// late row. The output must be, row for row, a brute force's over each
+// key's rows sorted by (t, x), each stamped with its t, and the late row
 // counted, not applied.
 func TestOverMatchesBruteForce(t *testing.T) {
 	over := &sqlprog.Over{Input: []sqlrow.Type{sqlrow.Varchar, sqlrow.BigInt, sqlrow.BigInt}, Keys: 1, Time: 1,
 		Order: []sqlprog.SortKey{{Col: 1}, {Col: 2}},
-		Aggs:  []sqlprog.OverAgg{{Fn: sqlprog.Sum, Arg: 2, Preceding: 2}, {Fn: sqlprog.Count, Arg: -1, Preceding: 1}, {Fn: sqlprog.Max, Arg: 2}}}
+		Aggs: []sqlprog.OverAgg{{Fn: sqlprog.Sum, Arg: 2, Preceding: 2}, {Fn: sqlprog.Count, Arg: -1, Preceding: 1}, {Fn: sqlprog.Max, Arg: 2},
+			{Fn: sqlprog.Min, Arg: 2, Preceding: sqlprog.Unbounded}, {Fn: sqlprog.Count, Arg: -1, Preceding: sqlprog.Unbounded}}}
 	if err := over.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestOverMatchesBruteForce(t *testing.T) {
 	}
 	var got []string
 	for _, rec := range out.Records {
-		row, err := sqlrow.DecodeRow(nil, rec.Value, 6)
+		row, err := sqlrow.DecodeRow(nil, rec.Value, 8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +140,11 @@ func overBruteForce(rows []overRow) []string {
 			for j := max(0, i-2); j <= i; j++ {
 				sum += rs[j].x
 			}
-			out = append(out, fmt.Sprintf("%s,%d,%d,%d,%d,%d@%d", k, x.t, x.x, sum, min(i+1, 2), x.x, x.t))
+			lo := x.x
+			for _, y := range rs[:i] {
+				lo = min(lo, y.x)
+			}
+			out = append(out, fmt.Sprintf("%s,%d,%d,%d,%d,%d,%d,%d@%d", k, x.t, x.x, sum, min(i+1, 2), x.x, lo, i+1, x.t))
 		}
 	}
 	slices.Sort(out)

@@ -25,13 +25,14 @@ import (
 // rows in that order once the watermark passes them, as Flink's row-based
 // OVER does, so the result does not depend on arrival order. Every OVER of
 // a query has the same PARTITION BY and ORDER BY; each may have its own
-// frame, ROWS BETWEEN n PRECEDING AND CURRENT ROW. FROM may instead be a
+// frame, ROWS BETWEEN n (or UNBOUNDED) PRECEDING AND CURRENT ROW. FROM may instead be a
 // GROUP BY over a join that is final at its bound (final.go), Nexmark q6's
 // closed auctions.
 
 // PostgreSQL's frame options (nodes/parsenodes.h).
 const (
 	frameRows                 = 0x4
+	frameStartUnbounded       = 0x20 // START_UNBOUNDED_PRECEDING
 	frameStartCurrentRow      = 0x200
 	frameEndCurrentRow        = 0x400
 	frameStartOffsetPreceding = 0x800
@@ -269,6 +270,8 @@ func (c *compiler) overAgg(f *pg.FuncCall, row rowScope, first *sqlprog.Program)
 	switch {
 	case opts&frameRows == 0 || opts&frameEndCurrentRow == 0 || opts&^frameKnown != 0:
 		return g, c.errAt(int(w.Location), "an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW")
+	case opts&frameStartUnbounded != 0:
+		g.Preceding = sqlprog.Unbounded
 	case opts&frameStartCurrentRow != 0:
 		g.Preceding = 0
 	case opts&frameStartOffsetPreceding != 0 && w.StartOffset.GetAConst().GetIval() != nil:
@@ -276,7 +279,7 @@ func (c *compiler) overAgg(f *pg.FuncCall, row rowScope, first *sqlprog.Program)
 	case opts&frameStartOffsetPreceding != 0 && w.StartOffset.GetAConst() != nil && !w.StartOffset.GetAConst().Isnull:
 		g.Preceding = 0 // NB: pg_query omits an Ival of 0
 	default:
-		return g, c.errAt(int(w.Location), "an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW, n a constant (UNBOUNDED PRECEDING is not supported yet)")
+		return g, c.errAt(int(w.Location), "an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW, n a constant, or UNBOUNDED PRECEDING")
 	}
 	if g.Preceding > sqlprog.MaxPreceding {
 		return g, c.errAt(int(w.Location), "a ROWS frame reaches at most %d PRECEDING", sqlprog.MaxPreceding)

@@ -35,20 +35,21 @@ func parsePlanned(t *testing.T, src string) *jobspec.Job {
 
 // TestOverCompiles compiles OVER aggregates over a table: one sqlOver
 // after a keyBy on the partition, its time the ORDER BY's first key, each
-// aggregate with its own frame.
+// aggregate with its own frame, unbounded included.
 func TestOverCompiles(t *testing.T) {
 	job := parsePlanned(t, bidsTable+`CREATE TABLE o (auction BIGINT, s BIGINT, n BIGINT) WITH (connector = 'stdout');
 INSERT INTO o SELECT auction,
   SUM(price) OVER (PARTITION BY auction ORDER BY ts, bidder ROWS BETWEEN 4 PRECEDING AND CURRENT ROW),
-  COUNT(*) OVER (PARTITION BY auction ORDER BY ts, bidder ROWS BETWEEN CURRENT ROW AND CURRENT ROW) + 1
+  COUNT(*) OVER (PARTITION BY auction ORDER BY ts, bidder ROWS BETWEEN CURRENT ROW AND CURRENT ROW)
+    + SUM(price) OVER (PARTITION BY auction ORDER BY ts, bidder ROWS UNBOUNDED PRECEDING)
 FROM bids WHERE price > 10;
 `)
 	if len(job.Operators) != 4 || job.Operators[2].Type != jobspec.OperatorSQLOver {
 		t.Fatalf("want sql, keyBy, sqlOver, sql; got %d operators", len(job.Operators))
 	}
 	o := job.Operators[2].SQLOver
-	if o.Keys != 1 || o.Time != 1 || len(o.Order) != 2 || len(o.Aggs) != 2 || o.Aggs[0].Preceding != 4 || o.Aggs[1].Preceding != 0 || o.Aggs[1].Arg != -1 {
-		t.Errorf("over %s, want one key, the time then bidder, SUM over 4 preceding and COUNT(*) over the row", o)
+	if o.Keys != 1 || o.Time != 1 || len(o.Order) != 2 || len(o.Aggs) != 3 || o.Aggs[0].Preceding != 4 || o.Aggs[1].Preceding != 0 || o.Aggs[1].Arg != -1 || o.Aggs[2].Preceding != -1 {
+		t.Errorf("over %s, want one key, the time then bidder, SUM over 4 preceding, COUNT(*) over the row and SUM over all before", o)
 	}
 	if job.Operators[0].SQL.Where == nil {
 		t.Error("the WHERE is not applied before the OVER")
@@ -106,8 +107,8 @@ func TestOverErrors(t *testing.T) {
 			"an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW"},
 		{"default frame", head + "INSERT INTO o SELECT auction, AVG(price) OVER (ORDER BY ts) FROM bids;",
 			"an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW"},
-		{"unbounded", head + "INSERT INTO o SELECT auction, AVG(price) OVER (ORDER BY ts ROWS UNBOUNDED PRECEDING) FROM bids;",
-			"UNBOUNDED PRECEDING is not supported yet"},
+		{"not a constant", head + "INSERT INTO o SELECT auction, AVG(price) OVER (ORDER BY ts ROWS BETWEEN auction PRECEDING AND CURRENT ROW) FROM bids;",
+			"n a constant, or UNBOUNDED PRECEDING"},
 		{"following", head + "INSERT INTO o SELECT auction, AVG(price) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM bids;",
 			"an OVER aggregate needs the frame ROWS BETWEEN n PRECEDING AND CURRENT ROW"},
 		{"two windows", head + "INSERT INTO o SELECT COUNT(*) OVER (PARTITION BY auction ORDER BY ts ROWS 2 PRECEDING), AVG(price) OVER (PARTITION BY bidder ORDER BY ts ROWS 2 PRECEDING) FROM bids;",

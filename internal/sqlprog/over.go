@@ -26,12 +26,18 @@ type Over struct {
 
 // OverAgg is one aggregate of an Over: Fn (count, sum, min, max or avg)
 // over the column Arg (-1 for COUNT(*)) of the current row and the
-// Preceding rows before it in the partition.
+// Preceding rows before it in the partition, or all of them for
+// Unbounded.
 type OverAgg struct {
 	Fn        string `json:"fn"`
 	Arg       int    `json:"arg"`
 	Preceding int    `json:"preceding"`
 }
+
+// Unbounded is the Preceding of ROWS BETWEEN UNBOUNDED PRECEDING AND
+// CURRENT ROW: a running aggregate over every row of the partition so far,
+// kept as an accumulator (Running) rather than a frame of rows.
+const Unbounded = -1
 
 // MaxPreceding bounds an OverAgg's Preceding: the frame is kept in state
 // and folded for every row.
@@ -83,8 +89,8 @@ func (o *Over) Check() error {
 		if _, err := ResultType(g.Fn, o.argType(g)); err != nil {
 			return fmt.Errorf("aggs[%d]: %w", i, err)
 		}
-		if g.Preceding < 0 || g.Preceding > MaxPreceding {
-			return fmt.Errorf("aggs[%d]: preceding: want 0 to %d, got %d", i, MaxPreceding, g.Preceding)
+		if g.Preceding < Unbounded || g.Preceding > MaxPreceding {
+			return fmt.Errorf("aggs[%d]: preceding: want 0 to %d, or %d for unbounded, got %d", i, MaxPreceding, Unbounded, g.Preceding)
 		}
 	}
 	return nil
@@ -113,7 +119,7 @@ func (o *Over) Output() []sqlrow.Type {
 func (o *Over) Frame() int {
 	n := 0
 	for _, g := range o.Aggs {
-		n = max(n, g.Preceding)
+		n = max(n, g.Preceding) // NB: Unbounded is below every other
 	}
 	return n + 1
 }
@@ -132,11 +138,41 @@ func (o *Over) Args(dst, row sqlrow.Row) sqlrow.Row {
 	return dst
 }
 
+// Running returns the aggregation of the Unbounded aggregates over a
+// frame's rows (Args), whose accumulator a partition keeps; nil for none.
+func (o *Over) Running() *Aggregation {
+	var a *Aggregation
+	for i, g := range o.Aggs {
+		if g.Preceding != Unbounded {
+			continue
+		}
+		if a == nil {
+			a = &Aggregation{Input: o.frameTypes()}
+		}
+		arg := i
+		if g.Arg < 0 {
+			arg = -1
+		}
+		a.Aggs = append(a.Aggs, Agg{Fn: g.Fn, Arg: arg})
+	}
+	return a
+}
+
 // Results appends to dst each aggregate's value over frame, a partition's
 // last rows' Args, oldest first, the current row last: aggregate i folds
-// the last Preceding+1 of them, as a GROUP BY would.
-func (o *Over) Results(dst sqlrow.Row, frame []sqlrow.Row) (sqlrow.Row, error) {
+// the last Preceding+1 of them, as a GROUP BY would. An Unbounded one
+// takes its value from running, the accumulator of Running with the
+// current row folded in.
+func (o *Over) Results(dst sqlrow.Row, frame []sqlrow.Row, running sqlrow.Row) (sqlrow.Row, error) {
+	var r sqlrow.Row
+	if a := o.Running(); a != nil {
+		r = a.GroupResult(nil, running)
+	}
 	for i, g := range o.Aggs {
+		if g.Preceding == Unbounded {
+			dst, r = append(dst, r[0]), r[1:]
+			continue
+		}
 		one := &Aggregation{Input: o.frameTypes(), Aggs: []Agg{{Fn: g.Fn, Arg: i}}}
 		if g.Arg < 0 {
 			one.Aggs[0].Arg = -1

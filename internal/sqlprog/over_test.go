@@ -35,7 +35,7 @@ func TestOverResults(t *testing.T) {
 		for _, x := range tt.xs {
 			frame = append(frame, o.Args(nil, sqlrow.Row{sqlrow.Int(0), x}))
 		}
-		got, err := o.Results(nil, frame)
+		got, err := o.Results(nil, frame, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,5 +76,36 @@ func TestOverCheck(t *testing.T) {
 	o, err := ParseOver(good().String())
 	if err != nil || o.String() != good().String() {
 		t.Errorf("round trip: %v, %v", o, err)
+	}
+}
+
+// TestOverRunning checks the UNBOUNDED PRECEDING aggregates: Running folds
+// them alone, and Results takes their values from its accumulator, between
+// the framed ones.
+func TestOverRunning(t *testing.T) {
+	o := &Over{Input: []sqlrow.Type{sqlrow.BigInt, sqlrow.BigInt}, Time: 0, Order: []SortKey{{Col: 0}},
+		Aggs: []OverAgg{{Fn: Sum, Arg: 1, Preceding: Unbounded}, {Fn: Max, Arg: 1, Preceding: 0}, {Fn: Count, Arg: -1, Preceding: Unbounded}}}
+	if err := o.Check(); err != nil {
+		t.Fatal(err)
+	}
+	run := o.Running()
+	if len(run.Aggs) != 2 || run.Aggs[0] != (Agg{Fn: Sum, Arg: 0}) || run.Aggs[1] != (Agg{Fn: Count, Arg: -1}) {
+		t.Fatalf("running %+v, want SUM of the first argument and COUNT(*)", run.Aggs)
+	}
+	acc := run.NewAcc()
+	var got []string
+	for _, x := range []int64{4, 9, 2} {
+		args := o.Args(nil, sqlrow.Row{sqlrow.Int(0), sqlrow.Int(x)})
+		if err := run.Add(acc, args); err != nil {
+			t.Fatal(err)
+		}
+		r, err := o.Results(nil, []sqlrow.Row{args}, acc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(sqlrow.AppendCSV(nil, r)))
+	}
+	if want := []string{"4,4,1", "13,9,2", "15,2,3"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

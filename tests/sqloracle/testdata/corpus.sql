@@ -844,3 +844,13 @@ INSERT INTO out SELECT sym, ts,
   AVG(price) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW),
   COUNT(*) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW)
 FROM ticks WHERE EXTRACT(HOUR FROM ts) <> 3;
+
+-- name: over-rows-unbounded-running
+-- sink: bidder BIGINT, ts BIGINT, s BIGINT, n BIGINT, lo BIGINT, a DOUBLE, last3 BIGINT
+INSERT INTO out SELECT bidder, ts,
+  SUM(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+  COUNT(*) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  MIN(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  AVG(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  MAX(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)
+FROM bids;
