@@ -8,7 +8,9 @@
 // window function's). Group keeps a GROUP BY's accumulators without a
 // window, TopN each partition's ranked rows, and WindowTopN is the window
 // function of a window Top-N, whose accumulator is the window's ranked
-// rows; JoinRows is the join.Combiner
+// rows; Over computes aggregates over ROWS frames in event-time order, and
+// FinalGroup is a GROUP BY emitted once at its bound, both on event-time
+// timers; JoinRows is the join.Combiner
 // that makes a SQL join's pair one row. Aggregate and Group fold the
 // built-in aggregates themselves and call the Wasm aggregates (CREATE
 // AGGREGATE) through floe_window once per batch of groups (wasmagg.go).

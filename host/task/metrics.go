@@ -6,6 +6,7 @@ import (
 
 	"github.com/floe-stream/floe/host/connector"
 	"github.com/floe-stream/floe/host/record"
+	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/udf"
 )
 
@@ -162,6 +163,10 @@ func (t *Task) openedOperators() {
 			if o.in != nil {
 				om.Guest = o.in.Stats()
 			}
+		case *sqlop.Over:
+			om.late = o.Late
+		case *sqlop.FinalGroup:
+			om.late = o.Late
 		case *keyer:
 			if in, ok := o.selector.(*udf.Instance); ok {
 				om.Guest = in.Stats()

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/floe-stream/floe/host/sqlop"
 	"github.com/floe-stream/floe/host/udf"
@@ -48,6 +49,13 @@ func closeAggregates(ctx context.Context, fns []window.Function) error {
 
 // sqlGroup opens a sqlGroup operator and its Wasm aggregates.
 func (t *Task) sqlGroup(ctx context.Context, spec *jobspec.Operator) (Operator, error) {
+	if spec.SQLAggregation.FinalAt != nil {
+		q, err := t.queue(spec.UID)
+		if err != nil {
+			return nil, err
+		}
+		return sqlop.NewFinalGroup(spec.UID, spec.SQLAggregation, t.state, q)
+	}
 	fns, err := t.sqlAggregates(ctx, spec, spec.SQLAggregation)
 	if err != nil {
 		return nil, err
@@ -58,4 +66,16 @@ func (t *Task) sqlGroup(ctx context.Context, spec *jobspec.Operator) (Operator, 
 		return nil, err
 	}
 	return g, nil
+}
+
+// sqlOver opens a sqlOver operator, its timers in the queue of its uid.
+func (t *Task) sqlOver(spec *jobspec.Operator) (Operator, error) {
+	if t.state == nil || !t.stage.KeyedInput {
+		return nil, fmt.Errorf("operator %s: a sqlOver needs keyed input and keyed state", spec.UID)
+	}
+	q, err := t.queue(spec.UID)
+	if err != nil {
+		return nil, err
+	}
+	return sqlop.NewOver(spec.UID, spec.SQLOver, t.state, q)
 }

@@ -375,6 +375,8 @@ func (t *Task) open(ctx context.Context) error {
 				return fmt.Errorf("operator %s: a sqlTopN needs keyed state", spec.UID)
 			}
 			op, err = sqlop.NewTopN(spec.UID, spec.SQLTopN, t.state)
+		case jobspec.OperatorSQLOver:
+			op, err = t.sqlOver(spec)
 		default:
 			op, err = t.instance(ctx, spec, t.stage.KeyedInput)
 		}
@@ -390,7 +392,7 @@ func (t *Task) open(ctx context.Context) error {
 			if t.stage.KeyedInput && t.state != nil && o.HasTimerHandler() {
 				t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o, q: t.queues[spec.UID]})
 			}
-		case windowOp, joinOp:
+		case windowOp, joinOp, *sqlop.Over, *sqlop.FinalGroup:
 			t.timed = append(t.timed, timedOp{idx: len(t.ops), in: o.(timerTarget), q: t.queues[spec.UID]})
 		}
 		t.ops = append(t.ops, op)

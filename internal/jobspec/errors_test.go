@@ -98,7 +98,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			"operators:",
 			"  - {type: map, uid: a, module: wordcount, function: f}",
 			"  - {type: reduce, uid: b}"),
-		want: []string{`operators[1].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup or sqlTopN)`},
+		want: []string{`operators[1].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup, sqlTopN or sqlOver)`},
 	}, {
 		name: "process without keyBy",
 		spec: y(okName, okSource, okSink, okModule, "operators: [{type: process, uid: p, module: wordcount, function: f}]"),
@@ -181,7 +181,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		name: "empty list item",
 		spec: y(okName, okSource, okSink, "operators:", "  -", "  - {type: keyBy, uid: k, key: nope}"),
 		want: []string{
-			`line 5: operators[0].type: required (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup or sqlTopN)`,
+			`line 5: operators[0].type: required (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup, sqlTopN or sqlOver)`,
 			`line 5: operators[0].uid: required`,
 			`line 6: operators[1].key: invalid key "nope"`,
 		},
@@ -270,7 +270,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 			`line 9: operators[3].module: only applies to an operator that calls a function (a sql operator runs its program)`,
 			`line 9: operators[3].function: only applies to an operator that calls a function (a sql operator runs its program)`,
 			`line 9: operators[3].sql: in: unknown format "" (want row, csv or json)`,
-			`line 10: operators[4].sql: only applies to a sql, sqlGroup or sqlTopN operator, a window or a join`,
+			`line 10: operators[4].sql: only applies to a sql, sqlGroup, sqlTopN or sqlOver operator, a window or a join`,
 			`line 12: operators[6].sql: aggs[0]: sum wants a number, got VARCHAR`,
 			`line 13: operators[7].aggregate: only applies to a window with a Wasm function (this one's is sql:)`,
 			`line 13: operators[7].uid: nothing reads "x": name it in the inputs of an operator or a sink`,

@@ -40,7 +40,7 @@ sink: {type: stdout, uid: out, parallelism: 16}
 	fmt.Println(err)
 	// Output:
 	// line 4: source.rate: must be a number >= 0, got "fast"
-	// line 6: operators[0].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup or sqlTopN)
+	// line 6: operators[0].type: unknown operator type "reduce" (want map, filter, flatMap, keyBy, process, coProcess, window, intervalJoin, windowJoin, union, sql, sqlGroup, sqlTopN or sqlOver)
 	// line 7: sink.parallelism: 16 exceeds maxParallelism 8
 }
 

@@ -125,6 +125,10 @@ const (
 	// (SQLTopN) and emits each rank whose row a batch changed: Top-N and
 	// deduplication, an updating result.
 	OperatorSQLTopN OperatorType = "sqlTopN"
+	// OperatorSQLOver computes, per key, SQL aggregates over a ROWS frame
+	// of the key's rows in event-time order (SQLOver): one appended row per
+	// input row once the watermark passes it.
+	OperatorSQLOver OperatorType = "sqlOver"
 )
 
 // TwoInput reports whether operators of type t read exactly two inputs,
@@ -136,7 +140,7 @@ func (t OperatorType) TwoInput() bool {
 // Keyed reports whether operators of type t keep keyed state, and so need a
 // keyBy before them.
 func (t OperatorType) Keyed() bool {
-	return t == OperatorProcess || t == OperatorWindow || t.TwoInput() || t == OperatorSQLGroup || t == OperatorSQLTopN
+	return t == OperatorProcess || t == OperatorWindow || t.TwoInput() || t == OperatorSQLGroup || t == OperatorSQLTopN || t == OperatorSQLOver
 }
 
 // Operator is one step of the job's graph.
@@ -185,6 +189,8 @@ type Operator struct {
 	// SQLTopN is the ranking of a sqlTopN, or of a window Top-N (a window
 	// whose sql: ranks its rows); nil otherwise.
 	SQLTopN *sqlprog.TopN
+	// SQLOver is the frame aggregation of a sqlOver; nil otherwise.
+	SQLOver *sqlprog.Over
 	// SideOutputs routes the operator's named side outputs, through
 	// stateless operators, to sinks; records sent to other side outputs
 	// are dropped and counted.

@@ -107,3 +107,19 @@ func (b *builder) sqlTopN(path string, r *rawOperator, op *Operator) {
 	}
 	op.SQLTopN = rank
 }
+
+// sqlOver fills in the frame aggregation of a sqlOver operator.
+func (b *builder) sqlOver(path string, r *rawOperator, op *Operator) {
+	b.p.only(path+".module", r.Module, "an operator that calls a function (a sqlOver runs its aggregation)")
+	b.p.only(path+".function", r.Function, "an operator that calls a function (a sqlOver runs its aggregation)")
+	text, ok := b.p.text(path+".sql", r.SQL)
+	if !ok {
+		return
+	}
+	over, err := sqlprog.ParseOver(text)
+	if err != nil {
+		b.p.reject(path+".sql", "%v", err)
+		return
+	}
+	op.SQLOver = over
+}

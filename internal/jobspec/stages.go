@@ -97,6 +97,9 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	case OperatorSQLTopN:
 		b.p.only(path+".key", r.Key, "keyBy")
 		b.sqlTopN(path, r, &op)
+	case OperatorSQLOver:
+		b.p.only(path+".key", r.Key, "keyBy")
+		b.sqlOver(path, r, &op)
 	default:
 		b.p.only(path+".key", r.Key, "keyBy")
 		op.Module, op.Function = b.function(path, r)
@@ -112,8 +115,8 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 		b.notJoin(path, r)
 	}
 	op.SideOutputs = b.sideOutputs(path, r.SideOutputs)
-	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup && op.Type != OperatorSQLTopN && op.Join == nil {
-		b.p.only(path+".sql", r.SQL, "a sql, sqlGroup or sqlTopN operator, a window or a join")
+	if op.Type != OperatorSQL && op.Type != OperatorWindow && op.Type != OperatorSQLGroup && op.Type != OperatorSQLTopN && op.Type != OperatorSQLOver && op.Join == nil {
+		b.p.only(path+".sql", r.SQL, "a sql, sqlGroup, sqlTopN or sqlOver operator, a window or a join")
 	}
 	if op.Type != OperatorCoProcess {
 		b.p.only(path+".functions", listScalar(r.Functions), "a coProcess (which names two functions)")
@@ -127,7 +130,7 @@ func (b *builder) operator(path string, r *rawOperator, keyed bool) Operator {
 	return op
 }
 
-var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup), string(OperatorSQLTopN)}
+var operatorTypes = []string{string(OperatorMap), string(OperatorFilter), string(OperatorFlatMap), string(OperatorKeyBy), string(OperatorProcess), string(OperatorCoProcess), string(OperatorWindow), string(OperatorIntervalJoin), string(OperatorWindowJoin), string(OperatorUnion), string(OperatorSQL), string(OperatorSQLGroup), string(OperatorSQLTopN), string(OperatorSQLOver)}
 
 // coProcess fills in the module and the two functions of a coProcess:
 // functions: [F1, F2], F1 for the records of its first input and F2 for

@@ -40,7 +40,10 @@
 // the operators of the windowed GROUP BY it may read. A GROUP BY over a
 // join, or over another GROUP BY's updating result, puts the join's or the
 // inner GROUP BY's operators first (groupupdating.go); the inner one
-// retracts its old rows for the outer one's COUNT, SUM and AVG. Expressions compile to
+// retracts its old rows for the outer one's COUNT, SUM and AVG. OVER
+// aggregates (over.go) run in a sqlOver after a keyBy on the partition; they
+// may read a GROUP BY over a join that is final at the join's bound
+// (final.go), Nexmark q6. Expressions compile to
 // internal/sqlexpr trees, typed as they are built, so a type error is found
 // here, with the line and column of the offending text, not in a task.
 // What only the spec's parser can find (a connector's option) is pointed

@@ -26,6 +26,8 @@ type operator struct {
 	// join and topN configure a join (join.go) and a sqlTopN (topn.go).
 	join *joinStep
 	topN *sqlprog.TopN
+	// over configures a sqlOver (over.go).
+	over *sqlprog.Over
 	// suffix ends the operator's uid.
 	suffix string
 	prog   *sqlprog.Program
@@ -63,6 +65,10 @@ func (c *compiler) insert(s *pg.InsertStmt) (*query, error) {
 	}
 	if err := c.unsupported(sel); err != nil {
 		return nil, err
+	}
+	if calls := overCalls(sel.TargetList); len(calls) > 0 {
+		q := &query{sink: sink}
+		return q, c.overQuery(q, sel, calls) // NB: over.go
 	}
 	if isTopN(sel) && isDistinct(sel) {
 		return nil, c.errAt(int(sel.TargetList[0].GetResTarget().Location), "SELECT DISTINCT over a Top-N is not supported yet: its result is updating")

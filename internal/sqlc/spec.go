@@ -111,6 +111,8 @@ func (c *compiler) spec() (spec []byte, sources, sinks []*Table, err error) {
 				so.SQL = op.agg.String()
 			case "sqlTopN":
 				so.SQL = op.topN.String()
+			case "sqlOver":
+				so.SQL = op.over.String()
 			case "intervalJoin", "windowJoin":
 				op.join.fill(&so, op.join.inputs(joinInputs, input))
 			}

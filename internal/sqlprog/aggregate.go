@@ -45,6 +45,10 @@ type Aggregation struct {
 	// Retracted says each input row ends with a BOOLEAN: TRUE adds the row,
 	// FALSE takes it out again (COUNT, SUM and AVG only).
 	Retracted bool `json:"retracted,omitempty"`
+	// FinalAt, when set, makes a sqlGroup final at a bound (final.go):
+	// the key value at this index is the time after which no row of the
+	// group can come, and the group's row is emitted once, then.
+	FinalAt *int `json:"finalAt,omitempty"`
 }
 
 // ParseAggregation reads an aggregation from its JSON form and checks it.
@@ -72,6 +76,9 @@ func (a *Aggregation) Check() error {
 	}
 	if a.Retracted && (len(a.Input) == 0 || a.Input[len(a.Input)-1] != sqlrow.Boolean) {
 		return fmt.Errorf("retracted: the input's last value is the BOOLEAN that retracts")
+	}
+	if err := a.checkFinal(); err != nil {
+		return err
 	}
 	for i, g := range a.Aggs {
 		if a.Retracted && (g.Call != nil || (g.Fn != Count && g.Fn != Sum && g.Fn != Avg)) {

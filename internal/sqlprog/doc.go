@@ -11,7 +11,8 @@
 //     COUNT(DISTINCT), SUM, MIN, MAX and AVG over the columns of encoded
 //     rows whose first Keys values are the GROUP BY key;
 //   - a JoinRows, how a SQL join's combiner makes one row of a joined pair;
-//   - a TopN, the ranking of a sqlTopN operator (Top-N, deduplication).
+//   - a TopN, the ranking of a sqlTopN operator (Top-N, deduplication);
+//   - an Over, the aggregates over ROWS frames of a sqlOver operator.
 //
 // A Program may also skip the records that lack a Prefix (the bids of a
 // Nexmark stream) and write a changelog (Changelog: upsert when WHERE, that

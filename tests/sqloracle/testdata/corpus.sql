@@ -969,3 +969,47 @@ INSERT INTO out SELECT x.sym, window_start, window_end, x.price, y.price FROM ti
 -- duckdb:
 SELECT x.sym, time_bucket(INTERVAL '2 minutes', x.ts) AS ws, time_bucket(INTERVAL '2 minutes', x.ts) + INTERVAL '2 minutes', x.price, y.price
 FROM ticks x JOIN ticks y ON x.sym = y.sym AND time_bucket(INTERVAL '2 minutes', x.ts) = time_bucket(INTERVAL '2 minutes', y.ts) WHERE x.price < y.price - 400;
+
+-- name: over-rows-sum-avg-count
+-- sink: auction BIGINT, ts BIGINT, bidder BIGINT, s BIGINT, a DOUBLE, n BIGINT, m BIGINT
+INSERT INTO out SELECT auction, ts, bidder,
+  SUM(price) OVER (PARTITION BY auction ORDER BY ts, bidder, price, channel ROWS BETWEEN 3 PRECEDING AND CURRENT ROW),
+  AVG(price) OVER (PARTITION BY auction ORDER BY ts, bidder, price, channel ROWS BETWEEN 3 PRECEDING AND CURRENT ROW),
+  COUNT(price) OVER (PARTITION BY auction ORDER BY ts, bidder, price, channel ROWS BETWEEN 5 PRECEDING AND CURRENT ROW),
+  COUNT(*) OVER (PARTITION BY auction ORDER BY ts, bidder, price, channel ROWS 2 PRECEDING)
+FROM bids;
+
+-- name: over-rows-min-max-where
+-- sink: channel VARCHAR, ts BIGINT, lo BIGINT, hi BIGINT, spread BIGINT
+INSERT INTO out SELECT channel, ts,
+  MIN(price) OVER (PARTITION BY channel ORDER BY ts, auction, bidder, price ROWS BETWEEN 9 PRECEDING AND CURRENT ROW),
+  MAX(price) OVER (PARTITION BY channel ORDER BY ts, auction, bidder, price ROWS BETWEEN 9 PRECEDING AND CURRENT ROW),
+  MAX(price) OVER (PARTITION BY channel ORDER BY ts, auction, bidder, price ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)
+    - MIN(price) OVER (PARTITION BY channel ORDER BY ts, auction, bidder, price ROWS BETWEEN 9 PRECEDING AND CURRENT ROW)
+FROM bids WHERE auction < 10;
+
+-- name: over-rows-global-current-row
+-- sink: ts BIGINT, auction BIGINT, n BIGINT, s BIGINT, p BIGINT
+INSERT INTO out SELECT ts, auction,
+  COUNT(*) OVER (ORDER BY ts, auction, bidder, price, channel ROWS BETWEEN 4 PRECEDING AND CURRENT ROW),
+  SUM(price) OVER (ORDER BY ts, auction, bidder, price, channel ROWS BETWEEN 4 PRECEDING AND CURRENT ROW),
+  MAX(price) OVER (ORDER BY ts, auction, bidder, price, channel ROWS BETWEEN CURRENT ROW AND CURRENT ROW)
+FROM bids;
+
+-- name: over-ticks-timestamp-order
+-- sink: sym VARCHAR, ts TIMESTAMP, lo BIGINT, a DOUBLE, n BIGINT
+INSERT INTO out SELECT sym, ts,
+  MIN(price) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 2 PRECEDING AND CURRENT ROW),
+  AVG(price) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW),
+  COUNT(*) OVER (PARTITION BY sym ORDER BY ts, price ROWS BETWEEN 6 PRECEDING AND CURRENT ROW)
+FROM ticks WHERE EXTRACT(HOUR FROM ts) <> 3;
+
+-- name: over-rows-unbounded-running
+-- sink: bidder BIGINT, ts BIGINT, s BIGINT, n BIGINT, lo BIGINT, a DOUBLE, last3 BIGINT
+INSERT INTO out SELECT bidder, ts,
+  SUM(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+  COUNT(*) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  MIN(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  AVG(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
+  MAX(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)
+FROM bids;
