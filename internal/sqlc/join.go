@@ -463,19 +463,9 @@ func (c *compiler) joinOps(q *query, sel *pg.SelectStmt, where *pg.Node, sides [
 	if where != nil {
 		conds = append(conds, where)
 	}
-	var ws []*sqlexpr.Expr
-	for _, n := range conds {
-		w, err := c.where(n, js)
-		if err != nil {
-			return err
-		}
-		ws = append(ws, w)
-	}
-	switch {
-	case len(ws) == 1:
-		last.Where = ws[0]
-	case len(ws) > 1:
-		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, ws...)
+	var err error
+	if last.Where, err = c.conjunction(conds, js); err != nil {
+		return err
 	}
 	exprs, locs, err := c.targets(sel.TargetList, js, nil)
 	if err != nil {

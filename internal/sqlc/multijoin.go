@@ -215,12 +215,7 @@ func chainPre(in sqlprog.Format, prefix string, columns []sqlprog.Column, keys, 
 		e, _ := sqlexpr.New(sqlexpr.OpNotNull, "", 0, key)
 		where = append(where, e)
 	}
-	switch {
-	case len(where) == 1:
-		p.Where = where[0]
-	case len(where) > 1:
-		p.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
-	}
+	p.Where, _ = allOf(where) // NB: an AND of BOOLEANs
 	p.Select = append(p.Select, keys...)
 	for j, col := range columns {
 		p.Select = append(p.Select, sqlexpr.Col(j, col.Type))
@@ -350,19 +345,9 @@ func (c *compiler) chainSelect(q *query, sel *pg.SelectStmt, conds []*pg.Node, c
 		columns = append(columns, sqlprog.Column{Name: "_" + strconv.Itoa(len(columns)), Type: sqlrow.BigInt})
 	}
 	last := &sqlprog.Program{In: sqlprog.FormatRow, Columns: columns, Out: q.sink.Format, Names: sinkNames(q.sink), Retracts: retracts}
-	var ws []*sqlexpr.Expr
-	for _, n := range conds {
-		w, err := c.where(n, cs)
-		if err != nil {
-			return err
-		}
-		ws = append(ws, w)
-	}
-	switch {
-	case len(ws) == 1:
-		last.Where = ws[0]
-	case len(ws) > 1:
-		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, ws...)
+	var err error
+	if last.Where, err = c.conjunction(conds, cs); err != nil {
+		return err
 	}
 	exprs, locs, err := c.targets(sel.TargetList, cs, nil)
 	if err != nil {

@@ -206,6 +206,31 @@ func (c *compiler) selectRows(q *query, sel *pg.SelectStmt, rs rowScope) error {
 	return nil
 }
 
+// conjunction compiles conditions with where and ANDs them: nil for none,
+// the one for one.
+func (c *compiler) conjunction(conds []*pg.Node, sc scope) (*sqlexpr.Expr, error) {
+	ws := make([]*sqlexpr.Expr, 0, len(conds))
+	for _, n := range conds {
+		w, err := c.where(n, sc)
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return allOf(ws)
+}
+
+// allOf is the AND of conditions ws: nil for none, the one for one.
+func allOf(ws []*sqlexpr.Expr) (*sqlexpr.Expr, error) {
+	switch len(ws) {
+	case 0:
+		return nil, nil
+	case 1:
+		return ws[0], nil
+	}
+	return sqlexpr.New(sqlexpr.OpAnd, "", 0, ws...)
+}
+
 // where compiles a WHERE or HAVING condition, which must be a BOOLEAN.
 func (c *compiler) where(n *pg.Node, sc scope) (*sqlexpr.Expr, error) {
 	w, err := c.expr(n, sc)

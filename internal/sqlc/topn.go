@@ -156,11 +156,8 @@ func (c *compiler) topNQuery(q *query, sel *pg.SelectStmt) error {
 		}
 		where = append(where, w)
 	}
-	switch {
-	case len(where) == 1:
-		last.Where = where[0]
-	case len(where) > 1:
-		last.Where, _ = sqlexpr.New(sqlexpr.OpAnd, "", 0, where...)
+	if last.Where, err = allOf(where); err != nil {
+		return err
 	}
 	exprs, locs, err := c.targets(sel.TargetList, sub, nil)
 	if err != nil {
