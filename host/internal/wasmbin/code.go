@@ -186,23 +186,103 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 	}
 	dst = append(dst, src[:r.pos]...)
 	code := rw.reader(src[r.pos:])
-	if needsEntryCheck(*code) {
+	dispatch := !hasExceptions(*code)
+	if needsEntryCheck(*code, dispatch) {
 		dst = append(dst, rw.check...)
 	}
+	var (
+		labels  []label
+		pending *dispatchLoop // a dispatch loop whose blocks come next
+		prev    [2][]byte     // the last two instructions
+	)
 	for !code.done() {
 		start := code.pos
 		op, idx, kind := instr(code)
+		ins := code.b[start:code.pos]
 		switch {
 		case code.err != nil || !rw.exists(code, kind, idx):
 		case kind == funcIndex:
 			dst = appendU32(append(dst, op), rw.shift(idx))
 		case op == opLoop:
-			dst = append(append(dst, code.b[start:code.pos]...), rw.check...)
+			l := label{loop: true}
+			if dispatch && isDispatch(*code, start) {
+				l.dispatch = readDispatch(*code)
+			}
+			dst = append(dst, ins...)
+			if l.dispatch == nil {
+				dst = append(dst, rw.check...)
+			}
+			if dispatch {
+				labels, pending = append(labels, l), l.dispatch
+			}
+		case op == 0x0c || op == 0x0d || op == 0x0e:
+			if needsBranchCheck(labels, ins, prev) {
+				dst = append(dst, rw.check...)
+			}
+			dst = append(dst, ins...)
 		default:
-			dst = append(dst, code.b[start:code.pos]...)
+			dst = append(dst, ins...)
 		}
+		if dispatch {
+			labels, pending = nest(labels, pending, op)
+		}
+		prev = [2][]byte{prev[1], ins}
 	}
 	return dst, code.err
+}
+
+// nest follows the blocks, loops and ifs that open and close at op (loops
+// are pushed where they are rewritten), marking the blocks of the dispatch
+// loop pending as its own.
+func nest(labels []label, pending *dispatchLoop, op byte) ([]label, *dispatchLoop) {
+	switch op {
+	case 0x02, 0x04:
+		l := label{}
+		if op == 0x02 && pending != nil && pending.opened < pending.blocks {
+			l.block = pending
+			pending.opened++
+		}
+		labels = append(labels, l)
+	case opEnd:
+		if n := len(labels); n > 0 {
+			if d := labels[n-1].block; d != nil {
+				d.closed++
+			}
+			labels = labels[:n-1]
+		}
+	}
+	return labels, pending
+}
+
+// needsBranchCheck reports whether the branch ins needs a fuel check: it
+// may branch to the start of a dispatch loop, whose header has none, and is
+// not a jump that provably lands further on in the loop (see dispatch.go).
+func needsBranchCheck(labels []label, ins []byte, prev [2][]byte) bool {
+	for _, l := range branchLabels(ins) {
+		if int(l) >= len(labels) {
+			continue // the function's own label: a return
+		}
+		d := labels[len(labels)-1-int(l)].dispatch
+		if d == nil {
+			continue
+		}
+		if ins[0] != 0x0c || !d.setsPC(prev) {
+			return true
+		}
+	}
+	return false
+}
+
+// setsPC reports whether prev is "i32.const t, local.set $pc" with t a
+// target further on.
+func (d *dispatchLoop) setsPC(prev [2][]byte) bool {
+	c, s := prev[0], prev[1]
+	if len(c) < 2 || c[0] != 0x41 || len(s) < 2 || s[0] != 0x21 {
+		return false
+	}
+	cr, sr := reader{b: c[1:]}, reader{b: s[1:]}
+	t, pc := cr.s32(), sr.u32()
+	return cr.err == nil && sr.err == nil && pc == d.pc && d.forward(t)
 }
 
 // exists checks that a global index names one of the module's own.
@@ -218,17 +298,20 @@ func (rw *rewriter) exists(r *reader, kind index, idx uint32) bool {
 }
 
 // needsEntryCheck reports whether a function needs a check on entry: it
-// makes calls (so it may recurse), and does not reach a loop, whose own
-// check runs on entry anyway, through straight-line code first.
+// makes calls (so it may recurse), and does not reach a loop with a header
+// check, which runs on entry anyway, through straight-line code first. With
+// dispatch set, a dispatch loop has no header check (see dispatch.go).
 //
 // NB: every function Go compiles to Wasm opens with a few such instructions
-// and then the loop its jumps dispatch through, so without this each call
-// into Go code would pass two checks back to back.
-func needsEntryCheck(code reader) bool {
+// and then the loop its jumps dispatch through; without the dispatch
+// rewrite, each call into Go code would otherwise pass two checks back to
+// back.
+func needsEntryCheck(code reader, dispatch bool) bool {
 	straight := true
 	for !code.done() {
+		start := code.pos
 		op, _, _ := instr(&code)
-		if straight && op == opLoop {
+		if straight && op == opLoop && !(dispatch && isDispatch(code, start)) {
 			return false
 		}
 		straight = straight && fallsThrough(op)
@@ -237,6 +320,12 @@ func needsEntryCheck(code reader) bool {
 		}
 	}
 	return false
+}
+
+// isDispatch reports whether the loop instruction at start, which r has
+// just read, opens a dispatch loop.
+func isDispatch(r reader, start int) bool {
+	return r.err == nil && r.b[start+1] == 0x40 && readDispatch(r) != nil
 }
 
 // fallsThrough reports whether op always passes control to the next

@@ -30,8 +30,13 @@
 // functions that make calls. A function that neither loops nor calls runs
 // straight through its code. A function whose code reaches a loop through
 // straight-line code (blocks, locals, globals, constants) has no entry check
-// of its own: its loop's check runs first on every entry. Go compiles every
-// function to such a loop, which its jumps dispatch through.
+// of its own: its loop's check runs first on every entry.
+//
+// Go compiles every function to such a loop, which all its jumps dispatch
+// through, forward ones too. A loop of that shape gets no header check:
+// each branch back to it is checked instead, except a jump whose constant
+// target lies further on in the loop (dispatch.go), and the function checks
+// on entry if it makes calls.
 //
 // NB: wazero's own WithCloseOnContextDone does the same job by leaving
 // compiled code for Go on every loop iteration, which made guests 3–4x slower
