@@ -215,8 +215,10 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 			if dispatch {
 				labels, pending = append(labels, l), l.dispatch
 			}
+		case op == 0x0c && jumpsForward(labels, ins, prev) >= 0:
+			dst = appendU32(append(dst, op), uint32(jumpsForward(labels, ins, prev)))
 		case op == 0x0c || op == 0x0d || op == 0x0e:
-			if needsBranchCheck(labels, ins, prev) {
+			if needsBranchCheck(labels, ins) {
 				dst = append(dst, rw.check...)
 			}
 			dst = append(dst, ins...)
@@ -255,34 +257,41 @@ func nest(labels []label, pending *dispatchLoop, op byte) ([]label, *dispatchLoo
 }
 
 // needsBranchCheck reports whether the branch ins needs a fuel check: it
-// may branch to the start of a dispatch loop, whose header has none, and is
-// not a jump that provably lands further on in the loop (see dispatch.go).
-func needsBranchCheck(labels []label, ins []byte, prev [2][]byte) bool {
+// may branch to the start of a dispatch loop, whose header has none.
+func needsBranchCheck(labels []label, ins []byte) bool {
 	for _, l := range branchLabels(ins) {
-		if int(l) >= len(labels) {
-			continue // the function's own label: a return
-		}
-		d := labels[len(labels)-1-int(l)].dispatch
-		if d == nil {
-			continue
-		}
-		if ins[0] != 0x0c || !d.setsPC(prev) {
+		if int(l) < len(labels) && labels[len(labels)-1-int(l)].dispatch != nil {
 			return true
 		}
 	}
 	return false
 }
 
-// setsPC reports whether prev is "i32.const t, local.set $pc" with t a
-// target further on.
-func (d *dispatchLoop) setsPC(prev [2][]byte) bool {
+// jumpsForward returns, for a br ins that jumps to a basic block further on
+// in a dispatch loop (see dispatch.go), the label of the block whose end
+// that basic block follows; or -1. Branching there directly skips the
+// loop's header and br_table and lands where they would have.
+func jumpsForward(labels []label, ins []byte, prev [2][]byte) int {
+	l := branchLabels(ins)[0]
+	if int(l) >= len(labels) {
+		return -1 // the function's own label: a return
+	}
+	d := labels[len(labels)-1-int(l)].dispatch
+	if d == nil {
+		return -1
+	}
 	c, s := prev[0], prev[1]
 	if len(c) < 2 || c[0] != 0x41 || len(s) < 2 || s[0] != 0x21 {
-		return false
+		return -1
 	}
 	cr, sr := reader{b: c[1:]}, reader{b: s[1:]}
 	t, pc := cr.s32(), sr.u32()
-	return cr.err == nil && sr.err == nil && pc == d.pc && d.forward(t)
+	j, ok := d.forward(t)
+	if cr.err != nil || sr.err != nil || pc != d.pc || !ok {
+		return -1
+	}
+	// The target follows the end of the loop's (m-j)th block.
+	return int(l) - (d.blocks - j)
 }
 
 // exists checks that a global index names one of the module's own.

@@ -23,8 +23,12 @@ package wasmbin
 // Instead a dispatch loop gets its checks at the branches to it whose
 // target is not provably after the branch: a jump whose constant target
 // lands in code_j, j > k, needs none, since code only moves forward between
-// two checks and there are m blocks. The loop's header then has no check,
-// so a function with a dispatch loop that makes calls checks on entry.
+// two checks and there are m blocks. Such a jump is rewritten to branch to
+// the end of block m-j, which encloses it, straight to code_j: the same
+// place with the same locals, without the loop's header and br_table (an
+// indirect jump, and a merge of every local in wazero's code). The loop's
+// header has no check, so a function with a dispatch loop that makes calls
+// checks on entry.
 
 // dispatchLoop is a recognised dispatch loop being rewritten.
 type dispatchLoop struct {
@@ -76,14 +80,15 @@ func readDispatch(r reader) *dispatchLoop {
 	return d
 }
 
-// forward reports whether a branch to d's start with $pc set to t, taken
-// from the code after d's closed-th block, lands further on.
-func (d *dispatchLoop) forward(t int32) bool {
+// forward returns the basic block j, in code_j, that a branch to d's start
+// with $pc set to t reaches, and whether it lies further on than the code
+// the rewrite is in.
+func (d *dispatchLoop) forward(t int32) (int, bool) {
 	j := d.table[len(d.table)-1]
 	if t >= 0 && int(t) < len(d.table)-1 {
 		j = d.table[t]
 	}
-	return int(j) > d.closed-1
+	return int(j), int(j) > d.closed-1
 }
 
 // hasExceptions reports whether code uses exception handling, whose

@@ -35,8 +35,9 @@
 // Go compiles every function to such a loop, which all its jumps dispatch
 // through, forward ones too. A loop of that shape gets no header check:
 // each branch back to it is checked instead, except a jump whose constant
-// target lies further on in the loop (dispatch.go), and the function checks
-// on entry if it makes calls.
+// target lies further on in the loop, which branches there directly
+// instead (dispatch.go); and the function checks on entry if it makes
+// calls.
 //
 // NB: wazero's own WithCloseOnContextDone does the same job by leaving
 // compiled code for Go on every loop iteration, which made guests 3–4x slower
