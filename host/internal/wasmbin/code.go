@@ -187,7 +187,7 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 	dst = append(dst, src[:r.pos]...)
 	code := rw.reader(src[r.pos:])
 	dispatch := !hasExceptions(*code)
-	if needsEntryCheck(*code, dispatch) {
+	if needsEntryCheck(*code) {
 		dst = append(dst, rw.check...)
 	}
 	var (
@@ -204,24 +204,16 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 		case kind == funcIndex:
 			dst = appendU32(append(dst, op), rw.shift(idx))
 		case op == opLoop:
-			l := label{loop: true}
-			if dispatch && isDispatch(*code, start) {
+			l := label{}
+			if dispatch && ins[1] == 0x40 {
 				l.dispatch = readDispatch(*code)
 			}
-			dst = append(dst, ins...)
-			if l.dispatch == nil {
-				dst = append(dst, rw.check...)
-			}
+			dst = append(append(dst, ins...), rw.check...)
 			if dispatch {
 				labels, pending = append(labels, l), l.dispatch
 			}
 		case op == 0x0c && jumpsForward(labels, ins, prev) >= 0:
 			dst = appendU32(append(dst, op), uint32(jumpsForward(labels, ins, prev)))
-		case op == 0x0c || op == 0x0d || op == 0x0e:
-			if needsBranchCheck(labels, ins) {
-				dst = append(dst, rw.check...)
-			}
-			dst = append(dst, ins...)
 		default:
 			dst = append(dst, ins...)
 		}
@@ -256,23 +248,13 @@ func nest(labels []label, pending *dispatchLoop, op byte) ([]label, *dispatchLoo
 	return labels, pending
 }
 
-// needsBranchCheck reports whether the branch ins needs a fuel check: it
-// may branch to the start of a dispatch loop, whose header has none.
-func needsBranchCheck(labels []label, ins []byte) bool {
-	for _, l := range branchLabels(ins) {
-		if int(l) < len(labels) && labels[len(labels)-1-int(l)].dispatch != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // jumpsForward returns, for a br ins that jumps to a basic block further on
 // in a dispatch loop (see dispatch.go), the label of the block whose end
 // that basic block follows; or -1. Branching there directly skips the
 // loop's header and br_table and lands where they would have.
 func jumpsForward(labels []label, ins []byte, prev [2][]byte) int {
-	l := branchLabels(ins)[0]
+	lr := reader{b: ins[1:]}
+	l := lr.u32()
 	if int(l) >= len(labels) {
 		return -1 // the function's own label: a return
 	}
@@ -307,20 +289,17 @@ func (rw *rewriter) exists(r *reader, kind index, idx uint32) bool {
 }
 
 // needsEntryCheck reports whether a function needs a check on entry: it
-// makes calls (so it may recurse), and does not reach a loop with a header
-// check, which runs on entry anyway, through straight-line code first. With
-// dispatch set, a dispatch loop has no header check (see dispatch.go).
+// makes calls (so it may recurse), and does not reach a loop, whose own
+// check runs on entry anyway, through straight-line code first.
 //
 // NB: every function Go compiles to Wasm opens with a few such instructions
-// and then the loop its jumps dispatch through; without the dispatch
-// rewrite, each call into Go code would otherwise pass two checks back to
-// back.
-func needsEntryCheck(code reader, dispatch bool) bool {
+// and then the loop its jumps dispatch through, so without this each call
+// into Go code would pass two checks back to back.
+func needsEntryCheck(code reader) bool {
 	straight := true
 	for !code.done() {
-		start := code.pos
 		op, _, _ := instr(&code)
-		if straight && op == opLoop && !(dispatch && isDispatch(code, start)) {
+		if straight && op == opLoop {
 			return false
 		}
 		straight = straight && fallsThrough(op)
@@ -329,12 +308,6 @@ func needsEntryCheck(code reader, dispatch bool) bool {
 		}
 	}
 	return false
-}
-
-// isDispatch reports whether the loop instruction at start, which r has
-// just read, opens a dispatch loop.
-func isDispatch(r reader, start int) bool {
-	return r.err == nil && r.b[start+1] == 0x40 && readDispatch(r) != nil
 }
 
 // fallsThrough reports whether op always passes control to the next

@@ -33,11 +33,9 @@
 // of its own: its loop's check runs first on every entry.
 //
 // Go compiles every function to such a loop, which all its jumps dispatch
-// through, forward ones too. A loop of that shape gets no header check:
-// each branch back to it is checked instead, except a jump whose constant
-// target lies further on in the loop, which branches there directly
-// instead (dispatch.go); and the function checks on entry if it makes
-// calls.
+// through, forward ones too. A jump forward to a constant target is
+// rewritten to branch straight there, past the loop's header and its check
+// (dispatch.go): it cannot lead back to the loop without a jump back.
 //
 // NB: wazero's own WithCloseOnContextDone does the same job by leaving
 // compiled code for Go on every loop iteration, which made guests 3–4x slower

@@ -79,7 +79,8 @@ var (
 	// goCount(n) is count as Go compiles it: a dispatch loop (see
 	// dispatch.go) over three basic blocks, entered at the first, which
 	// jumps forward to the loop test in the third, which jumps back to the
-	// second, the body, n times. Only the jumps back are checked.
+	// second, the body, n times. The jump forward skips the loop's header,
+	// and so its check.
 	goCount = fn{name: "goCount", params: []byte{i32}, results: []byte{i32}, locals: []byte{i32, i32}, code: []byte{
 		opLoop, 0x40, 0x02, 0x40, 0x02, 0x40, 0x02, 0x40,
 		0x20, 2, 0x0e, 3, 0, 1, 2, 0, // br_table on $pc
@@ -109,8 +110,8 @@ var (
 		0x20, 0, 0x21, 1, 0x0c, 0, // $pc = n; jump
 		opEnd,
 	}}
-	// goDoubling is doubling in a dispatch loop: it has no loop check to
-	// rely on, so its calls must be checked on entry.
+	// goDoubling is doubling in a dispatch loop, whose header check is the
+	// one its calls pass.
 	goDoubling = fn{name: "goDoubling", params: []byte{i32}, results: []byte{i32}, locals: []byte{i32}, code: append(append(
 		[]byte{opLoop, 0x40, 0x02, 0x40, 0x20, 1, 0x0e, 0, 0, opEnd},
 		doubling.code[:len(doubling.code):len(doubling.code)]...), 0x0f, opEnd, 0x00)}
@@ -163,7 +164,7 @@ func TestYieldsOnceInEveryFuelChecks(t *testing.T) {
 	}
 }
 
-func TestDispatchLoopsCheckOnlyJumpsBack(t *testing.T) {
+func TestDispatchLoopsSkipTheHeaderOnJumpsForward(t *testing.T) {
 	for _, tc := range []struct {
 		fuel, iterations uint32
 	}{
@@ -176,8 +177,9 @@ func TestDispatchLoopsCheckOnlyJumpsBack(t *testing.T) {
 		if err != nil || uint32(res[0]) != tc.iterations {
 			t.Fatalf("goCount(%d) = %v, %v", tc.iterations, res, err)
 		}
-		// One check per jump back; none for the jump forward.
-		if want := tc.iterations / tc.fuel; yields != want {
+		// One check on entry and one per jump back; none for the jump
+		// forward.
+		if want := (tc.iterations + 1) / tc.fuel; yields != want {
 			t.Errorf("fuel %d, %d iterations: %d yields, want %d", tc.fuel, tc.iterations, yields, want)
 		}
 	}
@@ -199,9 +201,8 @@ func TestEntryCheckOnlyWhereNoLoopCheckRunsFirst(t *testing.T) {
 		{"a call before the loop", append(call, opLoop, 0x40, opEnd), true},
 		{"loopedDoubling", loopedDoubling.code, false},
 		{"a loop after a block ends (conservatively)", append([]byte{0x02, 0x40, opEnd, opLoop, 0x40}, append(call, opEnd)...), true},
-		{"a dispatch loop, which has no header check", append([]byte{opLoop, 0x40, 0x02, 0x40, 0x02, 0x40, 0x20, 0, 0x0e, 1, 0, 1, opEnd}, append(call, opEnd, opEnd)...), true},
 	} {
-		if got := needsEntryCheck(reader{b: tc.code, types: 1}, true); got != tc.want {
+		if got := needsEntryCheck(reader{b: tc.code, types: 1}); got != tc.want {
 			t.Errorf("%s: needsEntryCheck = %v, want %v", tc.name, got, tc.want)
 		}
 	}
