@@ -87,3 +87,26 @@ func TestAppendIntMatchesTheStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+func TestCountMatchesTheStandardLibrary(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		b := make([]byte, r.IntN(100)) // through each of Count's steps
+		for i := range b {
+			b[i] = b0(r)
+		}
+		c := b0(r)
+		if got, want := floe.Count(b, c), bytes.Count(b, []byte{c}); got != want {
+			t.Fatalf("Count(%v, %d) = %d, want %d", b, c, got, want)
+		}
+	}
+}
+
+func FuzzCount(f *testing.F) {
+	f.Add([]byte("auction,bidder,price,channel,url,dateTime"), byte(','))
+	f.Fuzz(func(t *testing.T, b []byte, c byte) {
+		if got, want := floe.Count(b, c), bytes.Count(b, []byte{c}); got != want {
+			t.Fatalf("Count(%q, %q) = %d, want %d", b, c, got, want)
+		}
+	})
+}

@@ -47,13 +47,15 @@ const (
 // function is one registered operator function; exactly one of the fields
 // matching its kind is set.
 type function struct {
-	kind    kind
-	mapFn   func(rec []byte) ([]byte, error)
-	filter  func(rec []byte) (bool, error)
-	flatMap func(rec []byte, out Emitter) error
-	process func(ctx *Context, rec []byte, out Emitter) error
-	agg     *aggregate
-	window  func(key []byte, w Window, recs []Record, out Emitter) error
+	kind  kind
+	mapFn func(rec []byte) ([]byte, error)
+	// appendFn is set, with mapFn, for a map registered by MapAppend.
+	appendFn func(dst, rec []byte) ([]byte, error)
+	filter   func(rec []byte) (bool, error)
+	flatMap  func(rec []byte, out Emitter) error
+	process  func(ctx *Context, rec []byte, out Emitter) error
+	agg      *aggregate
+	window   func(key []byte, w Window, recs []Record, out Emitter) error
 }
 
 // registry holds what init functions registered; the module's operator
@@ -70,6 +72,20 @@ func register(name string, f function) {
 // Map registers a function that turns each record into exactly one record.
 func Map(name string, fn func(rec []byte) ([]byte, error)) {
 	register(name, function{kind: kindMap, mapFn: fn})
+}
+
+// MapAppend registers a map function in the append form of strconv's
+// Append functions: it appends the record's one output record to dst and
+// returns the extended slice. dst is the operator's output buffer, so an
+// output written in place is not copied again; a result elsewhere (dst
+// outgrown, or another slice) is copied, as Map's is.
+//
+// NB: in Wasm this saves a call and a copy per record over Map, which is
+// worth a few percent of a small function's time.
+func MapAppend(name string, fn func(dst, rec []byte) ([]byte, error)) {
+	register(name, function{kind: kindMap, appendFn: fn, mapFn: func(rec []byte) ([]byte, error) {
+		return fn(nil, rec)
+	}})
 }
 
 // Filter registers a function that keeps the records for which it returns

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // outputFlushSize is how much output the SDK buffers before handing it to
@@ -136,9 +137,9 @@ func (o *operator) run(fn function, buf []byte, count int) (err error) {
 			err = recovered(r)
 		}
 	}()
-	mapFn := fn.mapFn
+	mapFn, appendFn := fn.mapFn, fn.appendFn
 	if k := fn.kind; k != kindMap && k != kindKeySelector {
-		mapFn = nil
+		mapFn, appendFn = nil, nil
 	}
 	off := 0
 	for i := range count {
@@ -156,6 +157,12 @@ func (o *operator) run(fn function, buf []byte, count int) (err error) {
 		off = start + kl + vl
 		o.ctx.rec, o.ctx.key, o.ctx.ts = int32(i), buf[start:start+kl:start+kl], ts
 		value := buf[start+kl : off : off]
+		if appendFn != nil {
+			if err := o.appendOut(appendFn, value); err != nil {
+				return err
+			}
+			continue
+		}
 		if mapFn == nil {
 			if err := o.call(fn, value); err != nil {
 				return err
@@ -228,6 +235,34 @@ func (o *operator) emit(port uint32, value []byte) {
 	if end >= outputFlushSize {
 		o.flush()
 	}
+}
+
+// appendOut calls a MapAppend function with the free space of the output
+// buffer after one record header as dst, and emits what it returns: in
+// place when it wrote there, else by a copy.
+func (o *operator) appendOut(fn func(dst, rec []byte) ([]byte, error), value []byte) error {
+	n := len(o.out)
+	if room := outputHeader + 2*len(value) + 64; cap(o.out)-n < room {
+		o.out = slices.Grow(o.out, room)
+	}
+	dst := o.out[n+outputHeader : n+outputHeader]
+	v, err := fn(dst, value)
+	if err != nil {
+		return err
+	}
+	if unsafe.SliceData(v) != unsafe.SliceData(dst) || cap(v) != cap(dst) {
+		o.emit(0, v)
+		return nil
+	}
+	end := n + outputHeader + len(v)
+	b := o.out[:end]
+	binary.LittleEndian.PutUint64(b[n:], uint64(len(v))<<32) // port 0, the length
+	binary.LittleEndian.PutUint64(b[n+8:], uint64(o.ctx.ts))
+	o.out = b
+	if end >= outputFlushSize {
+		o.flush()
+	}
+	return nil
 }
 
 // flush hands buffered output to the host.

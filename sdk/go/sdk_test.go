@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"testing"
 
 	floe "github.com/floe-stream/floe/sdk/go"
@@ -148,5 +149,46 @@ func TestSDKSpeaksTheDocumentedLayouts(t *testing.T) {
 	copy(mod.Alloc(len(p)), p)
 	if st := mod.Open(len(p)); st == 0 || len(h.fails) == 0 {
 		t.Fatal("opening an unknown function succeeded")
+	}
+}
+
+func init() {
+	// In place, or past dst's room when the record asks for it.
+	floe.MapAppend("bang", func(dst, rec []byte) ([]byte, error) {
+		if string(rec) == "big" {
+			return append(dst, bytes.Repeat([]byte("!"), 1<<12)...), nil
+		}
+		return append(append(dst, rec...), '!'), nil
+	})
+	// A result that is not dst at all.
+	floe.MapAppend("fresh", func(dst, rec []byte) ([]byte, error) {
+		return append([]byte("new:"), rec...), nil
+	})
+}
+
+func TestMapAppendEmitsWhatItAppendsWhereverItIs(t *testing.T) {
+	for _, tc := range []struct {
+		fn   string
+		want []out
+	}{
+		{"bang", []out{{0, "xx!", 1000}, {0, strings.Repeat("!", 1<<12), 1001}, {0, "!", 1002}, {0, "yyy!", 1003}}},
+		{"fresh", []out{{0, "new:xx", 1000}, {0, "new:big", 1001}, {0, "new:", 1002}, {0, "new:yyy", 1003}}},
+	} {
+		h := &fakeHost{states: map[string]int32{}, values: map[string][]byte{}}
+		nativehost.Current = h
+		mod := nativehost.Module
+		p := params("floe.function", tc.fn)
+		copy(mod.Alloc(len(p)), p)
+		if st := mod.Open(len(p)); st != 0 {
+			t.Fatalf("open returned %d: %v", st, h.fails)
+		}
+		b := batch([3]string{"", "xx"}, [3]string{"", "big"}, [3]string{"", ""}, [3]string{"k", "yyy"})
+		copy(mod.Alloc(len(b)), b)
+		if st := mod.Process(len(b), 4); st != 0 {
+			t.Fatalf("process returned %d: %v", st, h.fails)
+		}
+		if got, want := fmt.Sprint(decodeRuns(h.runs)), fmt.Sprint(tc.want); got != want {
+			t.Errorf("%s emitted %.200s, want %.200s", tc.fn, got, want)
+		}
 	}
 }

@@ -186,23 +186,94 @@ func (rw *rewriter) body(dst, src []byte) ([]byte, error) {
 	}
 	dst = append(dst, src[:r.pos]...)
 	code := rw.reader(src[r.pos:])
+	dispatch := !hasExceptions(*code)
 	if needsEntryCheck(*code) {
 		dst = append(dst, rw.check...)
 	}
+	var (
+		labels  []label
+		pending *dispatchLoop // a dispatch loop whose blocks come next
+		prev    [2][]byte     // the last two instructions
+	)
 	for !code.done() {
 		start := code.pos
 		op, idx, kind := instr(code)
+		ins := code.b[start:code.pos]
 		switch {
 		case code.err != nil || !rw.exists(code, kind, idx):
 		case kind == funcIndex:
 			dst = appendU32(append(dst, op), rw.shift(idx))
 		case op == opLoop:
-			dst = append(append(dst, code.b[start:code.pos]...), rw.check...)
+			l := label{}
+			if dispatch && ins[1] == 0x40 {
+				l.dispatch = readDispatch(*code)
+			}
+			dst = append(append(dst, ins...), rw.check...)
+			if dispatch {
+				labels, pending = append(labels, l), l.dispatch
+			}
+		case op == 0x0c && jumpsForward(labels, ins, prev) >= 0:
+			dst = appendU32(append(dst, op), uint32(jumpsForward(labels, ins, prev)))
 		default:
-			dst = append(dst, code.b[start:code.pos]...)
+			dst = append(dst, ins...)
 		}
+		if dispatch {
+			labels, pending = nest(labels, pending, op)
+		}
+		prev = [2][]byte{prev[1], ins}
 	}
 	return dst, code.err
+}
+
+// nest follows the blocks, loops and ifs that open and close at op (loops
+// are pushed where they are rewritten), marking the blocks of the dispatch
+// loop pending as its own.
+func nest(labels []label, pending *dispatchLoop, op byte) ([]label, *dispatchLoop) {
+	switch op {
+	case 0x02, 0x04:
+		l := label{}
+		if op == 0x02 && pending != nil && pending.opened < pending.blocks {
+			l.block = pending
+			pending.opened++
+		}
+		labels = append(labels, l)
+	case opEnd:
+		if n := len(labels); n > 0 {
+			if d := labels[n-1].block; d != nil {
+				d.closed++
+			}
+			labels = labels[:n-1]
+		}
+	}
+	return labels, pending
+}
+
+// jumpsForward returns, for a br ins that jumps to a basic block further on
+// in a dispatch loop (see dispatch.go), the label of the block whose end
+// that basic block follows; or -1. Branching there directly skips the
+// loop's header and br_table and lands where they would have.
+func jumpsForward(labels []label, ins []byte, prev [2][]byte) int {
+	lr := reader{b: ins[1:]}
+	l := lr.u32()
+	if int(l) >= len(labels) {
+		return -1 // the function's own label: a return
+	}
+	d := labels[len(labels)-1-int(l)].dispatch
+	if d == nil {
+		return -1
+	}
+	c, s := prev[0], prev[1]
+	if len(c) < 2 || c[0] != 0x41 || len(s) < 2 || s[0] != 0x21 {
+		return -1
+	}
+	cr, sr := reader{b: c[1:]}, reader{b: s[1:]}
+	t, pc := cr.s32(), sr.u32()
+	j, ok := d.forward(t)
+	if cr.err != nil || sr.err != nil || pc != d.pc || !ok {
+		return -1
+	}
+	// The target follows the end of the loop's (m-j)th block.
+	return int(l) - (d.blocks - j)
 }
 
 // exists checks that a global index names one of the module's own.

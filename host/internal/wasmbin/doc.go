@@ -30,8 +30,12 @@
 // functions that make calls. A function that neither loops nor calls runs
 // straight through its code. A function whose code reaches a loop through
 // straight-line code (blocks, locals, globals, constants) has no entry check
-// of its own: its loop's check runs first on every entry. Go compiles every
-// function to such a loop, which its jumps dispatch through.
+// of its own: its loop's check runs first on every entry.
+//
+// Go compiles every function to such a loop, which all its jumps dispatch
+// through, forward ones too. A jump forward to a constant target is
+// rewritten to branch straight there, past the loop's header and its check
+// (dispatch.go): it cannot lead back to the loop without a jump back.
 //
 // NB: wazero's own WithCloseOnContextDone does the same job by leaving
 // compiled code for Go on every loop iteration, which made guests 3–4x slower

@@ -76,6 +76,45 @@ var (
 	// loop's check is its only one.
 	loopedDoubling = fn{name: "loopedDoubling", params: []byte{i32}, results: []byte{i32}, code: append(
 		[]byte{0x02, i32, 0x20, 0, 0x21, 0, opLoop, i32}, append(doubling.code[:len(doubling.code):len(doubling.code)], opEnd, opEnd)...)}
+	// goCount(n) is count as Go compiles it: a dispatch loop (see
+	// dispatch.go) over three basic blocks, entered at the first, which
+	// jumps forward to the loop test in the third, which jumps back to the
+	// second, the body, n times. The jump forward skips the loop's header,
+	// and so its check.
+	goCount = fn{name: "goCount", params: []byte{i32}, results: []byte{i32}, locals: []byte{i32, i32}, code: []byte{
+		opLoop, 0x40, 0x02, 0x40, 0x02, 0x40, 0x02, 0x40,
+		0x20, 2, 0x0e, 3, 0, 1, 2, 0, // br_table on $pc
+		opEnd,
+		0x41, 0, 0x21, 1, // i = 0
+		0x41, 2, 0x21, 2, 0x0c, 2, // jump forward to the test
+		opEnd,
+		0x20, 1, 0x41, 1, 0x6a, 0x21, 1, // i = i + 1
+		opEnd,
+		0x20, 1, 0x20, 0, 0x49, 0x04, 0x40, // if i < n
+		0x41, 1, 0x21, 2, 0x0c, 1, // jump back to the body
+		opEnd,
+		opEnd,
+		0x20, 1,
+	}}
+	// goSpin jumps from a dispatch loop's only basic block to itself.
+	goSpin = fn{name: "goSpin", locals: []byte{i32}, code: []byte{
+		opLoop, 0x40, 0x02, 0x40, 0x20, 0, 0x0e, 0, 0, opEnd,
+		0x41, 0, 0x21, 0, 0x0c, 0,
+		opEnd,
+	}}
+	// goComputed jumps from a dispatch loop's second basic block to a
+	// target it computes, which is the first.
+	goComputed = fn{name: "goComputed", params: []byte{i32}, locals: []byte{i32}, code: []byte{
+		opLoop, 0x40, 0x02, 0x40, 0x02, 0x40, 0x20, 1, 0x0e, 2, 0, 1, 0, opEnd,
+		opEnd,
+		0x20, 0, 0x21, 1, 0x0c, 0, // $pc = n; jump
+		opEnd,
+	}}
+	// goDoubling is doubling in a dispatch loop, whose header check is the
+	// one its calls pass.
+	goDoubling = fn{name: "goDoubling", params: []byte{i32}, results: []byte{i32}, locals: []byte{i32}, code: append(append(
+		[]byte{opLoop, 0x40, 0x02, 0x40, 0x20, 1, 0x0e, 0, 0, opEnd},
+		doubling.code[:len(doubling.code):len(doubling.code)]...), 0x0f, opEnd, 0x00)}
 	// ping and pong tail-call each other forever.
 	ping = fn{name: "ping", code: []byte{opReturnCall, 1}}
 	pong = fn{name: "pong", code: []byte{opReturnCall, 0}}
@@ -125,6 +164,27 @@ func TestYieldsOnceInEveryFuelChecks(t *testing.T) {
 	}
 }
 
+func TestDispatchLoopsSkipTheHeaderOnJumpsForward(t *testing.T) {
+	for _, tc := range []struct {
+		fuel, iterations uint32
+	}{
+		{1, 1}, {1, 2}, {1, 1001}, {10, 999}, {10000, 1_000_000},
+	} {
+		var yields uint32
+		rt := runtime(t, func() uint32 { yields++; return tc.fuel })
+		m := instantiate(t, rt, assemble(goCount), tc.fuel)
+		res, err := m.ExportedFunction("goCount").Call(context.Background(), uint64(tc.iterations))
+		if err != nil || uint32(res[0]) != tc.iterations {
+			t.Fatalf("goCount(%d) = %v, %v", tc.iterations, res, err)
+		}
+		// One check on entry and one per jump back; none for the jump
+		// forward.
+		if want := (tc.iterations + 1) / tc.fuel; yields != want {
+			t.Errorf("fuel %d, %d iterations: %d yields, want %d", tc.fuel, tc.iterations, yields, want)
+		}
+	}
+}
+
 func TestEntryCheckOnlyWhereNoLoopCheckRunsFirst(t *testing.T) {
 	call := []byte{opCall, 0}
 	for _, tc := range []struct {
@@ -162,6 +222,9 @@ func TestRunawayGuestsAreStopped(t *testing.T) {
 		{"exponential recursion", []fn{doubling}, "doubling", []uint64{62}},
 		{"exponential recursion through a loop", []fn{loopedDoubling}, "loopedDoubling", []uint64{62}},
 		{"endless tail calls", []fn{ping, pong}, "ping", nil},
+		{"a jump back in a dispatch loop", []fn{goSpin}, "goSpin", nil},
+		{"a computed jump in a dispatch loop", []fn{goComputed}, "goComputed", []uint64{0}},
+		{"exponential recursion through a dispatch loop", []fn{goDoubling}, "goDoubling", []uint64{62}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			yields := 0

@@ -30,7 +30,7 @@ func init() {
 	floe.Process("watch", watch)
 	floe.Process("rule", rule)
 	floe.FlatMap("buffer", buffer)
-	floe.Map("q1", q1)
+	floe.MapAppend("q1", nexmark.Q1)
 	floe.Process("keyedcount", keyedCount)
 	floe.SQLFunction("price_band", priceBand)
 	floe.SQLFunction("pick", func(a []floe.SQLValue) (floe.SQLValue, error) {
@@ -398,14 +398,6 @@ func keyedCount(ctx *floe.Context, _ []byte, out floe.Emitter) error {
 }
 
 func main() {}
-
-var q1out []byte
-
-func q1(bid []byte) ([]byte, error) {
-	var err error
-	q1out, err = nexmark.Q1(q1out[:0], bid)
-	return q1out, err
-}
 
 // priceBand is the SQL function price_band(price BIGINT) RETURNS VARCHAR.
 func priceBand(a []floe.SQLValue) (floe.SQLValue, error) {

@@ -18,9 +18,9 @@ var (
 
 // Q1 appends to out the bid with its price in euros and returns it.
 func Q1(out, bid []byte) ([]byte, error) {
-	// The five commas, and a sixth if there is one (an error).
-	var commas [6]int
-	if floe.IndexAll(bid, ',', commas[:]) != 5 {
+	// The price's commas, and then the count of the rest: two.
+	var commas [3]int
+	if floe.IndexAll(bid, ',', commas[:]) != 3 || floe.Count(bid[commas[2]+1:], ',') != 2 {
 		return nil, errFields
 	}
 	price, ok := parsePrice(bid[commas[1]+1 : commas[2]])
