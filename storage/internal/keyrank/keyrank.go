@@ -104,17 +104,17 @@ func commonPrefix(a, b []byte) int {
 }
 
 // Sort sorts s by compare, which must order items by rank first (what Rank
-// gave their keys), and rank(x) is x's rank. It first moves the items to their buckets (a
-// rank's top 16 bits) in place, then sorts each bucket on its own: a
-// bucket of a checkpoint's delta, a key group's share, stays in the CPU
-// cache while it is sorted, where a sort of the whole slice would not.
+// gave their keys); rank(x) is x's rank. It first moves the items to their
+// buckets (a rank's top 16 bits) in place, then sorts each bucket on its
+// own: a bucket of a checkpoint's delta, a key group's share, stays in the
+// CPU cache while it is sorted, where a sort of the whole slice would not.
 // r lends its tables.
 func Sort[T any](r *Ranker, s []T, rank func(*T) uint64, compare func(a, b T) int) {
 	if r.first == nil {
 		r.first, r.lcp = make([]int32, buckets), make([]int32, buckets)
 	}
-	// NB: first and lcp are all zero between calls; they serve here as
-	// each bucket's count and then its next free place.
+	// NB: first is all zero between calls and lcp holds nothing that
+	// lasts; they serve here as each bucket's count and next free place.
 	count, next := r.first, r.lcp
 	for i := range s {
 		count[rank(&s[i])>>48]++
