@@ -1,9 +1,12 @@
 package pebblekv
 
 import (
+	"cmp"
 	"hash/maphash"
 	"strings"
 	"unsafe"
+
+	"github.com/floe-stream/floe/storage/internal/keyrank"
 )
 
 // Flags of a cache entry.
@@ -76,8 +79,18 @@ type cache struct {
 	// order; a slot may repeat or have been reused since, so only entries
 	// with the flag count.
 	changed []int32
-	// removed holds the keys of changed entries removed from the cache.
-	removed map[string]struct{}
+	// removed holds the keys of changed entries removed from the cache,
+	// and where an evicted one's value is kept (see removedEntry).
+	removed map[string]removedEntry
+	// kept holds the values of evicted changed entries, up to
+	// keptLimit bytes, until Changes reports them.
+	kept []byte
+	// rangeDeletes counts range deletions since changes were last
+	// reported: a value kept before one may be stale.
+	rangeDeletes uint32
+	// ranker and sorting are sortDirty's, kept for the next write-back.
+	ranker  keyrank.Ranker
+	sorting []rankedSlot
 }
 
 // newCache returns a cache that holds at most capacity entries and, unless
@@ -151,9 +164,33 @@ func (c *cache) insert(key []byte) *entry {
 	return e
 }
 
-// compareKeys orders the slots i and j by their keys.
-func (c *cache) compareKeys(i, j int32) int {
-	return strings.Compare(c.entries[i].key, c.entries[j].key)
+// rankedSlot is a dirty slot and the rank of its key (keyrank).
+type rankedSlot struct {
+	rank uint64
+	slot int32
+}
+
+// sortDirty puts c.dirty in key order. NB: comparing the keys themselves
+// read two entries and two keys that no CPU cache held, and compared
+// their shared key group and namespace: 5% of a 20M-key keyed count's CPU.
+// Ranks tell nearly all keys apart beside the slots.
+func (c *cache) sortDirty() {
+	s := c.sorting[:0]
+	for _, i := range c.dirty {
+		s = append(s, rankedSlot{slot: i})
+	}
+	c.ranker.Rank(len(s), func(i int) []byte { return c.entries[s[i].slot].keyBytes() },
+		func(i int, rank uint64) { s[i].rank = rank })
+	keyrank.Sort(&c.ranker, s, func(x *rankedSlot) uint64 { return x.rank }, func(a, b rankedSlot) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
+		}
+		return strings.Compare(c.entries[a.slot].key, c.entries[b.slot].key)
+	})
+	for j, x := range s {
+		c.dirty[j] = x.slot
+	}
+	c.sorting = s
 }
 
 // markDirty records that e, which is cached, no longer matches Pebble.
@@ -177,7 +214,7 @@ func (c *cache) evictOne() bool {
 		case e.flags&flagRef != 0:
 			e.flags &^= flagRef
 		default:
-			c.remove(int32(i))
+			c.remove(int32(i), true)
 			return true
 		}
 	}
@@ -193,15 +230,54 @@ func (c *cache) markChanged(e *entry) {
 	c.changed = append(c.changed, e.slot)
 }
 
+// removedEntry is what Changes reports for a changed key whose entry was
+// removed from the cache. NB: an evicted entry is clean, so its value is
+// Pebble's; keeping it spares Changes a Pebble read per evicted key, 4% of
+// a 20M-key keyed count's CPU when it read them. A value is kept only
+// while the kept values take at most keptLimit, and only for eviction: an
+// entry dropped for a range deletion or a load is read from Pebble.
+type removedEntry struct {
+	// off and n locate the value in cache.kept; n < 0 means that none is
+	// kept.
+	off, n int32
+	// rangeDeletes is the cache's count when the value was kept: after a
+	// range deletion, Pebble may no longer hold it.
+	rangeDeletes uint32
+	present      bool
+}
+
+// keptLimit is the most bytes of evicted values the cache keeps for
+// Changes: a sixteenth of its budget, or 16 MiB without one.
+func (c *cache) keptLimit() int {
+	if c.maxBytes <= 0 {
+		return 16 << 20
+	}
+	return int(min(c.maxBytes/16, 1<<30))
+}
+
+// noteRemoved records that the changed entry e leaves the cache, keeping
+// its value when keep is set and there is room.
+func (c *cache) noteRemoved(e *entry, keep bool) {
+	if c.removed == nil {
+		c.removed = map[string]removedEntry{}
+	}
+	r := removedEntry{n: -1}
+	if keep && len(c.kept)+len(e.val) <= c.keptLimit() {
+		r = removedEntry{off: int32(len(c.kept)), n: int32(len(e.val)), rangeDeletes: c.rangeDeletes,
+			present: e.flags&flagPresent != 0}
+		c.kept = append(c.kept, e.val...)
+	}
+	c.removed[e.key] = r
+}
+
 // remove frees slot i, keeping a small value buffer for the next user.
-func (c *cache) remove(i int32) {
+// keep is whether a changed entry's value may be kept for Changes: the
+// entry is clean and Pebble holds that value.
+func (c *cache) remove(i int32, keep bool) {
 	e := &c.entries[i]
 	c.index.remove(e.hash, i)
 	if e.flags&flagChanged != 0 {
-		if c.removed == nil {
-			c.removed = map[string]struct{}{}
-		}
-		c.removed[e.key] = struct{}{}
+		c.noteRemoved(e, keep)
 	}
 	c.bytes -= entryOverhead + int64(len(e.key))
 	val := e.val[:0]
@@ -216,7 +292,7 @@ func (c *cache) remove(i int32) {
 // forget drops the cached state of key, if any. The entry must be clean.
 func (c *cache) forget(key []byte) {
 	if i := c.find(key); i >= 0 {
-		c.remove(i)
+		c.remove(i, false)
 	}
 }
 
@@ -228,7 +304,7 @@ func (c *cache) forgetRange(start, end []byte) {
 	for i := range c.entries {
 		e := &c.entries[i]
 		if e.flags&flagUsed != 0 && e.key >= lo && e.key < hi {
-			c.remove(int32(i))
+			c.remove(int32(i), false)
 		}
 	}
 }

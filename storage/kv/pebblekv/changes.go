@@ -3,6 +3,7 @@ package pebblekv
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble"
 
@@ -21,21 +22,30 @@ func (s *Store) TrackChanges() {
 		s.cache.entries[i].flags &^= flagChanged
 	}
 	s.cache.changed = s.cache.changed[:0]
-	s.cache.removed = nil
+	s.cache.forgetRemoved()
+}
+
+// forgetRemoved drops what the cache remembers of removed changed keys.
+func (c *cache) forgetRemoved() {
+	c.removed = nil
+	c.kept = c.kept[:0]
+	c.rangeDeletes = 0
 }
 
 // Changes implements kv.ChangeTracker. A changed key that was evicted
-// since is read from Pebble, which then holds its latest value.
+// since is reported with the value it had then, which Pebble still holds,
+// or else read from Pebble.
 func (s *Store) Changes(fn func(key, value []byte, present bool) error) error {
 	if s.closed {
 		return kv.ErrClosed
 	}
-	for k := range s.cache.removed {
-		if err := s.reportRemoved(k, fn); err != nil {
+	for k, r := range s.cache.removed {
+		if err := s.reportRemoved(k, r, fn); err != nil {
 			return err
 		}
 		delete(s.cache.removed, k)
 	}
+	s.cache.forgetRemoved()
 	c := &s.cache
 	for n, i := range c.changed {
 		e := &c.entries[i]
@@ -53,15 +63,19 @@ func (s *Store) Changes(fn func(key, value []byte, present bool) error) error {
 }
 
 // reportRemoved reports the changed key k, whose entry was removed from
-// the cache. If k is cached again and changed, its entry reports it.
-func (s *Store) reportRemoved(k string, fn func(key, value []byte, present bool) error) error {
-	key := []byte(k)
+// the cache as r says. If k is cached again and changed, its entry reports
+// it.
+func (s *Store) reportRemoved(k string, r removedEntry, fn func(key, value []byte, present bool) error) error {
+	key := unsafe.Slice(unsafe.StringData(k), len(k))
 	if i := s.cache.find(key); i >= 0 {
 		e := &s.cache.entries[i]
 		if e.flags&flagChanged != 0 {
 			return nil
 		}
 		return fn(key, e.val, e.flags&flagPresent != 0)
+	}
+	if r.n >= 0 && r.rangeDeletes == s.cache.rangeDeletes {
+		return fn(key, s.cache.kept[r.off:r.off+r.n], r.present)
 	}
 	val, closer, err := s.db.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {

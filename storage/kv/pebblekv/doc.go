@@ -63,7 +63,11 @@
 // For incremental checkpoints the cache entries also remember which keys
 // were written since the last snapshot (kv.ChangeTracker), and Snapshot
 // writes the dirty entries back and takes a Pebble snapshot that another
-// goroutine can read (kv.Snapshotter).
+// goroutine can read (kv.Snapshotter). A changed key evicted before the
+// snapshot is clean, so the cache keeps the value it had, which Pebble
+// holds, and reports it without reading Pebble: up to a sixteenth of the
+// cache's budget of such values per snapshot, past which, and for values
+// kept before a DeleteRange, Changes reads Pebble.
 //
 // # Memory
 //
@@ -75,7 +79,9 @@
 // buffer, so the 160 MiB left of the default 256 MiB budget hold about
 // 1.5 million small counters. NB: Pebble reserves its memtables from the block cache,
 // so the block cache is made larger by their size; without that a small
-// cache would hold no blocks at all. The budget is of live memory: the Go
+// cache would hold no blocks at all. The keys of changed entries evicted
+// since the last snapshot, and the values kept of them, are outside the
+// cache's count. The budget is of live memory: the Go
 // heap's garbage comes on top, which the process's GOGC and memory limit
 // bound.
 package pebblekv

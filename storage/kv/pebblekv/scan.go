@@ -57,6 +57,7 @@ func (s *Store) DeleteRange(start, end []byte) error {
 	if err := s.writeBack(); err != nil {
 		return err
 	}
+	s.cache.rangeDeletes++
 	b := s.db.NewBatch()
 	defer b.Close()
 	if err := s.deleteKeysIn(b, start, end); err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"slices"
 
 	"github.com/cockroachdb/pebble"
 
@@ -293,7 +292,7 @@ func (s *Store) writeBack() error {
 	// In key order, consecutive searches share their path through the
 	// skiplist and stay in the CPU cache, which halves the cost of a
 	// write-back of random keys.
-	slices.SortFunc(s.cache.dirty, s.cache.compareKeys)
+	s.cache.sortDirty()
 	b := s.db.NewBatch()
 	defer b.Close()
 	for _, i := range s.cache.dirty {
