@@ -125,6 +125,7 @@ func TestMatching(t *testing.T) {
 		{name: "like no default escape", op: OpLike, args: []*Expr{s(`a\x`), s(`a\%`)}, want: yes},
 		{name: "like escape at the end", op: OpLike, args: []*Expr{s("a"), s("a!"), s("!")}, err: errAny},
 		{name: "like long escape", op: OpLike, args: []*Expr{s("a"), s("a"), s("!!")}, err: errAny},
+		{name: "ilike upper-case escape", op: OpILike, args: []*Expr{s("a%b"), s("aE%b"), s("E")}, want: yes},
 		{name: "ilike escape", op: OpILike, args: []*Expr{s("A%B"), s("a#%b"), s("#")}, want: yes},
 		{name: "regexp somewhere", fn: "regexp_like", args: []*Expr{str, s("l+o$")}, want: yes},
 		{name: "regexp anchored", fn: "regexp_like", args: []*Expr{str, s("^l")}, want: no},

@@ -54,7 +54,7 @@ func (e *Expr) evalLike(a []sqlrow.Value) (sqlrow.Value, error) {
 		esc = a[2].S
 	}
 	if e.Op == OpILike {
-		s, p = strings.ToLower(s), strings.ToLower(p)
+		s, p, esc = strings.ToLower(s), strings.ToLower(p), strings.ToLower(esc)
 	}
 	pat, err := likePattern(p, esc)
 	if err != nil {
