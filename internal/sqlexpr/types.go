@@ -110,7 +110,9 @@ func New(op Op, fn string, cast sqlrow.Type, args ...*Expr) (*Expr, error) {
 
 // Check verifies that e is well formed over rows of the given column
 // types: every column exists and every node's type is the one its
-// operator gives its arguments.
+// operator gives its arguments. NB: it also compiles each regexp_like node's
+// constant pattern (prepare), so it runs before the tree is evaluated,
+// never while.
 func Check(e *Expr, cols []sqlrow.Type) error {
 	if e == nil {
 		return fmt.Errorf("missing expression")
