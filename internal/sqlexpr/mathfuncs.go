@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/floe-stream/floe/internal/sqlrow"
 )
@@ -107,11 +109,39 @@ func trunc(a []sqlrow.Value) (sqlrow.Value, error) {
 		}
 		return sqlrow.Int(a[0].I / p * p), nil
 	}
-	if len(a) == 1 || a[1].I == 0 {
+	if len(a) == 1 {
 		return sqlrow.Float(math.Trunc(a[0].F)), nil
 	}
-	p := math.Pow(10, float64(a[1].I))
-	return sqlrow.Float(math.Trunc(a[0].F*p) / p), nil
+	return sqlrow.Float(truncDecimal(a[0].F, a[1].I)), nil
+}
+
+// truncDecimal cuts the shortest decimal text of x that reads back as x,
+// as Flink's TRUNCATE (a BigDecimal of the double) and PostgreSQL's
+// (a NUMERIC) do: TRUNC(0.29, 2) is 0.29, where cutting x * 100 would give
+// 0.28, as DuckDB does. NB: a zero result has no sign.
+func truncDecimal(x float64, places int64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	text := strconv.FormatFloat(math.Abs(x), 'f', -1, 64)
+	whole, frac, _ := strings.Cut(text, ".")
+	if places >= 0 {
+		frac = frac[:min(int64(len(frac)), places)]
+	} else {
+		keep := int64(len(whole)) + places
+		if keep <= 0 {
+			return 0
+		}
+		whole, frac = whole[:keep]+strings.Repeat("0", int(-places)), ""
+	}
+	if frac != "" {
+		whole += "." + frac
+	}
+	out, _ := strconv.ParseFloat(whole, 64)
+	if out == 0 {
+		return 0
+	}
+	return math.Copysign(out, x)
 }
 
 // nullifType is NULLIF(a, b)'s: a's type, b comparable with it.
