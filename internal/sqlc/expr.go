@@ -48,6 +48,12 @@ func (c *compiler) expr(n *pg.Node, sc scope) (*sqlexpr.Expr, error) {
 		return c.cast(x.TypeCast, sc)
 	case *pg.Node_CoalesceExpr:
 		return c.build(int(x.CoalesceExpr.Location), sqlexpr.OpCall, "coalesce", 0, sc, x.CoalesceExpr.Args...)
+	case *pg.Node_MinMaxExpr:
+		fn := "greatest"
+		if x.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			fn = "least"
+		}
+		return c.build(int(x.MinMaxExpr.Location), sqlexpr.OpCall, fn, 0, sc, x.MinMaxExpr.Args...)
 	case *pg.Node_FuncCall:
 		return c.funcCall(x.FuncCall, sc)
 	case *pg.Node_SubLink:
@@ -122,6 +128,9 @@ func (c *compiler) aExpr(a *pg.A_Expr, sc scope) (*sqlexpr.Expr, error) {
 			}
 			return nil, c.errAt(loc, "unknown prefix operator %s", name)
 		}
+		if regexpOps[name] {
+			return c.regexpOp(loc, name, sc, a)
+		}
 		op, ok := binaryOps[name]
 		if !ok {
 			return nil, c.errAt(loc, "operator %s is not supported", name)
@@ -142,13 +151,10 @@ func (c *compiler) aExpr(a *pg.A_Expr, sc scope) (*sqlexpr.Expr, error) {
 			terms = append(terms, t)
 		}
 		return c.combine(loc, join, terms)
-	case pg.A_Expr_Kind_AEXPR_LIKE:
-		// NB: PostgreSQL names LIKE ~~ and NOT LIKE !~~.
-		e, err := c.build(loc, sqlexpr.OpLike, "", 0, sc, a.Lexpr, a.Rexpr)
-		if err != nil || name == "~~" {
-			return e, err
-		}
-		return c.combine(loc, sqlexpr.OpNot, []*sqlexpr.Expr{e})
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		return c.like(loc, name, sc, a)
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		return c.build(loc, sqlexpr.OpCall, "nullif", 0, sc, a.Lexpr, a.Rexpr)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		bounds := a.Rexpr.GetList().GetItems()
 		lo, err := c.build(loc, sqlexpr.OpGe, "", 0, sc, a.Lexpr, bounds[0])
@@ -286,6 +292,8 @@ func location(n *pg.Node) int {
 		return int(x.BoolExpr.Location)
 	case *pg.Node_CaseExpr:
 		return int(x.CaseExpr.Location)
+	case *pg.Node_MinMaxExpr:
+		return int(x.MinMaxExpr.Location)
 	case *pg.Node_NullTest:
 		return int(x.NullTest.Location)
 	case *pg.Node_RangeVar:

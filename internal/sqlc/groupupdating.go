@@ -232,6 +232,8 @@ func walkRefs(n *pg.Node, f func(*pg.ColumnRef)) {
 		walk(x.List.Items...)
 	case *pg.Node_CoalesceExpr:
 		walk(x.CoalesceExpr.Args...)
+	case *pg.Node_MinMaxExpr:
+		walk(x.MinMaxExpr.Args...)
 	case *pg.Node_CaseExpr:
 		walk(x.CaseExpr.Arg, x.CaseExpr.Defresult)
 		walk(x.CaseExpr.Args...)

@@ -71,6 +71,10 @@ func overCalls(list []*pg.Node) []*pg.FuncCall {
 			for _, a := range x.CoalesceExpr.Args {
 				walk(a)
 			}
+		case *pg.Node_MinMaxExpr:
+			for _, a := range x.MinMaxExpr.Args {
+				walk(a)
+			}
 		case *pg.Node_NullTest:
 			walk(x.NullTest.Arg)
 		case *pg.Node_CaseExpr:

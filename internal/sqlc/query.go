@@ -340,6 +340,12 @@ func (c *compiler) hasAggregate(list []*pg.Node) bool {
 				walk(x)
 			}
 		}
+		for _, x := range n.GetCoalesceExpr().GetArgs() {
+			walk(x)
+		}
+		for _, x := range n.GetMinMaxExpr().GetArgs() {
+			walk(x)
+		}
 		if ce := n.GetCaseExpr(); ce != nil {
 			for _, w := range ce.Args {
 				walk(w.GetCaseWhen().GetExpr())

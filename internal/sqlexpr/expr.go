@@ -3,6 +3,7 @@ package sqlexpr
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/floe-stream/floe/internal/sqlrow"
 )
@@ -35,7 +36,8 @@ const (
 	OpCase    Op = "case"    // Args: when1, then1, when2, then2, ..., [else]
 	OpCast    Op = "cast"    // to Type
 	OpCall    Op = "call"    // the function Fn
-	OpLike    Op = "like"    // VARCHAR LIKE pattern: % any run of characters, _ one
+	OpLike    Op = "like"    // VARCHAR LIKE pattern [ESCAPE char]: % any run of characters, _ one
+	OpILike   Op = "ilike"   // LIKE ignoring case
 )
 
 // Expr is one node of an expression tree.
@@ -50,6 +52,10 @@ type Expr struct {
 	// Fn is the function of an OpCall node, in lower case.
 	Fn   string  `json:"fn,omitempty"`
 	Args []*Expr `json:"args,omitempty"`
+
+	// re is a regexp_like node's constant pattern, compiled once by
+	// prepare; nil when the pattern is not a constant.
+	re *regexp.Regexp
 }
 
 // Col returns a reference to column i of type t.
@@ -136,9 +142,12 @@ func (e *Expr) apply(a []sqlrow.Value) (sqlrow.Value, error) {
 		return sqlrow.Bool(!a[0].True()), nil
 	case OpCast:
 		return Cast(a[0], e.Type)
-	case OpLike:
-		return sqlrow.Bool(like([]rune(a[0].S), []rune(a[1].S))), nil
+	case OpLike, OpILike:
+		return e.evalLike(a)
 	case OpCall:
+		if e.Fn == "regexp_like" {
+			return e.regexpLike(a)
+		}
 		f := strict[e.Fn]
 		if f == nil {
 			return sqlrow.Value{}, fmt.Errorf("unknown function %s", e.Fn)

@@ -2,7 +2,9 @@ package sqlexpr
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -47,6 +49,33 @@ var functions = map[string]function{
 	"to_timestamp": {1, 1, toTimestampType},
 	"date_format":  {2, 2, dateFormatType},
 	"date_trunc":   {2, 2, dateTruncType},
+	"btrim":        {1, 2, stringsThen(2, sqlrow.Varchar)},
+	"ltrim":        {1, 2, stringsThen(2, sqlrow.Varchar)},
+	"rtrim":        {1, 2, stringsThen(2, sqlrow.Varchar)},
+	"replace":      {3, 3, stringsThen(3, sqlrow.Varchar)},
+	"strpos":       {2, 2, stringsThen(2, sqlrow.BigInt)},
+	"position":     {2, 2, stringsThen(2, sqlrow.BigInt)},
+	"lpad":         {2, 3, padType},
+	"rpad":         {2, 3, padType},
+	"initcap":      {1, 1, strings1},
+	"reverse":      {1, 1, strings1},
+	"left":         {2, 2, stringsThen(1, sqlrow.Varchar)},
+	"right":        {2, 2, stringsThen(1, sqlrow.Varchar)},
+	"split_part":   {3, 3, stringsThen(2, sqlrow.Varchar)},
+	"repeat":       {2, 2, stringsThen(1, sqlrow.Varchar)},
+	"regexp_like":  {2, 3, stringsThen(3, sqlrow.Boolean)},
+	"power":        {2, 2, doubles},
+	"pow":          {2, 2, doubles},
+	"sqrt":         {1, 1, doubles},
+	"exp":          {1, 1, doubles},
+	"ln":           {1, 1, doubles},
+	"log10":        {1, 1, doubles},
+	"sign":         {1, 1, numeric},
+	"trunc":        {1, 2, roundType},
+	"pi":           {0, 0, noArgs},
+	"greatest":     {1, 100, coalesceType},
+	"least":        {1, 100, coalesceType},
+	"nullif":       {2, 2, nullifType},
 }
 
 // TypeOfCall returns the result type of the function fn called with
@@ -54,7 +83,7 @@ var functions = map[string]function{
 func TypeOfCall(fn string, args []sqlrow.Type) (sqlrow.Type, error) {
 	f, ok := functions[fn]
 	if !ok {
-		return 0, fmt.Errorf("unknown function %s (known: abs, ceil, char_length, coalesce, concat, date_format, date_trunc, dayofmonth, dayofweek, dayofyear, floor, hour, length, lower, millisecond, minute, mod, month, quarter, round, second, substr, to_timestamp, upper, week, year)", fn)
+		return 0, fmt.Errorf("unknown function %s (known: %s)", fn, strings.Join(slices.Sorted(maps.Keys(functions)), ", "))
 	}
 	if len(args) < f.min || len(args) > f.max {
 		if f.min == f.max {
@@ -195,6 +224,29 @@ var strict = map[string]func(a []sqlrow.Value) (sqlrow.Value, error){
 	"to_timestamp": toTimestamp,
 	"date_format":  dateFormat,
 	"date_trunc":   dateTrunc,
+	"btrim":        trimFn(strings.Trim),
+	"ltrim":        trimFn(strings.TrimLeft),
+	"rtrim":        trimFn(strings.TrimRight),
+	"replace":      replace,
+	"strpos":       strpos,
+	"position":     strpos,
+	"lpad":         padFn(true),
+	"rpad":         padFn(false),
+	"initcap":      initcap,
+	"reverse":      reverse,
+	"left":         leftRight(true),
+	"right":        leftRight(false),
+	"split_part":   splitPart,
+	"repeat":       repeat,
+	"power":        power,
+	"pow":          power,
+	"sqrt":         domainFn(math.Sqrt, sqrtDomain),
+	"exp":          domainFn(math.Exp, noBound),
+	"ln":           domainFn(math.Log, logDomain),
+	"log10":        domainFn(math.Log10, logDomain),
+	"sign":         sign,
+	"trunc":        trunc,
+	"pi":           func([]sqlrow.Value) (sqlrow.Value, error) { return sqlrow.Float(math.Pi), nil },
 }
 
 func floatFn(f func(float64) float64) func(a []sqlrow.Value) (sqlrow.Value, error) {
@@ -241,6 +293,15 @@ func (e *Expr) evalLazy(r sqlrow.Row) (v sqlrow.Value, ok bool, err error) {
 			}
 		}
 		return sqlrow.Value{}, true, nil
+	case "greatest":
+		v, err := e.extreme(r, 1)
+		return v, true, err
+	case "least":
+		v, err := e.extreme(r, -1)
+		return v, true, err
+	case "nullif":
+		v, err := e.nullif(r)
+		return v, true, err
 	case "concat":
 		// NB: concat skips NULL arguments, as in PostgreSQL.
 		var sb strings.Builder

@@ -176,19 +176,19 @@ func Cast(v sqlrow.Value, t sqlrow.Type) (sqlrow.Value, error) {
 	return sqlrow.Value{}, fmt.Errorf("cannot cast %v to %s", v, t)
 }
 
-// like matches s against a LIKE pattern: % matches any run of characters
-// (none included), _ exactly one, anything else itself. There is no escape
-// character. It backtracks only to the last %, so it runs in O(len(s) *
-// len(p)) at worst.
+// like matches s against a compiled LIKE pattern (likePattern): anyRun
+// matches any run of characters (none included), anyRune exactly one,
+// anything else itself. It backtracks only to the last anyRun, so it runs in
+// O(len(s) * len(p)) at worst.
 func like(s, p []rune) bool {
 	si, pi := 0, 0
 	star, mark := -1, 0
 	for si < len(s) {
 		switch {
-		case pi < len(p) && (p[pi] == '_' || (p[pi] != '%' && p[pi] == s[si])):
+		case pi < len(p) && (p[pi] == anyRune || p[pi] == s[si]):
 			si++
 			pi++
-		case pi < len(p) && p[pi] == '%':
+		case pi < len(p) && p[pi] == anyRun:
 			star, mark = pi, si
 			pi++
 		case star >= 0:
@@ -199,7 +199,7 @@ func like(s, p []rune) bool {
 			return false
 		}
 	}
-	for pi < len(p) && p[pi] == '%' {
+	for pi < len(p) && p[pi] == anyRun {
 		pi++
 	}
 	return pi == len(p)

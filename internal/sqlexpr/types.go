@@ -46,7 +46,10 @@ func TypeOf(op Op, fn string, cast sqlrow.Type, args []sqlrow.Type) (sqlrow.Type
 		return sqlrow.Boolean, nil
 	case OpIsNull, OpNotNull:
 		return sqlrow.Boolean, nil
-	case OpLike:
+	case OpLike, OpILike:
+		if len(args) != 2 && len(args) != 3 {
+			return 0, fmt.Errorf("%s takes a string, a pattern and an optional escape, got %d operands", op, len(args))
+		}
 		for _, t := range args {
 			if t != sqlrow.Varchar && t != sqlrow.Null {
 				return 0, fmt.Errorf("LIKE wants VARCHAR operands, got %s", t)
@@ -98,12 +101,18 @@ func New(op Op, fn string, cast sqlrow.Type, args ...*Expr) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Expr{Op: op, Type: t, Fn: fn, Args: args}, nil
+	e := &Expr{Op: op, Type: t, Fn: fn, Args: args}
+	if err := e.prepare(); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Check verifies that e is well formed over rows of the given column
 // types: every column exists and every node's type is the one its
-// operator gives its arguments.
+// operator gives its arguments. NB: it also compiles each regexp_like node's
+// constant pattern (prepare), so it runs before the tree is evaluated,
+// never while.
 func Check(e *Expr, cols []sqlrow.Type) error {
 	if e == nil {
 		return fmt.Errorf("missing expression")
@@ -140,11 +149,11 @@ func Check(e *Expr, cols []sqlrow.Type) error {
 	if t != e.Type {
 		return fmt.Errorf("%s gives %s, the expression says %s", e.Op, t, e.Type)
 	}
-	return nil
+	return e.prepare()
 }
 
 var arity = map[Op]int{
 	OpAdd: 2, OpSub: 2, OpMul: 2, OpDiv: 2, OpMod: 2, OpConcat: 2,
-	OpLike: 2, OpEq: 2, OpNe: 2, OpLt: 2, OpLe: 2, OpGt: 2, OpGe: 2,
+	OpEq: 2, OpNe: 2, OpLt: 2, OpLe: 2, OpGt: 2, OpGe: 2,
 	OpNeg: 1, OpNot: 1, OpIsNull: 1, OpNotNull: 1, OpCast: 1,
 }

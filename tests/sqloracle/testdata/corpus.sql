@@ -1013,3 +1013,66 @@ INSERT INTO out SELECT bidder, ts,
   AVG(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS UNBOUNDED PRECEDING),
   MAX(price) OVER (PARTITION BY bidder ORDER BY ts, auction, price, channel ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)
 FROM bids;
+
+-- name: string-trim-pad
+-- sink: a VARCHAR, b VARCHAR, c VARCHAR, d VARCHAR, e VARCHAR, f VARCHAR
+INSERT INTO out SELECT TRIM(BOTH 'ae' FROM channel), TRIM(LEADING 'gbf' FROM channel), TRIM(TRAILING 'ek' FROM channel),
+  LTRIM(RTRIM(' ' || channel || ' ')), LPAD(channel, 8, '*-'), RPAD(channel, 5, '.')
+FROM bids;
+
+-- name: string-replace-position-split
+-- sink: bidder BIGINT, r VARCHAR, p BIGINT, q BIGINT, s1 VARCHAR, s2 VARCHAR, rv VARCHAR
+INSERT INTO out SELECT bidder, REPLACE(channel, 'o', '0'), POSITION('o' IN channel), STRPOS(channel, 'g'),
+  SPLIT_PART(channel, 'o', 2), SPLIT_PART(CAST(auction AS VARCHAR) || '-' || CAST(bidder AS VARCHAR), '-', -1), REVERSE(channel)
+FROM bids WHERE bidder < 25;
+
+-- name: string-left-right-repeat-initcap
+-- sink: l VARCHAR, r VARCHAR, ln VARCHAR, rn VARCHAR, rep VARCHAR, ic VARCHAR
+INSERT INTO out SELECT LEFT(channel, 3), RIGHT(channel, 2), LEFT(channel, -2), RIGHT(channel, -4),
+  REPEAT(channel, auction % 3), INITCAP(channel || ' x' || LOWER(UPPER(channel)))
+FROM bids;
+-- duckdb:
+SELECT LEFT(channel, 3), RIGHT(channel, 2), LEFT(channel, -2), RIGHT(channel, -4),
+  REPEAT(channel, auction % 3), UPPER(LEFT(channel, 1)) || SUBSTRING(channel, 2) || ' X' || channel
+FROM bids;
+
+-- name: like-ilike-escape
+-- sink: bidder BIGINT, c VARCHAR, a BOOLEAN, b BOOLEAN, e BOOLEAN, f BOOLEAN
+INSERT INTO out SELECT bidder, channel, channel ILIKE '%OO%', channel NOT ILIKE 'A%',
+  channel || '_' || CAST(bidder AS VARCHAR) LIKE '%e!_1_' ESCAPE '!',
+  CAST(price AS VARCHAR) || '%' NOT LIKE '_5#%' ESCAPE '#'
+FROM bids WHERE channel ILIKE '%e%' OR price < 100;
+
+-- name: regexp-match
+-- sink: auction BIGINT, c VARCHAR, a BOOLEAN, b BOOLEAN, d BOOLEAN
+INSERT INTO out SELECT auction, channel, channel ~ 'o+g', channel ~* '^B.*U$', REGEXP_LIKE(CAST(price AS VARCHAR), '^[1-3][0-9]?$')
+FROM bids WHERE channel !~ 'book' AND channel !~* 'APP';
+-- duckdb:
+SELECT auction, channel, regexp_matches(channel, 'o+g'), regexp_matches(channel, '^B.*U$', 'i'), regexp_matches(CAST(price AS VARCHAR), '^[1-3][0-9]?$')
+FROM bids WHERE NOT regexp_matches(channel, 'book') AND NOT regexp_matches(channel, 'APP', 'i');
+
+-- name: math-power-sqrt-log
+-- sink: p DOUBLE, q DOUBLE, s DOUBLE, e DOUBLE, l DOUBLE, g DOUBLE, sg BIGINT, pi DOUBLE
+INSERT INTO out SELECT POWER(price, 2), POWER(2, auction - 10), SQRT(price), EXP(price / 1000.0), LN(price), LOG10(price * 10),
+  SIGN(price - 500), PI() * bidder
+FROM bids;
+
+-- name: math-greatest-least-nullif
+-- sink: a BIGINT, b BIGINT, c DOUBLE, d BIGINT, e VARCHAR, f VARCHAR
+INSERT INTO out SELECT GREATEST(price, bidder * 20), LEAST(price, auction * 50, 300), GREATEST(price / 2.0, bidder, NULL),
+  NULLIF(bidder % 5, 0), NULLIF(channel, 'apple'), GREATEST(channel, 'c')
+FROM bids;
+
+-- name: math-trunc-sign
+-- sink: a DOUBLE, b DOUBLE, c DOUBLE, d BIGINT, e DOUBLE
+INSERT INTO out SELECT TRUNC(price / 7.0, 2), TRUNC(price / -3.0), TRUNC(price * 1.5, -2), TRUNC(price), SIGN(50.5 - price)
+FROM bids;
+
+-- name: functions-in-window-group
+-- sink: k VARCHAR, ws BIGINT, n BIGINT, m DOUBLE, x BIGINT
+INSERT INTO out SELECT LPAD(UPPER(LEFT(channel, 2)), 4, '-'), TUMBLE_START(ts, INTERVAL '10' SECOND), COUNT(*),
+  MAX(SQRT(price)), GREATEST(MAX(price), 900)
+FROM bids WHERE channel IS NOT NULL GROUP BY LPAD(UPPER(LEFT(channel, 2)), 4, '-'), TUMBLE(ts, INTERVAL '10' SECOND);
+-- duckdb:
+SELECT LPAD(UPPER(LEFT(channel, 2)), 4, '-') AS k, ts // 10000 * 10000 AS ws, COUNT(*), MAX(SQRT(price)), GREATEST(MAX(price), 900)
+FROM bids WHERE channel IS NOT NULL GROUP BY k, ws;
