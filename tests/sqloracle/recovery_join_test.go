@@ -1,7 +1,6 @@
 package sqloracle
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -63,14 +62,7 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 		vertex string
 	}{{joinQuery, "-join"}, {outerJoinQuery, "-join"}, {topNQuery, "-topn"}} {
 		t.Run(tc.q.name, func(t *testing.T) {
-			j := startCheckpointed(t, tc.q)
-			st := j.waitCheckpoints(t, 2)
-			victim := st.Vertices[vertexNamed(t, st, tc.vertex)].Subtasks[0].TaskManager
-			j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
-			st = j.finish(t)
-			if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
-				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
-			}
+			startCheckpointed(t, tc.q).loseTaskManager(t, func(st api.JobStatus) int { return vertexNamed(t, st, tc.vertex) })
 		})
 	}
 }
@@ -82,18 +74,7 @@ func TestSQLJoinAndTopNSurviveALostTaskManager(t *testing.T) {
 func TestSQLJoinRescales(t *testing.T) {
 	for _, q := range []query{joinQuery, outerJoinQuery} {
 		t.Run(q.name, func(t *testing.T) {
-			j := startCheckpointed(t, q)
-			j.waitCheckpoints(t, 1)
-			if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
-				t.Fatal(err)
-			}
-			st := j.finish(t)
-			if !historyHas(st, "rescaled to ") {
-				t.Errorf("no rescale in the history: %+v", st.History)
-			}
-			if n := len(st.Vertices[vertexNamed(t, st, "-join")].Subtasks); n != 4 {
-				t.Errorf("the join runs %d subtasks, want 4", n)
-			}
+			startCheckpointed(t, q).rescaleTo4(t, func(st api.JobStatus) int { return vertexNamed(t, st, "-join") }, "join")
 		})
 	}
 }

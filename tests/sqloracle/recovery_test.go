@@ -151,26 +151,26 @@ func historyHas(st api.JobStatus, s string) bool {
 	return false
 }
 
-// TestWindowedSQLSurvivesALostTaskManager stops the task manager that runs
-// the window's first subtask after two completed checkpoints: the job must
-// finish from a checkpoint with exactly DuckDB's rows, no window lost and
-// none written twice.
-func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
-	j := startCheckpointed(t, windowedQuery)
+// loseTaskManager stops the task manager that runs subtask 0 of vertex
+// v once two checkpoints have completed, lets the job finish, and checks
+// it restored a checkpoint to do so.
+func (j *checkpointedJob) loseTaskManager(t *testing.T, v func(api.JobStatus) int) api.JobStatus {
+	t.Helper()
 	st := j.waitCheckpoints(t, 2)
-	// Vertex 1 is the window's stage: [window -> select -> out].
-	victim := st.Vertices[1].Subtasks[0].TaskManager
+	victim := st.Vertices[v(st)].Subtasks[0].TaskManager
 	j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
 	st = j.finish(t)
 	if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
 		t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
 	}
+	return st
 }
 
-// TestWindowedSQLRescales rescales the job 2 -> 4 while it runs: the window
-// state moves by key group and the output is still exactly DuckDB's.
-func TestWindowedSQLRescales(t *testing.T) {
-	j := startCheckpointed(t, windowedQuery)
+// rescaleTo4 rescales the job 2 -> 4 once a checkpoint has completed,
+// lets it finish, and checks it was rescaled and vertex v (what names)
+// ran 4 subtasks.
+func (j *checkpointedJob) rescaleTo4(t *testing.T, v func(api.JobStatus) int, what string) api.JobStatus {
+	t.Helper()
 	j.waitCheckpoints(t, 1)
 	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
 		t.Fatal(err)
@@ -179,9 +179,28 @@ func TestWindowedSQLRescales(t *testing.T) {
 	if !historyHas(st, "rescaled to ") {
 		t.Errorf("no rescale in the history: %+v", st.History)
 	}
-	if n := len(st.Vertices[1].Subtasks); n != 4 {
-		t.Errorf("the window runs %d subtasks, want 4", n)
+	if n := len(st.Vertices[v(st)].Subtasks); n != 4 {
+		t.Errorf("the %s runs %d subtasks, want 4", what, n)
 	}
+	return st
+}
+
+// vertex1 is the first stage after a keyBy: [window or group -> select ->
+// out] in the single-table queries.
+func vertex1(api.JobStatus) int { return 1 }
+
+// TestWindowedSQLSurvivesALostTaskManager stops the task manager that runs
+// the window's first subtask after two completed checkpoints: the job must
+// finish from a checkpoint with exactly DuckDB's rows, no window lost and
+// none written twice.
+func TestWindowedSQLSurvivesALostTaskManager(t *testing.T) {
+	startCheckpointed(t, windowedQuery).loseTaskManager(t, vertex1)
+}
+
+// TestWindowedSQLRescales rescales the job 2 -> 4 while it runs: the window
+// state moves by key group and the output is still exactly DuckDB's.
+func TestWindowedSQLRescales(t *testing.T) {
+	startCheckpointed(t, windowedQuery).rescaleTo4(t, vertex1, "window")
 }
 
 // TestUpdatingSQLSurvivesALostTaskManager loses the task manager that runs

@@ -23,16 +23,8 @@ func TestWindowTopNAndRetractionsSurviveALostTaskManager(t *testing.T) {
 		key:    []int{0},
 	}} {
 		t.Run(q.name, func(t *testing.T) {
-			j := startCheckpointed(t, q)
-			st := j.waitCheckpoints(t, 2)
-			// NB: vertex 1 is the first stage after a keyBy: the ranking
-			// window, or the inner GROUP BY.
-			victim := st.Vertices[1].Subtasks[0].TaskManager
-			j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
-			st = j.finish(t)
-			if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
-				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
-			}
+			// NB: vertex 1 is the ranking window, or the inner GROUP BY.
+			startCheckpointed(t, q).loseTaskManager(t, vertex1)
 		})
 	}
 }

@@ -1,11 +1,6 @@
 package sqloracle
 
-import (
-	"context"
-	"testing"
-
-	"github.com/floe-stream/floe/scheduler/api"
-)
+import "testing"
 
 // wasmWindowQuery is a checkpointed TUMBLE window of udfs/sqlfns's Wasm
 // aggregates next to a built-in one, and DuckDB's.
@@ -31,15 +26,7 @@ func TestWasmAggregatesSurviveALostTaskManager(t *testing.T) {
 			duckdb: "SELECT auction, MAX(price) - MIN(price), COUNT(CASE WHEN price > bidder * 10 THEN 1 END) FROM bids GROUP BY auction"},
 	} {
 		t.Run(q.name, func(t *testing.T) {
-			j := startCheckpointed(t, q)
-			st := j.waitCheckpoints(t, 2)
-			// Vertex 1 is the aggregating stage: [window or group -> select -> out].
-			victim := st.Vertices[1].Subtasks[0].TaskManager
-			j.c.StopTaskManager(map[string]int{"tm-1": 0, "tm-2": 1}[victim])
-			st = j.finish(t)
-			if st.Attempt < 2 || !historyHas(st, "restoring checkpoint") {
-				t.Errorf("attempt %d, no restore in the history: %+v", st.Attempt, st.History)
-			}
+			startCheckpointed(t, q).loseTaskManager(t, vertex1)
 		})
 	}
 }
@@ -48,16 +35,5 @@ func TestWasmAggregatesSurviveALostTaskManager(t *testing.T) {
 // while it runs: their accumulators move by key group with the window's
 // state, and the output is still exactly DuckDB's.
 func TestWasmAggregatesRescale(t *testing.T) {
-	j := startCheckpointed(t, wasmWindowQuery)
-	j.waitCheckpoints(t, 1)
-	if err := j.c.Scheduler.Rescale(context.Background(), j.id, api.RescaleRequest{Parallelism: 4}); err != nil {
-		t.Fatal(err)
-	}
-	st := j.finish(t)
-	if !historyHas(st, "rescaled to ") {
-		t.Errorf("no rescale in the history: %+v", st.History)
-	}
-	if n := len(st.Vertices[1].Subtasks); n != 4 {
-		t.Errorf("the window runs %d subtasks, want 4", n)
-	}
+	startCheckpointed(t, wasmWindowQuery).rescaleTo4(t, vertex1, "window")
 }
