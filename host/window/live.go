@@ -93,6 +93,11 @@ func (o *Operator) addLive(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, lk := range o.liveOf {
+		if lk != nil && len(lk.wins) == 0 {
+			delete(o.live, string(lk.key)) // its windows grew past the bound
+		}
+	}
 	return nil
 }
 
@@ -108,6 +113,9 @@ func (o *Operator) keepLive(i int, acc []byte) error {
 		lw := &lk.wins[j]
 		o.liveBytes += int64(len(acc) - len(lw.acc))
 		lw.acc, lw.dirty = append(lw.acc[:0], acc...), true
+		if o.liveBytes > o.cfg.LiveBytes {
+			return o.evict(lk, j)
+		}
 		return nil
 	}
 	size := int64(len(acc) + len(g.Key) + liveOverhead)
@@ -128,6 +136,17 @@ func (o *Operator) keepLive(i int, acc []byte) error {
 	lk.wins = append(lk.wins, liveWin{w: w, acc: bytes.Clone(acc), stored: o.fromState[i], dirty: true})
 	o.liveBytes += size
 	return nil
+}
+
+// evict moves window j of lk, which grew past the bound, to state. NB: lk
+// stays in the map even if empty, as the key's later groups of the batch
+// hold it; addLive deletes it after them.
+func (o *Operator) evict(lk *liveKey, j int) error {
+	lw := lk.wins[j]
+	lk.wins = append(lk.wins[:j], lk.wins[j+1:]...)
+	o.liveBytes -= int64(len(lw.acc) + len(lk.key) + liveOverhead)
+	o.stateOnly++
+	return o.state.Put(lk.kg, lk.key, o.mapKey(lw.w), lw.acc)
 }
 
 // takeLive removes window w of key from memory and returns its

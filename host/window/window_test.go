@@ -85,10 +85,11 @@ func (s sum) Fire(_ context.Context, groups []FireGroup, out *record.Batch) erro
 // Each script runs with the same expected output: firing each due timer
 // by itself (FireTimer) and all of them in one call (FireTimers), as a
 // task does; and keeping no live windows in memory, one (the rest go to
-// state), or all (Config.LiveBytes).
+// state), one until its sum grows past the bound (67 bytes), or all
+// (Config.LiveBytes).
 func TestWindows(t *testing.T) {
 	for _, batched := range []bool{false, true} {
-		for _, live := range []int64{0, 100, 1 << 20} {
+		for _, live := range []int64{0, 67, 100, 1 << 20} {
 			t.Run(fmt.Sprintf("batched=%v/live=%d", batched, live), func(t *testing.T) { runWindowScripts(t, batched, live) })
 		}
 	}
