@@ -301,7 +301,11 @@ func (t *Task) captureState(id int64, full bool) (*keyedSnapshot, error) {
 	c := t.ckpt
 	full = c.broken.Swap(false) || full || c.sinceFull == 0 || c.sinceFull >= maxChain
 	t.stateGate.lock()
-	capture, err := t.state.TakeSnapshot(full)
+	err := t.beforeSnapshot()
+	var capture *state.Capture
+	if err == nil {
+		capture, err = t.state.TakeSnapshot(full)
+	}
 	t.stateGate.unlock()
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %d: taking snapshot: %w", id, err)
@@ -311,6 +315,27 @@ func (t *Task) captureState(id int64, full bool) (*keyedSnapshot, error) {
 	}
 	c.sinceFull++
 	return &keyedSnapshot{full: full, capture: capture}, nil
+}
+
+// preSnapshot is an operator that keeps some of its keyed state in memory
+// and writes it to the state backend when asked, before a snapshot (a
+// window operator's live windows: window.Operator.BeforeSnapshot).
+type preSnapshot interface {
+	BeforeSnapshot() error
+}
+
+// beforeSnapshot has the operators that keep keyed state in memory write
+// it to the state backend, so that the snapshot taken next holds it. The
+// caller holds the state gate.
+func (t *Task) beforeSnapshot() error {
+	for _, op := range t.ops {
+		if p, ok := op.(preSnapshot); ok {
+			if err := p.BeforeSnapshot(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // writeLocal writes a snapshot file with fill to the temporary directory

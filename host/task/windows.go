@@ -32,6 +32,11 @@ func (w windowOp) Close(ctx context.Context) error {
 	return errors.Join(err, w.in.Close(ctx))
 }
 
+// liveWindowBytes bounds the memory a window operator's live windows take
+// (window.Config.LiveBytes); past it, its windows go to keyed state, whose
+// store spills to disk.
+const liveWindowBytes = 64 << 20
+
 // windowsNS ends the namespace of a window operator's windows in keyed
 // state.
 const windowsNS = "#windows"
@@ -97,6 +102,7 @@ func (t *Task) windowOperator(ctx context.Context, op *jobspec.Operator) (Operat
 		AllowedLateness: w.AllowedLateness.Milliseconds(),
 		LateOutput:      w.LateOutput,
 		Now:             t.nowMillis,
+		LiveBytes:       liveWindowBytes,
 	}
 	if w.ProcessingTime {
 		cfg.Domain = udf.ProcessingTime

@@ -25,6 +25,11 @@ type Config struct {
 	LateOutput string
 	// Now is processing time in ms.
 	Now func() int64
+	// LiveBytes bounds the memory an aggregate's live tumbling and
+	// sliding windows without allowed lateness take in the operator
+	// (live.go); past it, windows go to keyed state. 0 keeps them all in
+	// state.
+	LiveBytes int64
 }
 
 // Operator is one subtask of a keyed window operator.
@@ -54,6 +59,12 @@ type Operator struct {
 	enc    []byte
 	fire   []FireGroup    // the windows the timers being fired fire
 	one    [1]timer.Timer // FireTimer's timer
+
+	live      map[string]*liveKey // live windows in memory, by key (live.go)
+	liveBytes int64               // their size, for Config.LiveBytes
+	stateOnly int64               // windows in state only: past the bound, or restored
+	liveOf    []*liveKey          // group i's key's live windows, per batch
+	fromState []bool              // group i's accumulator was read from state
 }
 
 // ErrNoTimestamp is returned for a record without event time in an
@@ -68,7 +79,7 @@ func New(cfg Config, fn Function, state, elems udf.MapState, timers *timer.Queue
 	if err := cfg.Spec.Validate(); err != nil {
 		return nil, err
 	}
-	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, procFired: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}}, nil
+	return &Operator{cfg: cfg, fn: fn, state: state, elems: elems, timers: timers, watermark: record.NoTimestamp, procFired: record.NoTimestamp, groups: map[string]int{}, heads: map[string]int{}, live: map[string]*liveKey{}}, nil
 }
 
 // ProcessingTime reports whether the operator's windows are measured in
@@ -205,7 +216,11 @@ func (o *Operator) flush(ctx context.Context, out *record.Batch) error {
 	if len(o.adds) == 0 {
 		return nil
 	}
-	if o.fn.Aggregate() {
+	if o.liveOn() {
+		if err := o.addLive(ctx); err != nil {
+			return err
+		}
+	} else if o.fn.Aggregate() {
 		for i := range o.adds {
 			g := &o.adds[i]
 			acc, ok, err := o.state.Get(o.addKG[i], g.Key, o.mapKey(o.addWin[i]))
@@ -301,6 +316,9 @@ func (o *Operator) RestoredWindow(kg uint16, key, mapKey []byte) error {
 		return fmt.Errorf("window: malformed window entry %x", mapKey)
 	}
 	w := decodeWindow(mapKey)
+	if o.liveOn() {
+		o.stateOnly++
+	}
 	o.timers.RegisterInMemory(kg, bytes.Clone(key), o.cfg.Domain, w.MaxTimestamp())
 	return nil
 }
@@ -312,6 +330,10 @@ func (o *Operator) load(kg uint16, key []byte, w W) (FireGroup, error) {
 		var err error
 		fg.Elems, err = o.loadElems(kg, key, w)
 		return fg, err
+	}
+	if acc, ok := o.peekLive(key, w); ok {
+		fg.Acc = bytes.Clone(acc)
+		return fg, nil
 	}
 	v, ok, err := o.state.Get(kg, key, o.mapKey(w))
 	if err != nil || !ok {
@@ -364,6 +386,19 @@ func (o *Operator) FireTimers(ctx context.Context, timers []timer.Timer, out *re
 // that fires is read once, for its presence and its accumulator.
 func (o *Operator) fireFixed(ts int64, kg uint16, key []byte) error {
 	due := W{ts + 1 - o.cfg.Spec.Size, ts + 1}
+	if o.liveOn() {
+		acc, ok, err := o.takeLive(kg, key, due)
+		if err != nil {
+			return err
+		}
+		if ok {
+			o.fire = append(o.fire, FireGroup{Key: bytes.Clone(key), W: due, Acc: acc})
+			return nil
+		}
+		if o.stateOnly == 0 {
+			return nil // the window is not in state either
+		}
+	}
 	v, ok, err := o.state.Get(kg, key, o.mapKey(due))
 	if err != nil {
 		return err
@@ -381,6 +416,9 @@ func (o *Operator) fireFixed(ts int64, kg uint16, key []byte) error {
 	if l == 0 {
 		if !ok {
 			return nil
+		}
+		if o.liveOn() {
+			o.stateOnly--
 		}
 		return o.dropWindow(kg, key, due)
 	}

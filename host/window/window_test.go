@@ -15,6 +15,7 @@ import (
 	"github.com/floe-stream/floe/host/udf"
 	"github.com/floe-stream/floe/storage/keygroup"
 	"github.com/floe-stream/floe/storage/kv/memkv"
+	"github.com/floe-stream/floe/storage/snapshot"
 	"github.com/floe-stream/floe/storage/state"
 )
 
@@ -78,22 +79,42 @@ func (s sum) Fire(_ context.Context, groups []FireGroup, out *record.Batch) erro
 //	watermark T      fire the event-time timers due at T
 //	processing-time T
 //
-// Each script runs twice, with the same expected output: once firing each
-// due timer by itself (FireTimer), once firing them all in one call
-// (FireTimers), as a task does.
+//	snapshot         take a full snapshot of the keyed state, as a task does
+//	restore          a new operator on the state of the last snapshot
+//
+// Each script runs with the same expected output: firing each due timer
+// by itself (FireTimer) and all of them in one call (FireTimers), as a
+// task does; and keeping no live windows in memory, one (the rest go to
+// state), one until its sum grows past the bound (67 bytes), or all
+// (Config.LiveBytes).
 func TestWindows(t *testing.T) {
 	for _, batched := range []bool{false, true} {
-		t.Run(fmt.Sprintf("batched=%v", batched), func(t *testing.T) { runWindowScripts(t, batched) })
+		for _, live := range []int64{0, 67, 100, 1 << 20} {
+			t.Run(fmt.Sprintf("batched=%v/live=%d", batched, live), func(t *testing.T) { runWindowScripts(t, batched, live) })
+		}
 	}
 }
 
-func runWindowScripts(t *testing.T, batched bool) {
+func runWindowScripts(t *testing.T, batched bool, live int64) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var (
-			op  *Operator
-			q   *timer.Queue
-			now int64
+			op    *Operator
+			q     *timer.Queue
+			now   int64
+			cfg   Config
+			fn    sum
+			b     *state.Backend
+			saved []byte
 		)
+		open := func() error {
+			m, _ := b.Map("w")
+			e, _ := b.Map("w#elems")
+			tm, _ := b.Map(timer.Namespace("w"))
+			q = timer.New(tm)
+			var err error
+			op, err = New(cfg, fn, m, e, q)
+			return err
+		}
 		render := func(out *record.Batch) string {
 			var lines []string
 			for _, r := range out.Records {
@@ -137,8 +158,8 @@ func runWindowScripts(t *testing.T, batched bool) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			switch d.Cmd {
 			case "new":
-				cfg := Config{Domain: udf.EventTime, Now: func() int64 { return now }}
-				fn := sum{agg: true}
+				cfg = Config{Domain: udf.EventTime, Now: func() int64 { return now }, LiveBytes: live}
+				fn = sum{agg: true}
 				for _, a := range d.CmdArgs {
 					v := int64(0)
 					if len(a.Vals) > 0 {
@@ -163,17 +184,28 @@ func runWindowScripts(t *testing.T, batched bool) {
 						cfg.Domain = udf.ProcessingTime
 					}
 				}
-				b := state.New(memkv.New())
-				m, _ := b.Map("w")
-				e, _ := b.Map("w#elems")
-				tm, _ := b.Map(timer.Namespace("w"))
-				q = timer.New(tm)
-				var err error
-				if op, err = New(cfg, fn, m, e, q); err != nil {
+				b = state.New(memkv.New())
+				if err := open(); err != nil {
 					return "error: " + err.Error()
 				}
 				now = 0
 				return "ok"
+			case "snapshot":
+				var buf bytes.Buffer
+				w := snapshot.NewWriter(&buf)
+				if err := op.BeforeSnapshot(); err != nil {
+					return "error: " + err.Error()
+				}
+				if err := b.WriteSnapshot(w, true); err != nil {
+					return "error: " + err.Error()
+				}
+				if err := w.Close(); err != nil {
+					return "error: " + err.Error()
+				}
+				saved = buf.Bytes()
+				return "ok"
+			case "restore":
+				return restore(&b, saved, open, func() (*Operator, *timer.Queue) { return op, q })
 			case "batch":
 				var in, out record.Batch
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
@@ -201,6 +233,33 @@ func runWindowScripts(t *testing.T, batched bool) {
 			return ""
 		})
 	})
+}
+
+// restore replaces *b with a backend holding the snapshot saved, opens a
+// new operator on it and sets its timers again, as a task does.
+func restore(b **state.Backend, saved []byte, open func() error, cur func() (*Operator, *timer.Queue)) string {
+	*b = state.New(memkv.New())
+	rng := keygroup.Range{Start: 0, End: 128}
+	if _, err := (*b).Restore(bytes.NewReader(saved), int64(len(saved)), rng); err != nil {
+		return "error: " + err.Error()
+	}
+	if err := open(); err != nil {
+		return "error: " + err.Error()
+	}
+	op, q := cur()
+	err := (*b).ScanRange(rng, func(kg uint16, ns string, key, rest, _ []byte) error {
+		switch ns {
+		case timer.Namespace("w"):
+			return q.Restored(kg, key, rest)
+		case "w":
+			return op.RestoredWindow(kg, key, rest)
+		}
+		return nil
+	})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return "ok"
 }
 
 // TestLoadElemsReadsBothLayouts checks that a window's records written one
