@@ -251,18 +251,12 @@ func (c *compiler) joinKey(x *pg.Node, sides [2]rowScope, on *joinOn) (bool, err
 	if ls < 0 || rs < 0 || ls == rs {
 		return false, nil
 	}
-	text := [2]sqlrow.Type{le.Type, re.Type}
 	if ls == 1 {
 		le, re = re, le
 	}
-	switch {
-	case le.Type == re.Type:
-	case le.Type == sqlrow.BigInt && re.Type == sqlrow.Double:
-		le, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, le)
-	case le.Type == sqlrow.Double && re.Type == sqlrow.BigInt:
-		re, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, re)
-	default:
-		return false, c.errAt(int(a.Location), "the join compares a %s with a %s (CAST one side)", text[0], text[1])
+	le, re, err := c.joinKeys(le, re, a, ls == 1)
+	if err != nil {
+		return false, err
 	}
 	on.keys[0] = append(on.keys[0], le)
 	on.keys[1] = append(on.keys[1], re)
@@ -372,6 +366,27 @@ func (c *compiler) timeOffset(n *pg.Node, sides [2]rowScope) (int, time.Duration
 	}
 	side, err := c.eventTime(n, sides)
 	return side, 0, err
+}
+
+// joinKeys gives the two sides' keys of an equality one type: a BIGINT
+// compared with a DOUBLE is cast to DOUBLE, other mismatches are an error
+// at a. swapped tells that left is a's right operand, so that the error
+// names the types in the order written.
+func (c *compiler) joinKeys(left, right *sqlexpr.Expr, a *pg.A_Expr, swapped bool) (*sqlexpr.Expr, *sqlexpr.Expr, error) {
+	var err error
+	switch {
+	case left.Type == right.Type:
+	case left.Type == sqlrow.BigInt && right.Type == sqlrow.Double:
+		left, err = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, left)
+	case left.Type == sqlrow.Double && right.Type == sqlrow.BigInt:
+		right, err = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, right)
+	default:
+		if swapped {
+			left, right = right, left
+		}
+		return nil, nil, c.errAt(int(a.Location), "the join compares a %s with a %s (CAST one side)", left.Type, right.Type)
+	}
+	return left, right, err
 }
 
 // joinWindow reads TUMBLE(a.ts, size) = TUMBLE(b.ts, size).

@@ -307,14 +307,9 @@ func (c *compiler) chainKeys(n *pg.Node, cs *chainScope, right rowScope) (keys [
 		if ls == 1 {
 			le, re = re, le
 		}
-		switch {
-		case le.Type == re.Type:
-		case le.Type == sqlrow.BigInt && re.Type == sqlrow.Double:
-			le, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, le)
-		case le.Type == sqlrow.Double && re.Type == sqlrow.BigInt:
-			re, _ = sqlexpr.New(sqlexpr.OpCast, "", sqlrow.Double, re)
-		default:
-			return keys, nil, c.errAt(int(a.Location), "the join compares a %s with a %s (CAST one side)", le.Type, re.Type)
+		le, re, err := c.joinKeys(le, re, a, ls == 1)
+		if err != nil {
+			return keys, nil, err
 		}
 		keys[0], keys[1] = append(keys[0], le), append(keys[1], re)
 	}

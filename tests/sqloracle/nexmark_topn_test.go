@@ -2,6 +2,7 @@ package sqloracle
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,20 +106,7 @@ func TestNexmarkQ9InSQL(t *testing.T) {
 	// NB: runLines sorts the lines, but a changelog's order matters: read
 	// the parts again in order.
 	runLines(t, c, src, out)
-	final := map[string]string{}
-	for _, l := range changelogLines(t, out) {
-		row, ok := strings.CutPrefix(l, "upsert,")
-		if !ok {
-			t.Fatalf("a changelog row that is not an upsert: %q", l)
-		}
-		id, _, _ := strings.Cut(row, ",")
-		final[id] = row
-	}
-	var got []string
-	for _, row := range final {
-		got = append(got, row)
-	}
-	slices.Sort(got)
+	got := upsertedTable(t, out)
 	if !slices.Equal(got, want) {
 		t.Errorf("%d rows, the brute force %d; first difference: %s", len(got), len(want), firstDiff(got, want))
 	}
@@ -175,21 +163,24 @@ SELECT category, AVG(final) FROM (
   GROUP BY a.id, a.category
 ) GROUP BY category;`
 	runLines(t, c, src, out)
+	got := upsertedTable(t, out)
+	if !slices.Equal(got, want) {
+		t.Errorf("%d rows, the brute force %d; first difference: %s", len(got), len(want), firstDiff(got, want))
+	}
+}
+
+// upsertedTable applies the changelog of upserts in the part files of out,
+// each keyed by its first column, and returns the rows left, sorted.
+func upsertedTable(t *testing.T, out string) []string {
+	t.Helper()
 	final := map[string]string{}
 	for _, l := range changelogLines(t, out) {
 		row, ok := strings.CutPrefix(l, "upsert,")
 		if !ok {
 			t.Fatalf("a changelog row that is not an upsert: %q", l)
 		}
-		cat, _, _ := strings.Cut(row, ",")
-		final[cat] = row
+		key, _, _ := strings.Cut(row, ",")
+		final[key] = row
 	}
-	var got []string
-	for _, row := range final {
-		got = append(got, row)
-	}
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Errorf("%d rows, the brute force %d; first difference: %s", len(got), len(want), firstDiff(got, want))
-	}
+	return slices.Sorted(maps.Values(final))
 }
