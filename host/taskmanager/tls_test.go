@@ -15,8 +15,8 @@ import (
 )
 
 // TestTLSRefusesClientCertificates calls a task manager that runs TLS with
-// a client's certificate from the cluster CA: its deploy, cancel and
-// exchange calls are refused. A scheduler's certificate and another task
+// a client's certificate from the cluster CA: its deploy, resume, cancel
+// and exchange calls are refused. A scheduler's certificate and another task
 // manager's are admitted.
 func TestTLSRefusesClientCertificates(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "certs")
@@ -68,6 +68,8 @@ func TestTLSRefusesClientCertificates(t *testing.T) {
 			if !tt.ok {
 				_, err = floev1.NewTaskManagerClient(conn).DeployTask(ctx, &floev1.DeployTaskRequest{})
 				refused("deploy", err)
+				_, err = floev1.NewTaskManagerClient(conn).ResumeTask(ctx, &floev1.ResumeTaskRequest{})
+				refused("resume", err)
 			}
 			stream, err := floev1.NewExchangeClient(conn).Transfer(ctx)
 			if err == nil {
