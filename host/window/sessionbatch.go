@@ -15,11 +15,14 @@ type pending struct {
 	elems  []Elem
 }
 
-// keySessions is one key's sessions while a batch merges, earliest first.
+// keySessions is one key's sessions while a batch merges, earliest first,
+// and where readSessions found them.
 type keySessions struct {
-	kg   uint16
-	key  []byte
-	list []pending
+	kg        uint16
+	key       []byte
+	list      []pending
+	live      *liveSessions
+	fromState bool
 }
 
 // add merges the session window w of a record into the key's sessions.
@@ -97,11 +100,11 @@ func (o *Operator) mergeBatch(ctx context.Context, in, out *record.Batch) error 
 // loadKeySessions returns the stored sessions of key, each as a pending
 // session of its own.
 func (o *Operator) loadKeySessions(kg uint16, key []byte) (*keySessions, error) {
-	ss, err := o.sessions(kg, key)
+	ss, lk, fromState, err := o.readSessions(kg, key)
 	if err != nil {
 		return nil, err
 	}
-	k := &keySessions{kg: kg, key: key, list: make([]pending, len(ss))}
+	k := &keySessions{kg: kg, key: key, list: make([]pending, len(ss)), live: lk, fromState: fromState}
 	for i, s := range ss {
 		k.list[i] = pending{W: s.W, stored: []session{s}}
 	}
@@ -172,7 +175,7 @@ func (o *Operator) storeBatch(ctx context.Context, keys []*keySessions, accs [][
 				fire = append(fire, FireGroup{Key: slices.Clone(k.key), W: p.W, Acc: s.Val})
 			}
 		}
-		if err := o.putSessions(k.kg, k.key, ss); err != nil {
+		if err := o.writeSessions(k.kg, k.key, ss, k.live, k.fromState); err != nil {
 			return err
 		}
 	}
