@@ -24,6 +24,10 @@ type liveSessions struct {
 	key  []byte
 	list []session
 	size int64 // what the list counts against Config.LiveBytes
+	// batch and group: the key's slot in sessionsInMemory.pending while
+	// merging batch number batch.
+	batch uint64
+	group int
 	// stored: keyed state has a copy, from a snapshot; dirty: the copy is
 	// older than list, or missing.
 	stored, dirty bool
@@ -33,6 +37,8 @@ type liveSessions struct {
 type sessionsInMemory struct {
 	keys      map[string]*liveSessions
 	stateOnly int64 // keys whose lists are in state only
+	batch     uint64        // the number of the batch merging
+	pending   []keySessions // its keys' sessions, reused
 }
 
 // sessionOverhead is what a session in memory costs besides its
