@@ -36,7 +36,7 @@ type liveSessions struct {
 // sessionsInMemory is the operator's live session lists.
 type sessionsInMemory struct {
 	keys      map[string]*liveSessions
-	stateOnly int64 // keys whose lists are in state only
+	stateOnly int64         // keys whose lists are in state only
 	batch     uint64        // the number of the batch merging
 	pending   []keySessions // its keys' sessions, reused
 }
