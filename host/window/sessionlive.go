@@ -39,6 +39,9 @@ type sessionsInMemory struct {
 	stateOnly int64         // keys whose lists are in state only
 	batch     uint64        // the number of the batch merging
 	pending   []keySessions // its keys' sessions, reused
+	adds      []AddGroup    // its Add call's groups, reused
+	list      []session     // a key's new list, reused
+	arena     elemArena     // the batch's records
 }
 
 // sessionOverhead is what a session in memory costs besides its
