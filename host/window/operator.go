@@ -27,8 +27,8 @@ type Config struct {
 	Now func() int64
 	// LiveBytes bounds the memory an aggregate's live tumbling and
 	// sliding windows without allowed lateness take in the operator
-	// (live.go); past it, windows go to keyed state. 0 keeps them all in
-	// state.
+	// (live.go), or its session lists (sessionlive.go); past it, windows
+	// go to keyed state. 0 keeps them all in state.
 	LiveBytes int64
 }
 
