@@ -185,6 +185,9 @@ func (o *Operator) peekLive(key []byte, w W) ([]byte, bool) {
 // window. The task calls it in its loop, holding the state gate, right
 // before it takes the state out of the store.
 func (o *Operator) BeforeSnapshot() error {
+	if o.cfg.Spec.Kind == Session {
+		return o.sessionsBeforeSnapshot()
+	}
 	for _, lk := range o.live {
 		for j := range lk.wins {
 			lw := &lk.wins[j]

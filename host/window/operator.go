@@ -27,8 +27,8 @@ type Config struct {
 	Now func() int64
 	// LiveBytes bounds the memory an aggregate's live tumbling and
 	// sliding windows without allowed lateness take in the operator
-	// (live.go); past it, windows go to keyed state. 0 keeps them all in
-	// state.
+	// (live.go), or its session lists (sessionlive.go); past it, windows
+	// go to keyed state. 0 keeps them all in state.
 	LiveBytes int64
 }
 
@@ -65,6 +65,8 @@ type Operator struct {
 	stateOnly int64               // windows in state only: past the bound, or restored
 	liveOf    []*liveKey          // group i's key's live windows, per batch
 	fromState []bool              // group i's accumulator was read from state
+
+	sl sessionsInMemory // live session lists (sessionlive.go)
 }
 
 // ErrNoTimestamp is returned for a record without event time in an
@@ -299,9 +301,11 @@ func (o *Operator) register(kg uint16, key []byte, w W) error {
 // (RestoredWindow). Writing each window's timer to keyed state, then
 // deleting it, was a sixth of Nexmark q5's profile (RATIONALE.md). A window
 // kept for late records has fired, and its cleanup timer cannot be told
-// from its state, so those keep theirs in state, as sessions do.
+// from its state, so those keep theirs in state. Sessions without allowed
+// lateness keep theirs in memory too: a key's list says which are due
+// (restoredSessions).
 func (o *Operator) timersInMemory() bool {
-	return o.cfg.Spec.Kind != Session && o.lateness() == 0
+	return o.lateness() == 0
 }
 
 // RestoredWindow sets again the timer of a window found in restored
@@ -309,6 +313,9 @@ func (o *Operator) timersInMemory() bool {
 // operator's window state; the task calls it for each such entry of the
 // key groups it restores.
 func (o *Operator) RestoredWindow(kg uint16, key, mapKey []byte) error {
+	if o.cfg.Spec.Kind == Session {
+		return o.restoredSessions(kg, key, mapKey)
+	}
 	if !o.timersInMemory() {
 		return nil
 	}

@@ -7,11 +7,19 @@ import (
 	"testing"
 )
 
+// naivePending is a pending session with its records in a slice of its
+// own, as first written.
+type naivePending struct {
+	W      W
+	stored []session
+	elems  []Elem
+}
+
 // mergeNaive is keySessions.add as first written: a new pending session
 // takes in every session w overlaps, and the list is sorted again.
-func mergeNaive(list []pending, w W, e Elem) []pending {
-	p := pending{W: w}
-	var keep []pending
+func mergeNaive(list []naivePending, w W, e Elem) []naivePending {
+	p := naivePending{W: w}
+	var keep []naivePending
 	for _, x := range list {
 		if !overlaps(x.W, w) {
 			keep = append(keep, x)
@@ -23,7 +31,7 @@ func mergeNaive(list []pending, w W, e Elem) []pending {
 	}
 	p.elems = append(p.elems, e)
 	keep = append(keep, p)
-	slices.SortFunc(keep, func(a, b pending) int {
+	slices.SortFunc(keep, func(a, b naivePending) int {
 		if a.W.Start != b.W.Start {
 			return cmpInt(a.W.Start, b.W.Start)
 		}
@@ -40,19 +48,30 @@ func TestKeySessionsAddMatchesNaive(t *testing.T) {
 	for run := range 500 {
 		const gap = 10
 		var stored []pending
+		var naive []naivePending
 		for s := int64(rng.IntN(20)); s < 300; s += gap + 1 + int64(rng.IntN(40)) {
 			w := W{s, s + gap + int64(rng.IntN(20))}
-			stored = append(stored, pending{W: w, stored: []session{{W: w, Val: []byte(w.String())}}})
+			ss := []session{{W: w, Val: []byte(w.String())}}
+			stored = append(stored, pending{W: w, stored: ss})
+			naive = append(naive, naivePending{W: w, stored: ss})
 			s = w.End
 		}
-		k := &keySessions{list: slices.Clone(stored)}
-		naive := slices.Clone(stored)
+		var arena elemArena
+		arena.reset(30)
+		k := &keySessions{list: stored, arena: &arena}
 		for i := range 1 + rng.IntN(30) {
 			ts := int64(rng.IntN(320))
 			e := Elem{Value: fmt.Appendf(nil, "r%d", i), Timestamp: ts}
 			k.add(W{ts, ts + gap}, e)
 			naive = mergeNaive(naive, W{ts, ts + gap}, e)
-			if got, want := fmt.Sprint(k.list), fmt.Sprint(naive); got != want {
+			got := make([]naivePending, len(k.list))
+			for i, p := range k.list {
+				got[i] = naivePending{W: p.W, stored: p.stored}
+				if p.elems.n > 0 {
+					got[i].elems = arena.flatten(p.elems)
+				}
+			}
+			if got, want := fmt.Sprint(got), fmt.Sprint(naive); got != want {
 				t.Fatalf("run %d, record %d at %d:\nin place %s\nnaive    %s", run, i, ts, got, want)
 			}
 		}

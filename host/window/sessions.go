@@ -252,7 +252,7 @@ func (o *Operator) loadSession(kg uint16, key []byte, s session) (FireGroup, err
 // fireSessions adds the session windows of key whose time has come at ts
 // to o.fire and drops those past their allowed lateness.
 func (o *Operator) fireSessions(ts int64, kg uint16, key []byte) error {
-	ss, err := o.sessions(kg, key)
+	ss, lk, fromState, err := o.readSessions(kg, key)
 	if err != nil {
 		return err
 	}
@@ -281,5 +281,5 @@ func (o *Operator) fireSessions(ts int64, kg uint16, key []byte) error {
 	if len(keep) == len(ss) {
 		return nil
 	}
-	return o.putSessions(kg, key, keep)
+	return o.writeSessions(kg, key, keep, lk, fromState)
 }
