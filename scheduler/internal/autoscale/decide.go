@@ -81,6 +81,11 @@ func reason(d *Decision) string {
 				v.ID, pct(v.HotShare))
 		}
 	}
+	for _, v := range d.Vertices {
+		if v.Balanced() {
+			r += fmt.Sprintf("; source vertex %d at %d, not the computed %d, to spread its %d splits evenly", v.ID, v.New, v.Computed, v.Splits)
+		}
+	}
 	if d.SlotsMissing > 0 {
 		r += fmt.Sprintf("; not enough slots: the computed parallelism needs %d, %d missing", d.SlotsNeeded, d.SlotsMissing)
 	}
