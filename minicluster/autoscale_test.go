@@ -108,10 +108,12 @@ func TestAutoscalerFollowsARateSchedule(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	polled := make(chan []api.AutoscalerDecision)
+	polled := make(chan []api.AutoscalerDecision, 1)
 	go func() { polled <- pollDecisions(c, id, stop) }()
-	st := awaitEnd(t, c, id)
-	close(stop)
+	st := func() api.JobStatus {
+		defer close(stop) // NB: also when awaitEnd fails the test
+		return awaitEnd(t, c, id)
+	}()
 	ds := <-polled
 	for _, d := range ds {
 		t.Log(decisionLine(d))
