@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/floe-stream/floe/host/connector"
@@ -21,10 +22,12 @@ type source struct {
 	cfg    Config
 	splits []split
 	next   int // index of the split the next batch starts with
-	buf    []byte
-	limit  *ratelimit.Limiter
-	clock  connector.Clock
-	closed bool
+	// nsplits is len(splits), for Splits from other goroutines.
+	nsplits atomic.Int32
+	buf     []byte
+	limit   *ratelimit.Limiter
+	clock   connector.Clock
+	closed  bool
 }
 
 // NewSource returns the source of info's share of the stream cfg describes.
@@ -40,12 +43,14 @@ func NewSource(cfg Config, info connector.SplitInfo) (connector.Source, error) {
 	if len(cfg.Schedule) > 0 {
 		rate = cfg.Schedule[0].Rate
 	}
-	return &source{
+	s := &source{
 		cfg:    cfg,
 		splits: []split{newSplit(cfg, info, 0)},
 		limit:  ratelimit.New(rate/float64(info.Parallelism), clock),
 		clock:  clock,
-	}, nil
+	}
+	s.nsplits.Store(1)
+	return s, nil
 }
 
 // Next implements connector.Source. It takes records from one split after
@@ -143,8 +148,15 @@ func (s *source) Seek(states [][]byte) error {
 		splits[i] = sp
 	}
 	s.splits, s.next = splits, 0
+	s.nsplits.Store(int32(len(splits)))
 	return nil
 }
+
+// Splits implements connector.Splitted. A generator's stream is cut into
+// as many splits as the job's first parallelism had subtasks, and a
+// rescale moves them whole (Position, Seek), so a stage gains nothing from
+// more subtasks than that.
+func (s *source) Splits() (int, bool) { return int(s.nsplits.Load()), true }
 
 // Close implements connector.Source.
 func (s *source) Close() error {

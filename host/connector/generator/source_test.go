@@ -290,3 +290,37 @@ func position(t *testing.T, src connector.Source) [][]byte {
 	}
 	return pos
 }
+
+// TestSplitsFollowTheSplitsHeld: a fresh subtask holds one split of the
+// stream, and after a rescale the splits Seek gave it; the stage never
+// has more splits than its first parallelism, which the autoscaler uses as
+// a bound.
+func TestSplitsFollowTheSplitsHeld(t *testing.T) {
+	cfg := Config{Count: 100, Kind: KindRandom, Keys: 4, Size: 8}
+	var all [][]byte
+	for i := range 3 {
+		src, err := NewSource(cfg, connector.SplitInfo{Subtask: i, Parallelism: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, fixed := src.(connector.Splitted).Splits(); n != 1 || !fixed {
+			t.Errorf("fresh subtask %d of 3: Splits() = %d, %t, want 1, true", i, n, fixed)
+		}
+		all = append(all, position(t, src)...)
+	}
+	for _, tc := range []struct {
+		states [][]byte
+		want   int
+	}{{all, 3}, {all[1:], 2}, {nil, 0}} {
+		src, err := NewSource(cfg, connector.SplitInfo{Subtask: 0, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Seek(tc.states); err != nil {
+			t.Fatal(err)
+		}
+		if n, fixed := src.(connector.Splitted).Splits(); n != tc.want || !fixed {
+			t.Errorf("after Seek of %d splits: Splits() = %d, %t, want %d, true", len(tc.states), n, fixed, tc.want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 //	job                                   the plan, one vertex a line:
 //	                                      source|vertex ID par=N
 //	                                      [keygroups=N] [inputs=ID,...]
+//	                                      [peak=RATE/TRUERATE]
 //	samples at=D [for=D]                  one sample a line for the
 //	                                      interval [at-for, at] (for=1m):
 //	                                      V/S in=N out=N busy=F [bp=F]
@@ -125,6 +126,10 @@ func parseJob(t *testing.T, input string) []Vertex {
 		v := Vertex{Source: f[0] == "source", ID: int(flt(t, f[1]))}
 		v.Parallelism = int(flt(t, kv["par"]))
 		v.KeyGroups = int(flt(t, orDefault(kv["keygroups"], "0")))
+		if pk := kv["peak"]; pk != "" {
+			r, tr, _ := strings.Cut(pk, "/")
+			v.PeakRate, v.PeakTrueRate = flt(t, r), flt(t, tr)
+		}
 		if in := kv["inputs"]; in != "" {
 			for _, s := range strings.Split(in, ",") {
 				v.Inputs = append(v.Inputs, int(flt(t, s)))

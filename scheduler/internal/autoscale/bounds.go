@@ -31,6 +31,73 @@ func bound(cfg Config, v Vertex, vd *VertexDecision) {
 		clampMax(vd, v.KeyGroups, "key groups")
 	}
 	clampMin(vd, 1, "at least one subtask")
+	if vd.Splits > 0 {
+		balance(cfg, v, vd)
+	}
+}
+
+// splitsNote opens the note of a source whose parallelism was moved to
+// spread its splits evenly.
+const splitsNote = "splits:"
+
+// balance moves a source's parallelism n to one that spreads its S splits
+// evenly, when n does not divide them: its busiest subtask reads
+// ceil(S/n) splits, so the rest of the subtasks go to waste as far as the
+// busiest one is concerned (6 partitions at 4: two subtasks read two, the
+// busiest as at 3). It goes up to the smallest divisor of S above n, which
+// brings the busiest subtask to S/d splits, if the bounds allow it (the
+// scale-up factor, maxParallelism, the key groups); else down to the
+// fewest subtasks at which the busiest reads no more than at n,
+// ceil(S / ceil(S/n)), if the scale-down factor and minParallelism allow
+// it. The note says which and why. Flink's autoscaler rounds a source's
+// parallelism to a divisor of its partitions the same way.
+func balance(cfg Config, v Vertex, vd *VertexDecision) {
+	n, splits := vd.New, vd.Splits
+	if n >= splits || splits%n == 0 {
+		return
+	}
+	lo, hi := bounds(cfg, v, splits)
+	if n < lo || n > hi {
+		return // NB: the bounds conflict (minParallelism above the splits); leave them be.
+	}
+	per := (splits + n - 1) / n
+	for d := n + 1; d <= hi; d++ {
+		if splits%d == 0 {
+			vd.Notes = append(vd.Notes, fmt.Sprintf("%s %d raised to %d, a divisor of the source's %d splits: at %d its busiest subtask would read %d of them, at %d it reads %d",
+				splitsNote, n, d, splits, n, per, d, splits/d))
+			vd.New = d
+			return
+		}
+	}
+	if fewest := (splits + per - 1) / per; fewest < n && fewest >= lo {
+		even := ""
+		if splits%fewest == 0 {
+			even = ", a divisor of them"
+		}
+		vd.Notes = append(vd.Notes, fmt.Sprintf("%s %d lowered to %d%s: with the source's %d splits its busiest subtask reads %d at either, and no divisor above %d is within the bounds",
+			splitsNote, n, fewest, even, splits, per, n))
+		vd.New = fewest
+	}
+}
+
+// bounds returns the least and most parallelism the policy allows v with
+// splits, as bound applies them.
+func bounds(cfg Config, v Vertex, splits int) (lo, hi int) {
+	p := float64(v.Parallelism)
+	lo, hi = max(1, cfg.MinParallelism), splits
+	if cfg.MaxScaleUpFactor >= 1 {
+		hi = min(hi, int(math.Floor(p*cfg.MaxScaleUpFactor+1e-9)))
+	}
+	if cfg.MaxScaleDownFactor >= 1 {
+		lo = max(lo, int(math.Ceil(p/cfg.MaxScaleDownFactor-1e-9)))
+	}
+	if cfg.MaxParallelism > 0 {
+		hi = min(hi, cfg.MaxParallelism)
+	}
+	if v.KeyGroups > 0 {
+		hi = min(hi, v.KeyGroups)
+	}
+	return lo, hi
 }
 
 func clampMax(vd *VertexDecision, max int, by string) {
@@ -62,6 +129,26 @@ func capSlots(d *Decision, c Cluster) {
 	}
 	d.SlotsMissing = needed - avail
 	for i := range d.Vertices {
-		clampMax(&d.Vertices[i], avail, fmt.Sprintf("slots (the job holds %d, %d free)", held, c.FreeSlots))
+		vd := &d.Vertices[i]
+		capped := vd.New > avail
+		clampMax(vd, avail, fmt.Sprintf("slots (the job holds %d, %d free)", held, c.FreeSlots))
+		if capped && vd.Splits > 0 {
+			evenDown(vd)
+		}
+	}
+}
+
+// evenDown lowers a source's parallelism n to the fewest subtasks at which
+// its busiest one reads no more splits than at n, ceil(S / ceil(S/n)).
+func evenDown(vd *VertexDecision) {
+	n, splits := vd.New, vd.Splits
+	if n >= splits || splits%n == 0 {
+		return
+	}
+	per := (splits + n - 1) / n
+	if fewest := (splits + per - 1) / per; fewest < n {
+		vd.Notes = append(vd.Notes, fmt.Sprintf("%s %d lowered to %d: with the source's %d splits its busiest subtask reads %d at either",
+			splitsNote, n, fewest, splits, per))
+		vd.New = fewest
 	}
 }

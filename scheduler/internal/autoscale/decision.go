@@ -74,6 +74,17 @@ func (v VertexDecision) Skewed() bool {
 	return false
 }
 
+// Balanced tells that the vertex, a source, was given a parallelism other
+// than the computed one to spread its splits evenly (its note says which).
+func (v VertexDecision) Balanced() bool {
+	for _, n := range v.Notes {
+		if strings.HasPrefix(n, splitsNote) {
+			return true
+		}
+	}
+	return false
+}
+
 // finite replaces a NaN or infinite figure by 0, so that a decision can
 // always be written as JSON (the journal does): a metric a task manager
 // reported wrong must not stop the scheduler.

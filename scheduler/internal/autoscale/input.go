@@ -14,6 +14,13 @@ type Vertex struct {
 	Source    bool
 	// Inputs are the IDs of the vertices feeding this one.
 	Inputs []int
+	// PeakRate is the most records per second the vertex's busiest
+	// subtask processed in any decision's window so far, at whatever
+	// parallelism, and PeakTrueRate its true rate then; zero if none. The
+	// Scaler keeps them across rescales: a much lighter load's true rate
+	// is diluted by per-batch costs, and PeakTrueRate is used instead when
+	// larger (see capacityRate).
+	PeakRate, PeakTrueRate float64
 }
 
 // Sample is one subtask's metrics over the Interval ending at At, as a

@@ -47,9 +47,14 @@ type Scaler struct {
 	// lower is, by vertex, since when every decision has asked for a
 	// lower parallelism, and the largest it asked for.
 	lower map[int]lowering
+	// peak is, by vertex, the window whose busiest subtask processed the
+	// most records per second, kept across attempts (Vertex.PeakRate).
+	peak map[int]peak
 	// Latest is the latest decision, nil before the first.
 	Latest *Decision
 }
+
+type peak struct{ rate, trueRate float64 }
 
 type lowering struct {
 	since time.Time
@@ -125,10 +130,11 @@ func (s *Scaler) Tick(now time.Time, j Job) (Decision, bool, error) {
 	for _, x := range s.samples {
 		cfg.Slack = max(cfg.Slack, 2*x.Interval)
 	}
-	d, err := Decide(cfg, j.Vertices, s.samples, j.Cluster, j.LastRescale, now)
+	d, err := Decide(cfg, s.withPeaks(j.Vertices), s.samples, j.Cluster, j.LastRescale, now)
 	if err != nil {
 		return Decision{}, false, err
 	}
+	s.remember(d)
 	s.holdScaleDown(&d, now, cfg.withDefaults().Stabilization)
 	s.Latest = &d
 	return d, true, nil
@@ -170,4 +176,34 @@ func (s *Scaler) holdScaleDown(d *Decision, now time.Time, delay time.Duration) 
 	}
 	d.Change = false
 	d.Reason = reason(d)
+}
+
+// withPeaks returns vs with each vertex's PeakRate and PeakTrueRate
+// (vs itself when there are none).
+func (s *Scaler) withPeaks(vs []Vertex) []Vertex {
+	if len(s.peak) == 0 {
+		return vs
+	}
+	out := make([]Vertex, len(vs))
+	for i, v := range vs {
+		p := s.peak[v.ID]
+		v.PeakRate, v.PeakTrueRate = p.rate, p.trueRate
+		out[i] = v
+	}
+	return out
+}
+
+// remember keeps, for each vertex of d, the window whose busiest subtask
+// processed the most records per second so far.
+func (s *Scaler) remember(d Decision) {
+	for _, v := range d.Vertices {
+		rate := v.Observed * v.LoadShare
+		if v.TrueRate <= 0 || rate <= s.peak[v.ID].rate {
+			continue
+		}
+		if s.peak == nil {
+			s.peak = map[int]peak{}
+		}
+		s.peak[v.ID] = peak{rate, v.TrueRate}
+	}
 }

@@ -22,6 +22,9 @@ type sim struct {
 	// hot is the share of the records in one key group, which lands on
 	// count subtask 0.
 	hot float64
+	// overhead is the busy share each count subtask spends per second
+	// whatever its records (per-batch and per-wake-up cost).
+	overhead float64
 
 	par       [2]int
 	attempt   int
@@ -78,7 +81,7 @@ func (s *sim) heartbeat(sc *Scaler, at time.Duration, now time.Time) {
 	rate := s.rate(at)
 	pk := float64(s.par[1])
 	share0 := s.hot + (1-s.hot)/pk
-	flow := min(rate, s.capacity/share0)
+	flow := min(rate, s.capacity*(1-s.overhead)/share0)
 	for sub := 0; sub < s.par[0]; sub++ {
 		n := flow / float64(s.par[0])
 		busy := n / s.sourceCapacity
@@ -94,7 +97,7 @@ func (s *sim) heartbeat(sc *Scaler, at time.Duration, now time.Time) {
 			share = share0
 		}
 		n := flow * share
-		s.observe(sc, now, 1, sub, n, n, n/s.capacity, 0, 0)
+		s.observe(sc, now, 1, sub, n, n, s.overhead+n/s.capacity, 0, 0)
 	}
 }
 
@@ -139,6 +142,25 @@ func TestScalerFollowsARateStep(t *testing.T) {
 		if d.SlotsMissing != 0 {
 			t.Errorf("%s: slots missing: %s", d.At.Sub(simEpoch), d.Reason)
 		}
+	}
+}
+
+// TestScalerScalesALightLoadDown: count subtasks of 10000 rec/s that
+// spend 0.1 of every second on per-batch cost, target 0.5, through the
+// step 2000 → 20000 → 2000. The first decision to see the step computes
+// ceil(20000 / (6791 × 0.5)) = 6 (the minute's records over its busy
+// seconds: 127000 / 18.7). At 6 each subtask runs 3333 rec/s at busy
+// 0.433, a true rate of 7692, which also asks for 6. Back at 2000, each
+// runs 333 rec/s at busy 0.133: its own true rate, 2500, would ask for
+// ceil(2000 / 1250) = 2, and only at 2 for 1 (busy 0.2, true rate 5000),
+// a second rescale down. Taken at the 3333 rec/s measured in the high
+// step, the true rate 7692 asks for 1 at once.
+func TestScalerScalesALightLoadDown(t *testing.T) {
+	s := &sim{rate: steps(5*time.Minute, 2000, 20000, 2000), capacity: 10000, overhead: 0.1, sourceCapacity: 100000}
+	cfg := Config{Enabled: true, TargetUtilization: 0.5, Stabilization: time.Minute, Cooldown: 30 * time.Second}
+	s.run(t, cfg, 15*time.Minute)
+	if got, want := strings.Join(s.changes, " "), "5m0s:6 11m0s:1"; got != want {
+		t.Errorf("rescales %s, want %s", got, want)
 	}
 }
 
