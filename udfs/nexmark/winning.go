@@ -250,28 +250,77 @@ func (t *times) consider(b bid) bool {
 var bidF [bidFields][]byte
 
 // parseBid reads the bidder, price and dateTime of a bid line
-// "B,auction,bidder,price,channel,url,dateTime": the first four fields
-// from the front, dateTime from the back. It does not scan the channel and
-// the url, most of the line, as split would: q4 and q9 read every bid.
+// "B,auction,bidder,price,channel,url,dateTime" in one pass: the leading
+// fields from the front, dateTime from the back. It does not scan the
+// channel and the url, most of the line, as split would, and it reads
+// each digit once: q4 and q9 read every bid, and slicing the fields first
+// and then reading them cost twice the loops (RATIONALE.md).
 func parseBid(ev []byte) (bid, bool) {
-	var f [4][]byte
-	rest := ev
-	for i := range f {
-		j := floe.IndexByte(rest, ',')
-		if j < 0 {
-			return bid{}, false
-		}
-		f[i], rest = rest[:j], rest[j+1:]
-	}
-	k := len(rest) - 1
-	for k >= 0 && rest[k] != ',' {
-		k--
-	}
-	var v [3]int64
-	if len(f[0]) != 1 || f[0][0] != 'B' || k < 0 || !ints(v[:], f[3], rest[k+1:], f[2]) {
+	if len(ev) < 2 || ev[0] != 'B' || ev[1] != ',' {
 		return bid{}, false
 	}
-	return bid{price: v[0], dateTime: v[1], bidder: v[2]}, true
+	_, i, ok := uintField(ev, 2) // the auction
+	if !ok {
+		return bid{}, false
+	}
+	bidder, i, ok := uintField(ev, i)
+	if !ok {
+		return bid{}, false
+	}
+	price, i, ok := uintField(ev, i)
+	if !ok {
+		return bid{}, false
+	}
+	dateTime, ok := uintLast(ev, i)
+	if !ok {
+		return bid{}, false
+	}
+	return bid{price: price, dateTime: dateTime, bidder: bidder}, true
+}
+
+// uintField reads the non-negative decimal integer of 1 to 18 digits that
+// starts at b[i] and ends at a comma, and returns it and the index after
+// the comma.
+func uintField(b []byte, i int) (int64, int, bool) {
+	var v int64
+	j := i
+	for ; j < len(b); j++ {
+		c := b[j]
+		if c == ',' {
+			break
+		}
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if j == i || j-i > 18 || j == len(b) {
+		return 0, 0, false
+	}
+	return v, j + 1, true
+}
+
+// uintLast reads the non-negative decimal integer of 1 to 18 digits that
+// ends b and follows its last comma, which must be at i or later.
+func uintLast(b []byte, i int) (int64, bool) {
+	var v int64
+	pow := int64(1)
+	k := len(b) - 1
+	for ; k >= i; k-- {
+		c := b[k]
+		if c == ',' {
+			break
+		}
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v += int64(c-'0') * pow
+		pow *= 10
+	}
+	if k < i || k == len(b)-1 || len(b)-1-k > 18 {
+		return 0, false
+	}
+	return v, true
 }
 
 // winningBid takes a bid into account for its open auction, or keeps it

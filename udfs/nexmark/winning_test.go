@@ -132,6 +132,20 @@ func TestParseBid(t *testing.T) {
 		{"B,7,3,50", bid{}, false},
 		{"B,7,3,x,c,u,150", bid{}, false},
 		{"B,7,3,50,c,u,", bid{}, false},
+		{"B,7,3,50,150", bid{}, false}, // five fields
+		{"B,7,3,50,c,u,15x0", bid{}, false},
+		{"B,,3,50,c,u,150", bid{}, false},
+		{"B,7,,50,c,u,150", bid{}, false},
+		{"B,7,3,,c,u,150", bid{}, false},
+		{"B,7,3,50", bid{}, false},
+		{"B,7,3,50,", bid{}, false},
+		{"B,7,3", bid{}, false},
+		{"B,", bid{}, false},
+		{"B", bid{}, false},
+		{"Bx7,3,50,c,u,150", bid{}, false},
+		{"B,7,3,5000000000000000000,c,u,150", bid{}, false},
+		{"B,7,3,50,c,u,1000000000000000000", bid{}, false},
+		{"B,7,3,50,c,u,999999999999999999", bid{50, 999999999999999999, 3}, true},
 	} {
 		got, ok := parseBid([]byte(c.line))
 		if ok != c.ok || got != c.want {
