@@ -132,10 +132,51 @@ func TestParseBid(t *testing.T) {
 		{"B,7,3,50", bid{}, false},
 		{"B,7,3,x,c,u,150", bid{}, false},
 		{"B,7,3,50,c,u,", bid{}, false},
+		{"B,7,3,50,150", bid{}, false}, // five fields
+		{"B,7,3,50,c,u,15x0", bid{}, false},
+		{"B,,3,50,c,u,150", bid{}, false},
+		{"B,7,,50,c,u,150", bid{}, false},
+		{"B,7,3,,c,u,150", bid{}, false},
+		{"B,7,3,50", bid{}, false},
+		{"B,7,3,50,", bid{}, false},
+		{"B,7,3", bid{}, false},
+		{"B,", bid{}, false},
+		{"B", bid{}, false},
+		{"Bx7,3,50,c,u,150", bid{}, false},
+		{"B,7,3,5000000000000000000,c,u,150", bid{}, false},
+		{"B,7,3,50,c,u,1000000000000000000", bid{}, false},
+		{"B,7,3,50,c,u,999999999999999999", bid{50, 999999999999999999, 3}, true},
 	} {
 		got, ok := parseBid([]byte(c.line))
 		if ok != c.ok || got != c.want {
 			t.Errorf("parseBid(%q) = %+v, %v; want %+v, %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestTimesCodec checks that auction times survive the codec, that a
+// decode leaves nothing of the previous one in the shared value (a best
+// bid above all), and that malformed values are refused.
+func TestTimesCodec(t *testing.T) {
+	c := timesCodec{}
+	for _, want := range []times{
+		{start: 10, end: 20, found: true, best: bid{price: 7, dateTime: 15, bidder: 3}},
+		{start: 1, end: 2},
+		{start: -5, end: 1 << 40, closed: true},
+		{start: 3, end: 4, closed: true, found: true, best: bid{price: 1 << 50, dateTime: -1, bidder: 9}},
+	} {
+		p := c.Append([]byte("junk"), &want)[4:]
+		if n := len(p); n != 17 && n != 41 {
+			t.Fatalf("%+v encodes to %d bytes, want 17 or 41", want, n)
+		}
+		got, err := c.Decode(p)
+		if err != nil || *got != want {
+			t.Errorf("Decode(Append(%+v)) = %+v, %v", want, got, err)
+		}
+	}
+	for _, n := range []int{0, 16, 18, 40, 42} {
+		if got, err := c.Decode(make([]byte, n)); err == nil {
+			t.Errorf("Decode of %d bytes = %+v, want an error", n, got)
 		}
 	}
 }
