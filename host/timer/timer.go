@@ -11,7 +11,6 @@ package timer
 
 import (
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 
@@ -107,29 +106,37 @@ func (q *Queue) Restored(kg uint16, key, mapKey []byte) error {
 
 // Next returns the earliest timestamp of domain d's timers.
 func (q *Queue) Next(d udf.TimeDomain) (int64, bool) {
-	h := &q.heaps[d]
-	for h.Len() > 0 {
-		t := (*h)[0]
-		if _, ok := q.live[string(q.timerID(t.Key, d, t.Timestamp))]; ok {
-			return t.Timestamp, true
-		}
-		heap.Pop(h)
+	if !q.peek(d) {
+		return 0, false
 	}
-	return 0, false
+	return q.heaps[d][0].Timestamp, true
+}
+
+// peek drops the deleted timers off the top of domain d's heap and
+// tells whether a timer is left; q.id is then the top one's identity.
+func (q *Queue) peek(d udf.TimeDomain) bool {
+	h := &q.heaps[d]
+	for len(*h) > 0 {
+		t := &(*h)[0]
+		if _, ok := q.live[string(q.timerID(t.Key, d, t.Timestamp))]; ok {
+			return true
+		}
+		h.pop()
+	}
+	return false
 }
 
 // Pop removes and returns the earliest timer of domain d if its timestamp
 // is at most upTo. The timer is gone from the store too, so the operator
 // may register it again while handling it.
 func (q *Queue) Pop(d udf.TimeDomain, upTo int64) (Timer, bool, error) {
-	ts, ok := q.Next(d)
-	if !ok || ts > upTo {
+	if !q.peek(d) || q.heaps[d][0].Timestamp > upTo {
 		return Timer{}, false, nil
 	}
-	t := heap.Pop(&q.heaps[d]).(Timer)
-	id := q.timerID(t.Key, d, t.Timestamp)
-	inMemory := q.live[string(id)]
-	delete(q.live, string(id))
+	// NB: q.id is the top timer's identity, from peek.
+	inMemory := q.live[string(q.id)]
+	delete(q.live, string(q.id))
+	t := q.heaps[d].pop()
 	if inMemory {
 		return t, true, nil
 	}
@@ -141,7 +148,7 @@ func (q *Queue) Len() int { return len(q.live) }
 
 func (q *Queue) add(kg uint16, key []byte, d udf.TimeDomain, ts int64, id []byte, inMemory bool) {
 	q.live[string(id)] = inMemory
-	heap.Push(&q.heaps[d], Timer{Domain: d, Timestamp: ts, KeyGroup: kg, Key: bytes.Clone(key)})
+	q.heaps[d].push(Timer{Domain: d, Timestamp: ts, KeyGroup: kg, Key: bytes.Clone(key)})
 }
 
 // timerID is the identity of a timer, in a reused buffer.
@@ -166,21 +173,61 @@ func decodeMapKey(mk []byte) (udf.TimeDomain, int64, error) {
 	return udf.TimeDomain(mk[0]), int64(binary.BigEndian.Uint64(mk[1:]) ^ (1 << 63)), nil
 }
 
-// timerHeap orders timers by timestamp, then key.
+// timerHeap orders timers by timestamp, then key: a binary heap, as
+// container/heap keeps one, without its interface values (an allocation
+// per push and per pop: Nexmark q5 sets a timer per auction and window).
 type timerHeap []Timer
 
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
+func (h timerHeap) less(i, j int) bool {
 	if h[i].Timestamp != h[j].Timestamp {
 		return h[i].Timestamp < h[j].Timestamp
 	}
 	return bytes.Compare(h[i].Key, h[j].Key) < 0
 }
-func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timerHeap) Push(x any)   { *h = append(*h, x.(Timer)) }
-func (h *timerHeap) Pop() any {
+
+func (h *timerHeap) push(t Timer) {
+	*h = append(*h, t)
+	h.up(len(*h) - 1)
+}
+
+// pop removes and returns the earliest timer; the heap is not empty.
+func (h *timerHeap) pop() Timer {
 	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
+	n := len(old) - 1
+	old[0], old[n] = old[n], old[0]
+	h.down(0, n)
+	t := old[n]
+	old[n] = Timer{}
+	*h = old[:n]
 	return t
+}
+
+func (h timerHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h timerHeap) down(i0, n int) {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }

@@ -2,6 +2,9 @@ package timer
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,5 +183,71 @@ func TestRestoredOverInMemoryDeletesFromTheStore(t *testing.T) {
 	}
 	if _, ok, err := m.Get(3, key, q.mapKey(udf.EventTime, 10)); err != nil || ok {
 		t.Fatalf("the fired timer is still in the state (%v, %v)", ok, err)
+	}
+}
+
+// TestPopsInOrderOfTimestampThenKey registers and deletes random timers,
+// in memory and in the store, some more than once, and checks that they
+// pop as the sorted set of those left: by timestamp, then key bytes.
+func TestPopsInOrderOfTimestampThenKey(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for run := range 50 {
+		q := newQueue(t, state.New(memkv.New()))
+		want := map[string]Timer{}
+		for range rng.IntN(300) {
+			key := []byte(strconv.Itoa(rng.IntN(40)))
+			ts := int64(rng.IntN(20))
+			id := fmt.Sprintf("%020d/%s", ts, key)
+			switch rng.IntN(4) {
+			case 0:
+				if err := q.Delete(keygroup.Of(key, 8), key, udf.EventTime, ts); err != nil {
+					t.Fatal(err)
+				}
+				delete(want, id)
+			case 1:
+				q.RegisterInMemory(keygroup.Of(key, 8), key, udf.EventTime, ts)
+				want[id] = Timer{Domain: udf.EventTime, Timestamp: ts, KeyGroup: keygroup.Of(key, 8), Key: key}
+			default:
+				if err := q.Register(keygroup.Of(key, 8), key, udf.EventTime, ts); err != nil {
+					t.Fatal(err)
+				}
+				want[id] = Timer{Domain: udf.EventTime, Timestamp: ts, KeyGroup: keygroup.Of(key, 8), Key: key}
+			}
+		}
+		ids := slices.Sorted(maps.Keys(want))
+		for i, id := range ids {
+			got, ok, err := q.Pop(udf.EventTime, 100)
+			if err != nil || !ok {
+				t.Fatalf("run %d: pop %d of %d: %v, %v", run, i, len(ids), ok, err)
+			}
+			if w := want[id]; got.Timestamp != w.Timestamp || string(got.Key) != string(w.Key) || got.KeyGroup != w.KeyGroup {
+				t.Fatalf("run %d: pop %d is %d/%s, want %d/%s", run, i, got.Timestamp, got.Key, w.Timestamp, w.Key)
+			}
+		}
+		if _, ok, _ := q.Pop(udf.EventTime, 100); ok || q.Len() != 0 {
+			t.Fatalf("run %d: timers left after %d pops (%d registered)", run, len(ids), q.Len())
+		}
+	}
+}
+
+// BenchmarkInMemoryTimers registers 10,000 in-memory timers of distinct
+// keys over five timestamps, as a window operator does for q5's
+// auctions, and pops them all.
+func BenchmarkInMemoryTimers(b *testing.B) {
+	q := New(nil)
+	keys := make([][]byte, 10_000)
+	for i := range keys {
+		keys[i] = []byte(strconv.Itoa(1000 + i*7919%10_000))
+	}
+	b.ReportAllocs()
+	for range b.N {
+		for i, k := range keys {
+			q.RegisterInMemory(0, k, udf.EventTime, int64(i%5))
+		}
+		for {
+			if _, ok, err := q.Pop(udf.EventTime, 5); err != nil || !ok {
+				break
+			}
+		}
 	}
 }

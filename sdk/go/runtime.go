@@ -26,7 +26,9 @@ type operator struct {
 	params  Params
 	ports   map[string]uint32
 	ctx     Context
-	scratch []byte // state values read from the host
+	scratch []byte   // state values read from the host
+	recs    []Record // an aggregate's records of one group (window.go)
+	accBuf  []byte   // an aggregate's new accumulator (window.go)
 	opened  bool
 }
 

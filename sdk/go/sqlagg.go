@@ -34,7 +34,7 @@ func SQLAggregate[A any](name string, c Codec[A], fn SQLAggregateFunc[A]) {
 		return a, nil
 	}
 	register(name, function{kind: kindAggregate, agg: &aggregate{
-		add: func(acc []byte, has bool, recs []Record) ([]byte, error) {
+		add: func(dst, acc []byte, has bool, recs []Record) ([]byte, error) {
 			a := fn.Create()
 			var err error
 			if has {
@@ -50,7 +50,7 @@ func SQLAggregate[A any](name string, c Codec[A], fn SQLAggregateFunc[A]) {
 					return nil, err
 				}
 			}
-			return c.Append(nil, a), nil
+			return c.Append(dst, a), nil
 		},
 		merge: func(accs [][]byte) ([]byte, error) {
 			m := fn.Create()

@@ -33,7 +33,7 @@ type AggregateFunc[A any] struct {
 func Aggregate[A any](name string, c Codec[A], fn AggregateFunc[A]) {
 	decode := func(b []byte) (A, error) { return c.Decode(b) }
 	register(name, function{kind: kindAggregate, agg: &aggregate{
-		add: func(acc []byte, has bool, recs []Record) ([]byte, error) {
+		add: func(dst, acc []byte, has bool, recs []Record) ([]byte, error) {
 			var a A
 			if has {
 				var err error
@@ -46,7 +46,7 @@ func Aggregate[A any](name string, c Codec[A], fn AggregateFunc[A]) {
 			for _, r := range recs {
 				a = fn.Add(a, r)
 			}
-			return c.Append(nil, a), nil
+			return c.Append(dst, a), nil
 		},
 		merge: func(accs [][]byte) ([]byte, error) {
 			var m A
@@ -85,7 +85,8 @@ func ProcessWindow(name string, fn func(key []byte, w Window, recs []Record, out
 
 // aggregate is an AggregateFunc with its accumulator type erased.
 type aggregate struct {
-	add    func(acc []byte, has bool, recs []Record) ([]byte, error)
+	// add appends the new accumulator to dst.
+	add    func(dst, acc []byte, has bool, recs []Record) ([]byte, error)
 	merge  func(accs [][]byte) ([]byte, error)
 	result func(key []byte, w Window, acc []byte, out Emitter) error
 }
@@ -124,15 +125,22 @@ func (o *operator) runWindow(opcode int32, buf []byte) error {
 	for g := 0; g < groups && r.err == nil; g++ {
 		switch opcode {
 		case windowAdd:
+			// NB: the records' slice and the new accumulator's bytes
+			// are reused from group to group; Add gets records by
+			// value, and the output copies the accumulator. An
+			// allocation of each per group was most of the guest's cost
+			// of a count over many small groups (Nexmark q5,
+			// RATIONALE.md).
 			acc, has := r.acc()
-			recs := r.records(int(r.u32()))
+			o.recs = r.appendRecords(o.recs[:0], int(r.u32()))
 			if r.err != nil {
 				break
 			}
-			next, err := o.fn.agg.add(acc, has, recs)
+			next, err := o.fn.agg.add(o.accBuf[:0], acc, has, o.recs)
 			if err != nil {
 				return err
 			}
+			o.accBuf = next
 			o.out = appendOutput(o.out, 0, next, NoTimestamp)
 		case windowMerge:
 			accs := make([][]byte, int(r.u32()))
@@ -227,7 +235,11 @@ func (r *reader) acc() ([]byte, bool) {
 }
 
 func (r *reader) records(n int) []Record {
-	recs := make([]Record, 0, n)
+	return r.appendRecords(make([]Record, 0, n), n)
+}
+
+// appendRecords appends n records to recs.
+func (r *reader) appendRecords(recs []Record, n int) []Record {
 	for i := 0; i < n && r.err == nil; i++ {
 		_, v, ts, next, err := decodeInput(r.buf, r.off)
 		if err != nil {
