@@ -14,8 +14,9 @@ import (
 // BenchmarkDistinctConfigs counts keys that are all distinct, as a keyed
 // count over a key space larger than the cache does, under Pebble
 // configurations to compare: Floe's, Pebble's default compaction triggers,
-// a large base level, and no compression. Besides records/s it reports the process's CPU per
-// record, Pebble's background work included, the bytes compacted per key
+// a large base level, a higher L0 threshold, a larger memtable (beyond
+// the budget) and no compression. Besides records/s it reports the
+// process's CPU per record, Pebble's background work included, the bytes compacted per key
 // and how long writes stalled. To interleave the configurations, run each
 // on its own in turn (-bench 'DistinctConfigs/^floe$', ...), since -count
 // repeats one sub-benchmark before the next.
@@ -31,6 +32,10 @@ func BenchmarkDistinctConfigs(b *testing.B) {
 		{"l0=8,lbase=512M", func(o *pebble.Options) {
 			o.L0CompactionThreshold, o.L0StopWritesThreshold, o.LBaseMaxBytes = 8, 24, 512<<20
 		}},
+		{"l0=32", func(o *pebble.Options) {
+			o.L0CompactionThreshold, o.L0StopWritesThreshold = 32, 96
+		}},
+		{"memtable=64M", func(o *pebble.Options) { o.MemTableSize = 64 << 20 }},
 		{"no-compression", func(o *pebble.Options) {
 			o.Levels = []pebble.LevelOptions{{FilterPolicy: o.Levels[0].FilterPolicy, Compression: pebble.NoCompression}}
 		}},

@@ -25,7 +25,7 @@
 // outnumber the cache. The Store keeps its own Bloom filter of every key
 // it has written to Pebble (and, at Open, of every key already there), so
 // such a miss reads nothing. The filter grows by parts of doubling
-// capacity, about 1.75 bytes per key; past Options.FilterBytes it turns
+// capacity, about 2.5 bytes per key; past Options.FilterBytes it turns
 // off and misses read Pebble again. Deleted keys stay in it, which only
 // costs a read.
 //

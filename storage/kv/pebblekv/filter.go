@@ -9,12 +9,16 @@ import (
 const (
 	// filterBitsPerKey is the size of the filter per key it holds. With
 	// filterProbes bits set per key in a 512-bit block, one absent key in
-	// about 400 is reported as maybe present by each part. NB: a key may
-	// be present if any part says so, so the parts' rates add up: at 10
-	// bits per key, 20M keys in 5 parts answered wrongly for 3.8% of
-	// absent keys, each a needless Pebble read.
-	filterBitsPerKey = 14
-	filterProbes     = 10
+	// about 3,000 is reported as maybe present by each full part. NB: a
+	// key may be present if any part says so, so the parts' rates add up:
+	// at 14 bits and 10 probes, 20M keys in 5 parts answered wrongly for
+	// 0.76% of absent keys, each a needless Pebble read (11% of the CPU of
+	// a 20M-key keyed count); at 20 bits and 14 probes, 0.09%
+	// (RATIONALE.md). A budget's filter still turns off at the same number
+	// of keys: its parts' capacities double, and 20 bits per key still fit
+	// the part that 14 bits did at the budgets Budget gives.
+	filterBitsPerKey = 20
+	filterProbes     = 14
 	// filterFirstKeys is the capacity of the first part of the filter;
 	// each further part doubles the capacity of the one before.
 	filterFirstKeys = 1 << 20

@@ -62,7 +62,7 @@ type Options struct {
 	// FilterBytes caps the memory of the key filter, which lets a Get of a
 	// key that Pebble lacks skip reading Pebble (see the package
 	// documentation); 0 means half of the write-back share of MemoryBytes.
-	// The filter takes about 1.75 bytes per key written; past the cap it
+	// The filter takes about 2.5 bytes per key written; past the cap it
 	// turns off.
 	FilterBytes int64
 	// MaxDirty is how many dirty entries the cache holds before it writes
