@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +257,39 @@ func TestCountDistinctCheckpointsAndRestores(t *testing.T) {
 	}
 	if rss, err := peakRSS(); err != nil || rss <= 0 {
 		t.Errorf("peakRSS = %d, %v", rss, err)
+	}
+}
+
+// TestSQLOutputAppliesTheChangelog checks the rows a SQL row counts: an
+// append-only output's lines, or the table a changelog leaves, keyed by
+// its first column, a later upsert replacing a row and a delete removing it.
+func TestSQLOutputAppliesTheChangelog(t *testing.T) {
+	lines := func(s ...string) [][]byte {
+		var b [][]byte
+		for _, l := range s {
+			b = append(b, []byte(l))
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		changelog bool
+		parts     [][][]byte
+		want      []string
+	}{
+		{false, [][][]byte{lines("b,2", "a,1"), lines("a,1")}, []string{"a,1", "a,1", "b,2"}},
+		{true, [][][]byte{lines("upsert,10,5.0", "upsert,11,4.0", "upsert,10,8.5"), lines("upsert,12,1.0", "delete,12,1.0")},
+			[]string{"10,8.5", "11,4.0"}},
+	} {
+		o := sqlOutput{changelog: tc.changelog}
+		for _, p := range tc.parts {
+			o.keep(p)
+		}
+		if got := o.rows(); o.err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("changelog %t: rows %q, %v; want %q", tc.changelog, got, o.err, tc.want)
+		}
+	}
+	o := sqlOutput{changelog: true}
+	if o.keep(lines("insert,1,2")); o.err == nil {
+		t.Error("an insert in an upsert changelog: no error")
 	}
 }

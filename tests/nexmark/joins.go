@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -123,6 +124,35 @@ func Q4Every(e *Events, size int64) []string {
 		}
 	}
 	return sorted(out)
+}
+
+// Q4Average returns "category,average" for each category with an auction
+// that has a winner (Winners): the mean of the winning prices of all the
+// category's auctions, Nexmark's q4 as its SQL writes it (AVG of the
+// MAX(price) of each auction's bids between its dateTime and its expires,
+// GROUP BY category), the final state of that updating result. The average
+// is a DOUBLE in SQL's text: the shortest decimal that reads back as the
+// quotient, with ".0" when it is whole.
+func Q4Average(e *Events) []string {
+	totals := map[int64]sums{}
+	for _, w := range Winners(e) {
+		s := totals[w.Auction.Category]
+		totals[w.Auction.Category] = sums{s.total + w.Bid.Price, s.n + 1}
+	}
+	var out []string
+	for category, s := range totals {
+		out = append(out, fmt.Sprintf("%d,%s", category, averageText(s)))
+	}
+	return sorted(out)
+}
+
+// averageText is the mean of s as SQL writes a DOUBLE.
+func averageText(s sums) string {
+	t := strconv.FormatFloat(float64(s.total)/float64(s.n), 'g', -1, 64)
+	if !strings.ContainsAny(t, ".eE") {
+		t += ".0"
+	}
+	return t
 }
 
 // Q6Last is how many of a seller's last closed auctions q6 averages.

@@ -284,6 +284,45 @@ func (q *Q4Native) report(ts int64, emit func([]byte)) {
 	}
 }
 
+// Q4AverageNative runs Q4Average over event lines in time order: each
+// auction's winner as it expires, summed into its category, the averages
+// emitted at the end. Its zero value is ready to use.
+type Q4AverageNative struct {
+	w      winners
+	totals [categories]sums
+	line   []byte
+}
+
+// Add processes one event line at ts, which must not be below the
+// previous one.
+func (q *Q4AverageNative) Add(line []byte, ts int64, _ func([]byte)) error {
+	q.init()
+	return q.w.add(line, ts)
+}
+
+// Flush closes every auction and emits each category's average.
+func (q *Q4AverageNative) Flush(emit func([]byte)) {
+	q.init()
+	q.w.closeBefore(math.MaxInt64)
+	for i, s := range q.totals {
+		if s.n == 0 {
+			continue
+		}
+		q.line = append(strconv.AppendInt(q.line[:0], int64(firstCategory+i), 10), ',')
+		emit(append(q.line, averageText(s)...))
+	}
+}
+
+func (q *Q4AverageNative) init() {
+	if q.w.closed != nil {
+		return
+	}
+	q.w.closed = func(a *openAuction) {
+		s := &q.totals[a.category-firstCategory]
+		s.total, s.n = s.total+a.best.price, s.n+1
+	}
+}
+
 // The categories of the generator's auctions.
 const (
 	firstCategory = 10

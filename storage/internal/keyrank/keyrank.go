@@ -16,6 +16,13 @@ import (
 // buckets is the number of two-byte prefixes: the rank's top 16 bits.
 const buckets = 1 << 16
 
+// smallSort is the most items Sort sorts whole. NB: the buckets' pass
+// walks all 65,536 counts, which cost more than the sort itself for a few
+// items: a store scanned after every record (a join's state) writes back
+// a handful of dirty keys each time, and that walk was half the CPU of
+// Nexmark q3 in SQL (RATIONALE.md).
+const smallSort = 256
+
 // windowBytes is how many bytes after a bucket's common prefix go into a
 // rank, below the bucket.
 const windowBytes = 6
@@ -108,8 +115,12 @@ func commonPrefix(a, b []byte) int {
 // buckets (a rank's top 16 bits) in place, then sorts each bucket on its
 // own: a bucket of a checkpoint's delta, a key group's share, stays in the
 // CPU cache while it is sorted, where a sort of the whole slice would not.
-// r lends its tables.
+// r lends its tables. A slice of at most smallSort items is sorted whole.
 func Sort[T any](r *Ranker, s []T, rank func(*T) uint64, compare func(a, b T) int) {
+	if len(s) <= smallSort {
+		slices.SortFunc(s, compare)
+		return
+	}
 	if r.first == nil {
 		r.first, r.lcp = make([]int32, buckets), make([]int32, buckets)
 	}

@@ -55,6 +55,7 @@ func TestRankOrder(t *testing.T) {
 		state = append(state, fmt.Appendf([]byte{0, 9}, "samesamesame%03d", rng.IntN(50)+i%7))
 	}
 	sets["state"] = state
+	sets["few"] = state[:smallSort] // sorted whole, not by buckets
 	var random [][]byte
 	for range 5000 {
 		k := make([]byte, rng.IntN(12))
