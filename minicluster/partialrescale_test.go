@@ -3,6 +3,7 @@ package minicluster
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,4 +105,121 @@ func parallelismsOf(st api.JobStatus) string {
 		s = append(s, fmt.Sprint(v.Parallelism))
 	}
 	return strings.Join(s, "/")
+}
+
+// TestPartialRescaleKeepsStateQueryable queries every word's count of a
+// followed word count (lines -> split x2 | count x2 | out x1) through two
+// partial rescales: the sink alone to 3, which keeps the count's tasks
+// running, then the count to 4, which redeploys them from the suspend
+// checkpoint. After each, and after more text is appended, the counts
+// answered are the test's own counts of the text, for every word.
+func TestPartialRescaleKeepsStateQueryable(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "input.txt")
+	var all bytes.Buffer
+	if err := textgen.Write(&all, 20_000, 21); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(input, all.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := wordcount(t, dir, input, filepath.Join(dir, "out"), "", 2)
+	sub.Spec = bytes.Replace(sub.Spec, []byte("  uid: out\n"), []byte("  uid: out\n  parallelism: 1\n"), 1)
+	sub.Params["follow"] = "true"
+	sub.CheckpointInterval = 200 * time.Millisecond
+	c, err := Start(context.Background(), Config{DataDir: filepath.Join(dir, "cluster"), TaskManagers: 2, Slots: 2, PartialRescale: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Scheduler.Submit(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendText := func(words int, seed uint64) {
+		t.Helper()
+		var more bytes.Buffer
+		if err := textgen.Write(&more, words, seed); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(input, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.Write(more.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		all.Write(more.Bytes())
+	}
+	queryAll(t, c, id, textgen.Count(all.Bytes()))
+
+	for _, step := range []struct {
+		op       string
+		par      int
+		pars     string
+		attempts []int // of each stage's subtasks after the rescale
+	}{
+		{"out", 3, "2/2/3", []int{1, 1, 2}},
+		{"count", 4, "2/4/3", []int{1, 3, 2}},
+	} {
+		if err := c.Scheduler.Rescale(context.Background(), id, api.RescaleRequest{Operators: map[string]int{step.op: step.par}}); err != nil {
+			t.Fatal(err)
+		}
+		want := textgen.Count(all.Bytes())
+		t.Log(rescaledTo(t, c, id, step.pars, want))
+		st, _ := c.Scheduler.Job(context.Background(), id)
+		for si, wantAttempt := range step.attempts {
+			for _, s := range st.Vertices[si].Subtasks {
+				if s.Attempt != wantAttempt {
+					t.Fatalf("after rescaling %s: stage %d subtask %d runs in attempt %d, want %d (not a partial rescale?)",
+						step.op, si, s.Subtask, s.Attempt, wantAttempt)
+				}
+			}
+		}
+		queryAll(t, c, id, want)
+		appendText(10_000, uint64(step.par))
+		queryAll(t, c, id, textgen.Count(all.Bytes()))
+	}
+}
+
+// queryAll waits until querying job id's "counts" for every word of want
+// answers want's counts. An answer above a word's count fails at once.
+func queryAll(t *testing.T, c *Cluster, id string, want map[string]int64) {
+	t.Helper()
+	words := make([][]byte, 0, len(want)+1)
+	for w := range want {
+		words = append(words, []byte(w))
+	}
+	words = append(words, []byte("no-such-word"))
+	var diff string
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		got, err := c.Scheduler.QueryState(context.Background(), id, "counts", words)
+		switch {
+		case errors.Is(err, api.ErrUnavailable):
+			diff = err.Error()
+		case err != nil:
+			t.Fatalf("query: %v", err)
+		default:
+			diff = ""
+			for i, w := range words {
+				n, _ := got[i].Value.(int64)
+				if n > want[string(w)] || got[i].Found && want[string(w)] == 0 {
+					t.Fatalf("%q = %d (found %v), above its %d occurrences", w, n, got[i].Found, want[string(w)])
+				}
+				if n != want[string(w)] && diff == "" {
+					diff = fmt.Sprintf("%q = %d, want %d", w, n, want[string(w)])
+				}
+			}
+			if diff == "" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			st, _ := c.Scheduler.Job(context.Background(), id)
+			t.Fatalf("queried counts not the text's within 2 minutes: %s\njob %s: %s; history: %+v", diff, st.State, st.Message, st.History)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

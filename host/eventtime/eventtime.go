@@ -172,6 +172,18 @@ func NewTracker(n int) *Tracker {
 // Current returns the combined watermark.
 func (t *Tracker) Current() int64 { return t.current }
 
+// Rewire replaces the tracked inputs with n new ones, all at Min, as for a
+// task kept running across a partial rescale that reads new channels. The
+// combined watermark stays where it is: it promised downstream that no
+// record at or below it follows, and the task's operators have fired
+// their timers up to it, so it does not go back to what the new channels
+// say at first; it advances again once every new input has passed it.
+func (t *Tracker) Rewire(n int) {
+	cur := t.current
+	*t = *NewTracker(n)
+	t.current = cur
+}
+
 // Watermark records input from's watermark (idle: the input is idle) and
 // returns the combined watermark and whether it advanced.
 func (t *Tracker) Watermark(from int, ts int64, idle bool) (int64, bool) {

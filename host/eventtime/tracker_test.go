@@ -12,6 +12,8 @@ import (
 // TestTracker runs the scripts in testdata/tracker. Commands:
 //
 //	new inputs=N     a task with N inputs, all at min
+//	rewire inputs=N  the task reads N new inputs, all at min, as after a
+//	                 partial rescale that kept it running
 //	recv             one event a line: "IN: watermark T", "IN: idle T"
 //	                 (an idle watermark at T), "IN: records" or "IN: end"
 //
@@ -28,6 +30,11 @@ func TestTracker(t *testing.T) {
 				d.ScanArgs(t, "inputs", &n)
 				tr = NewTracker(n)
 				return "ok\n"
+			case "rewire":
+				var n int
+				d.ScanArgs(t, "inputs", &n)
+				tr.Rewire(n)
+				return "at " + mark(tr.Current()) + "\n"
 			case "recv":
 				var sb strings.Builder
 				for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {

@@ -105,8 +105,8 @@ func (t *Task) suspended(ctx context.Context, id int64) error {
 
 // rewire puts the task on its new wiring: the new plan, new routers over
 // the new senders (the keyers of the output edges kept), and for a task
-// that reads an inbox, the new inbox with fresh alignment and watermark
-// tracking. Nothing may wait in alignment: every sender suspended after
+// that reads an inbox, the new inbox with fresh alignment, and watermark
+// tracking of the new channels from the task's watermark on. Nothing may wait in alignment: every sender suspended after
 // the barrier.
 func (t *Task) rewire(ctx context.Context, r Rewire) error {
 	if t.align != nil {
@@ -125,7 +125,14 @@ func (t *Task) rewire(ctx context.Context, r Rewire) error {
 			return fmt.Errorf("task %s: resumed with %d channels in, its plan has %d", t.name, n, want)
 		}
 		t.align = align.New[exchange.Message](n)
-		t.tracker = eventtime.NewTracker(n)
+		// NB: the task's watermark does not go back to the new channels'
+		// (eventtime.Tracker.Rewire): it was sent on, and timers fired up
+		// to it.
+		if t.tracker == nil {
+			t.tracker = eventtime.NewTracker(n)
+		} else {
+			t.tracker.Rewire(n)
+		}
 		if t.co != nil { // the channels of each input are numbered anew
 			t.inputOf = r.Plan.StepInputs(t.spec.Stage)
 		}

@@ -37,9 +37,10 @@
 // PreCommit flushes. The exactly-once sink (txsink.go) opens a transaction
 // per checkpoint interval, with a fresh producer under the transactional id
 // of the next of Slots slots of its subtask, seals it in PreCommit by
-// recording its producer id and epoch, and commits it in Commit. Recover
-// (txn.go) commits the sealed transactions of a restored checkpoint with a
-// raw EndTxn, as their producer would have, then fences every slot of the
+// recording its producer id and epoch, and commits it in Commit with a raw
+// EndTxn for that id and epoch (franz-go's EndTransaction may end a commit
+// with an abort and report success). Recover (txn.go) commits the sealed
+// transactions of a restored checkpoint the same way, then fences every slot of the
 // subtasks it takes over with a raw InitProducerID, which aborts what a
 // crashed attempt left open and shuts out its zombies.
 //

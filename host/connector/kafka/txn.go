@@ -34,15 +34,7 @@ const retryBackoff = 50 * time.Millisecond
 //     records are lost. This is logged as an error, and the restore goes
 //     on.
 func (s *txSink) commitPending(cl *kgo.Client, p pendingTxn) error {
-	req := kmsg.NewPtrEndTxnRequest()
-	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = p.TransactionalID, p.ProducerID, p.Epoch, true
-	err := s.retry(func(ctx context.Context) (int16, error) {
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return 0, err
-		}
-		return resp.ErrorCode, nil
-	})
+	err := s.endSealed(cl, p)
 	switch {
 	case err == nil:
 		s.log.Info("kafka sink: committed the transaction of a restored checkpoint", "transactionalId", p.TransactionalID, "checkpoint", p.Checkpoint)
@@ -55,6 +47,22 @@ func (s *txSink) commitPending(cl *kgo.Client, p pendingTxn) error {
 		return fmt.Errorf("kafka sink %s: committing transaction %s of checkpoint %d: %w", s.conv.topic, p.TransactionalID, p.Checkpoint, err)
 	}
 	return nil
+}
+
+// endSealed commits sealed transaction p, with EndTxn for its producer id
+// and epoch, through cl. Only a commit the broker confirms is a success:
+// anything else leaves the transaction to the restore that follows the
+// task's failure (commitPending).
+func (s *txSink) endSealed(cl *kgo.Client, p pendingTxn) error {
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = p.TransactionalID, p.ProducerID, p.Epoch, true
+	return s.retry(func(ctx context.Context) (int16, error) {
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return 0, err
+		}
+		return resp.ErrorCode, nil
+	})
 }
 
 // fence sends InitProducerID for transactional id id, as a new producer
