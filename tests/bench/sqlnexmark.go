@@ -63,19 +63,10 @@ func sqlNexmarkRow(q string) func(*env) (Result, error) {
 func benchSQLNexmark(e *env, q nexmarkQuery, script string) (Result, error) {
 	name := "nexmark-" + q.name + "-sql"
 	events := min(nexmarkEvents, int64(e.cfg.Records))
-	compiled, err := sqlc.Compile(script, sqlc.Options{Name: name})
+	sqlJob, handJob, err := e.sqlAndHandJobs(q, name, script)
 	if err != nil {
 		return Result{}, err
 	}
-	spec, err := os.ReadFile(filepath.Join(e.root, "udfs", "nexmark", q.name+".yaml"))
-	if err != nil {
-		return Result{}, err
-	}
-	wasm, err := e.wasm("nexmark")
-	if err != nil {
-		return Result{}, err
-	}
-	sqlJob, handJob := nexmarkJob{spec: compiled.Spec}, nexmarkJob{spec: spec, wasm: wasm}
 	if err := e.checkNexmark(sqlJob, q, min(q.check, events)); err != nil {
 		return Result{}, fmt.Errorf("checking the SQL job's output: %w", err)
 	}
@@ -193,19 +184,10 @@ func benchSQLNexmarkNative(e *env, q nexmarkQuery, script string, changelog bool
 	if q.events > 0 {
 		events = min(events, q.events)
 	}
-	compiled, err := sqlc.Compile(script, sqlc.Options{Name: name})
+	sqlJob, handJob, err := e.sqlAndHandJobs(q, name, script)
 	if err != nil {
 		return Result{}, err
 	}
-	spec, err := os.ReadFile(filepath.Join(e.root, "udfs", "nexmark", q.name+".yaml"))
-	if err != nil {
-		return Result{}, err
-	}
-	wasm, err := e.wasm("nexmark")
-	if err != nil {
-		return Result{}, err
-	}
-	sqlJob, handJob := nexmarkJob{spec: compiled.Spec}, nexmarkJob{spec: spec, wasm: wasm}
 	check := min(q.check, events)
 	if err := e.checkSQLNexmark(sqlJob, q, check, changelog); err != nil {
 		return Result{}, fmt.Errorf("checking the SQL job's output: %w", err)
@@ -335,4 +317,22 @@ func (e *env) checkSQLNexmark(job nexmarkJob, q nexmarkQuery, n int64, changelog
 	}
 	fmt.Fprintf(e.cfg.Log, "nexmark-%s-sql: rows over %d events match tests/nexmark's reference (%d rows)\n", q.name, n, len(want))
 	return nil
+}
+
+// sqlAndHandJobs returns the job script compiles to, named name, and q's
+// hand-written Wasm job (udfs/nexmark/<q>.yaml with the nexmark module).
+func (e *env) sqlAndHandJobs(q nexmarkQuery, name, script string) (sqlJob, handJob nexmarkJob, err error) {
+	compiled, err := sqlc.Compile(script, sqlc.Options{Name: name})
+	if err != nil {
+		return nexmarkJob{}, nexmarkJob{}, err
+	}
+	spec, err := os.ReadFile(filepath.Join(e.root, "udfs", "nexmark", q.name+".yaml"))
+	if err != nil {
+		return nexmarkJob{}, nexmarkJob{}, err
+	}
+	wasm, err := e.wasm("nexmark")
+	if err != nil {
+		return nexmarkJob{}, nexmarkJob{}, err
+	}
+	return nexmarkJob{spec: compiled.Spec}, nexmarkJob{spec: spec, wasm: wasm}, nil
 }
