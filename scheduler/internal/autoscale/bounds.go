@@ -69,7 +69,7 @@ func balance(cfg Config, v Vertex, vd *VertexDecision) {
 			return
 		}
 	}
-	if fewest := (splits + per - 1) / per; fewest < n && fewest >= lo {
+	if fewest := fewestAsBusy(n, splits); fewest < n && fewest >= lo {
 		even := ""
 		if splits%fewest == 0 {
 			even = ", a divisor of them"
@@ -145,10 +145,16 @@ func evenDown(vd *VertexDecision) {
 	if n >= splits || splits%n == 0 {
 		return
 	}
-	per := (splits + n - 1) / n
-	if fewest := (splits + per - 1) / per; fewest < n {
+	if fewest := fewestAsBusy(n, splits); fewest < n {
 		vd.Notes = append(vd.Notes, fmt.Sprintf("%s %d lowered to %d: with the source's %d splits its busiest subtask reads %d at either",
-			splitsNote, n, fewest, splits, per))
+			splitsNote, n, fewest, splits, (splits+n-1)/n))
 		vd.New = fewest
 	}
+}
+
+// fewestAsBusy is the fewest subtasks at which the busiest of a source's
+// splits reads no more of them than at n: ceil(splits / ceil(splits/n)).
+func fewestAsBusy(n, splits int) int {
+	per := (splits + n - 1) / n
+	return (splits + per - 1) / per
 }
