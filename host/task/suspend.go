@@ -106,8 +106,8 @@ func (t *Task) suspended(ctx context.Context, id int64) error {
 // rewire puts the task on its new wiring: the new plan, new routers over
 // the new senders (the keyers of the output edges kept), and for a task
 // that reads an inbox, the new inbox with fresh alignment, and watermark
-// tracking of the new channels from the task's watermark on. Nothing may wait in alignment: every sender suspended after
-// the barrier.
+// tracking of the new channels from the task's watermark on. Nothing may
+// wait in alignment: every sender suspended after the barrier.
 func (t *Task) rewire(ctx context.Context, r Rewire) error {
 	if t.align != nil {
 		if m, held := t.align.Replay(); held && !m.End {
